@@ -1,0 +1,35 @@
+// Runs edgemind locally: creates .dev.vars with random secrets if missing, applies the D1
+// migrations to the local database, then starts `wrangler dev` on http://127.0.0.1:8787.
+// Local D1 and Durable Objects only: no Cloudflare account and no network are needed.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+const devVars = path.join(root, ".dev.vars");
+if (!existsSync(devVars)) {
+  const secret = () => randomBytes(24).toString("base64url");
+  writeFileSync(devVars, `ADMIN_TOKEN=${secret()}\nJWT_SECRET=${secret()}\n`, { mode: 0o600 });
+  console.log("created .dev.vars with a random ADMIN_TOKEN and JWT_SECRET");
+}
+
+const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env, stdio: "inherit" });
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const port = process.env.PORT ?? "8787";
+const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, ...process.argv.slice(2)], {
+  cwd: root,
+  env,
+  stdio: "inherit",
+});
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));
+dev.on("exit", (code) => process.exit(code ?? 0));

@@ -1,0 +1,47 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { z } from "zod";
+import { AppError, type ErrorCode } from "../errors";
+
+/** The one error body every front answers with. */
+export function errorBody(code: ErrorCode, message: string) {
+  return { error: { code, message } };
+}
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: "invalid_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+};
+
+/** Maps anything thrown while handling a request to a status and the error body. */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof AppError) {
+    return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode);
+  }
+  if (err instanceof HTTPException && err.status < 500) {
+    const code = CODE_BY_STATUS[err.status] ?? "invalid_request";
+    return c.json(errorBody(code, err.message || code), err.status as ContentfulStatusCode);
+  }
+  console.error("unhandled error", c.req.method, c.req.path, err);
+  return c.json(errorBody("internal", "internal error"), 500);
+}
+
+/** One readable sentence from a zod failure, naming the field at fault. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const at = issue.path.join(".");
+      if (issue.code === "unrecognized_keys") {
+        const where = at ? ` in ${at}` : "";
+        return `unknown field${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
+      }
+      return at ? `${at}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}

@@ -1,0 +1,266 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate, requireScope } from "../auth/middleware";
+import { parseDuration } from "../memory/duration";
+import {
+  deleteMemory,
+  expiringMemories,
+  getMemory,
+  listMemories,
+  memoriesByTag,
+  memoryHistoryOf,
+  storeMemory,
+  updateMemory,
+  verifyMemory,
+} from "../memory/memories";
+import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
+import { recallMemories } from "../memory/recall";
+import { searchMemories } from "../memory/search";
+import { getMindById } from "../minds/minds";
+import { bearerSecurity, createRouter } from "./router";
+import { AgentQuery, errorResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
+
+const MemorySchema = z
+  .object({
+    id: z.string().openapi({ example: "mem_01jq…" }),
+    mind_id: z.string(),
+    agent: z.string(),
+    category: z.enum(CATEGORIES),
+    key: z.string(),
+    content: z.string(),
+    tags: z.array(z.string()),
+    priority: z.enum(PRIORITIES),
+    source: z.enum(SOURCES),
+    verified: z.boolean(),
+    confidence: z.number(),
+    expires_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Memory");
+
+const tag = z.string().trim().min(1).max(40).regex(/^[^,]+$/, "a tag cannot contain a comma");
+const editable = {
+  content: z.string().trim().min(1).max(8000),
+  tags: z.array(tag).max(10).openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
+  priority: z.enum(PRIORITIES),
+  confidence: z.number().min(0).max(1),
+  expires_at: isoDateTime.nullable(),
+};
+// Synapse clients may send fields the server owns; they are accepted and ignored.
+const serverOwned = {
+  id: z.unknown().optional(),
+  mind_id: z.unknown().optional(),
+  source: z.unknown().optional(),
+  verified: z.unknown().optional(),
+  created_at: z.unknown().optional(),
+  updated_at: z.unknown().optional(),
+};
+
+const MemoryCreate = z.strictObject({
+  category: z.enum(CATEGORIES),
+  key: z
+    .string()
+    .max(100)
+    .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case: lower-case letters and digits joined by '_'"),
+  content: editable.content,
+  tags: editable.tags.optional(),
+  priority: editable.priority.optional(),
+  confidence: editable.confidence.optional(),
+  expires_at: editable.expires_at.optional(),
+  ...serverOwned,
+});
+
+const MemoryUpdate = z
+  .strictObject({
+    content: editable.content.optional(),
+    tags: editable.tags.optional(),
+    priority: editable.priority.optional(),
+    confidence: editable.confidence.optional(),
+    expires_at: editable.expires_at.optional(),
+    ...serverOwned,
+  })
+  .refine((b) => Object.keys(editableOnly(b)).length > 0, "give at least one of content, tags, priority, confidence, expires_at");
+
+function editableOnly<T extends Record<string, unknown>>(body: T) {
+  const { id, mind_id, source, verified, created_at, updated_at, ...rest } = body;
+  return Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<T, keyof typeof serverOwned>;
+}
+
+const IdParams = z.object({ id: z.string().max(100) });
+const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
+const categoryQuery = z.enum(CATEGORIES).optional();
+const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
+const tags = ["memory"];
+const MemoryList = z.object({ memories: z.array(MemorySchema) });
+
+export const memoryRoutes = createRouter();
+memoryRoutes.use("/memory", authenticate, requireScope);
+memoryRoutes.use("/memory/*", authenticate, requireScope);
+
+memoryRoutes
+  .openapi(
+    createRoute({
+      method: "post", path: "/memory", tags, security: bearerSecurity,
+      summary: "Store a memory; updates in place when (category, key) exists in the namespace",
+      request: { query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryCreate) },
+      responses: { 201: jsonContent(MemorySchema, "Created"), 200: jsonContent(MemorySchema, "Updated in place"), ...guarded },
+    }),
+    async (c) => {
+      const { memory, created } = await storeMemory(c.var.deps, c.var.scope, editableOnly(c.req.valid("json")));
+      return created ? c.json(memory, 201) : c.json(memory, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory", tags, security: bearerSecurity, summary: "List memories with filters",
+      request: {
+        query: z.object({
+          category: categoryQuery,
+          tag: tag.optional(),
+          source: z.enum(SOURCES).optional(),
+          verified: booleanQuery.optional(),
+          agent: AgentQuery,
+          ...pageQuery,
+        }),
+      },
+      responses: {
+        200: jsonContent(MemoryList.extend({ total: z.number(), limit: z.number(), offset: z.number() }), "A page"),
+        ...guarded,
+      },
+    }),
+    async (c) => {
+      const { agent, ...filter } = c.req.valid("query");
+      const page = await listMemories(c.var.deps, c.var.scope, filter);
+      return c.json({ ...page, limit: filter.limit, offset: filter.offset }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/recall", tags, security: bearerSecurity,
+      summary: "Plain-text recall: critical → low, then most recent; expired hidden",
+      request: {
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+          category: categoryQuery,
+          max_tokens: z.coerce.number().int().min(1).max(200_000).optional(),
+          agent: AgentQuery,
+        }),
+      },
+      responses: { 200: { description: "Recall text", content: { "text/plain": { schema: z.string() } } }, ...guarded },
+    }),
+    async (c) => {
+      const { limit, category, max_tokens } = c.req.valid("query");
+      const mind = await getMindById(c.var.deps, c.var.scope.mindId);
+      const recall = await recallMemories(c.var.deps, c.var.scope, mind.name, { limit, category, maxTokens: max_tokens });
+      c.header("X-Token-Count", String(recall.tokens));
+      return c.text(recall.text, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/search", tags, security: bearerSecurity,
+      summary: "Full-text search (Russian and English, stemmed) ranked by relevance, priority and recency",
+      request: {
+        query: z.object({
+          q: z.string().trim().min(1, "q must not be empty").max(500),
+          tag: tag.optional(),
+          category: categoryQuery,
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+          agent: AgentQuery,
+        }),
+      },
+      responses: {
+        200: jsonContent(z.object({ results: z.array(MemorySchema.extend({ score: z.number() })) }), "Best first"),
+        ...guarded,
+      },
+    }),
+    async (c) => {
+      const hits = await searchMemories(c.var.deps, c.var.scope, c.req.valid("query"));
+      return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/by-tag", tags, security: bearerSecurity, summary: "Unexpired memories with a tag",
+      request: { query: z.object({ tag, limit: pageQuery.limit, agent: AgentQuery }) },
+      responses: { 200: jsonContent(MemoryList, "Most important first"), ...guarded },
+    }),
+    async (c) => {
+      const { tag, limit } = c.req.valid("query");
+      return c.json({ memories: await memoriesByTag(c.var.deps, c.var.scope, tag, limit) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/expiring", tags, security: bearerSecurity,
+      summary: "Memories expiring within a duration (30m, 12h, 7d)",
+      request: { query: z.object({ within: z.string().max(10).default("7d"), limit: pageQuery.limit, agent: AgentQuery }) },
+      responses: { 200: jsonContent(MemoryList, "Soonest first"), ...guarded },
+    }),
+    async (c) => {
+      const { within, limit } = c.req.valid("query");
+      return c.json({ memories: await expiringMemories(c.var.deps, c.var.scope, parseDuration(within), limit) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Get a memory",
+      request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(MemorySchema, "The memory"), ...guarded },
+    }),
+    async (c) => c.json(await getMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "put", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Change a memory's fields",
+      request: { params: IdParams, query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryUpdate) },
+      responses: { 200: jsonContent(MemorySchema, "The updated memory"), ...guarded },
+    }),
+    async (c) =>
+      c.json(await updateMemory(c.var.deps, c.var.scope, c.req.valid("param").id, editableOnly(c.req.valid("json"))), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Delete a memory (its history stays)",
+      request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 204: { description: "Deleted" }, ...guarded },
+    }),
+    async (c) => {
+      await deleteMemory(c.var.deps, c.var.scope, c.req.valid("param").id);
+      return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/memory/{id}/verify", tags, security: bearerSecurity,
+      summary: "Mark a memory verified (humans only; a mind key gets 403)",
+      request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(MemorySchema, "The verified memory"), ...guarded },
+    }),
+    async (c) => c.json(await verifyMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/memory/{id}/history", tags, security: bearerSecurity,
+      summary: "Every change of a memory, oldest first",
+      request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
+      responses: {
+        200: jsonContent(
+          z.object({
+            history: z.array(
+              z.object({
+                action: z.string(),
+                actor: z.string(),
+                old_content: z.string().nullable(),
+                new_content: z.string().nullable(),
+                at: z.string(),
+              }),
+            ),
+          }),
+          "History",
+        ),
+        ...guarded,
+      },
+    }),
+    async (c) => c.json({ history: await memoryHistoryOf(c.var.deps, c.var.scope, c.req.valid("param").id) }, 200),
+  );

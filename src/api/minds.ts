@@ -1,0 +1,137 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { authenticate, AGENT_PATTERN, requireHuman } from "../auth/middleware";
+import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
+import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind } from "../minds/minds";
+import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
+import { bearerSecurity, createRouter } from "./router";
+import { errorResponses, jsonBody, jsonContent } from "./schemas";
+
+const MindSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    locale: z.string(),
+    retention_hours: z.number().nullable(),
+    settings: mindSettingsSchema,
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi("Mind");
+
+const retentionHours = z.number().int().min(1).max(24 * 365 * 10).nullable();
+
+const MindCreate = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  locale: z.enum(LOCALES).optional(),
+  retention_hours: retentionHours.optional(),
+  settings: mindSettingsPatchSchema.optional(),
+});
+
+const MindPatch = MindCreate.partial();
+
+const KeySchema = z
+  .object({
+    id: z.string(),
+    prefix: z.string(),
+    agent: z.string().nullable(),
+    created_at: z.string(),
+    last_used_at: z.string().nullable(),
+    revoked_at: z.string().nullable(),
+  })
+  .openapi("MindKey");
+
+const KeyCreate = z.strictObject({
+  agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
+});
+
+const MindParams = z.object({ id: z.string().max(100) });
+const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
+const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
+const tags = ["minds"];
+
+export const mindRoutes = createRouter();
+mindRoutes.use("/minds", authenticate, requireHuman);
+mindRoutes.use("/minds/*", authenticate, requireHuman);
+
+mindRoutes
+  .openapi(
+    createRoute({
+      method: "post", path: "/minds", summary: "Create a mind", tags, security: bearerSecurity,
+      request: { body: jsonBody(MindCreate) },
+      responses: { 201: jsonContent(MindSchema, "The new mind"), ...guarded },
+    }),
+    async (c) => c.json(await createMind(c.var.deps, c.var.accountId, c.req.valid("json")), 201),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/minds", summary: "List your minds", tags, security: bearerSecurity,
+      responses: { 200: jsonContent(z.object({ minds: z.array(MindSchema) }), "Your minds"), ...guarded },
+    }),
+    async (c) => c.json({ minds: await listMinds(c.var.deps, c.var.accountId) }, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/minds/{id}", summary: "Get a mind and its settings", tags, security: bearerSecurity,
+      request: { params: MindParams },
+      responses: { 200: jsonContent(MindSchema, "The mind"), ...guarded },
+    }),
+    async (c) => c.json(await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "patch", path: "/minds/{id}", summary: "Change a mind's name, locale, retention or settings", tags,
+      security: bearerSecurity,
+      request: { params: MindParams, body: jsonBody(MindPatch) },
+      responses: { 200: jsonContent(MindSchema, "The updated mind"), ...guarded },
+    }),
+    async (c) =>
+      c.json(await updateMind(c.var.deps, c.var.accountId, c.req.valid("param").id, c.req.valid("json")), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/minds/{id}", summary: "Erase a mind and everything in it", tags, security: bearerSecurity,
+      request: { params: MindParams },
+      responses: {
+        200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"),
+        ...guarded,
+      },
+    }),
+    async (c) =>
+      c.json({ deleted: await deleteMind(c.var.deps, c.var.accountId, c.req.valid("param").id) }, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/minds/{id}/keys", summary: "Create a mind key (shown once)", tags, security: bearerSecurity,
+      request: { params: MindParams, body: jsonBody(KeyCreate) },
+      responses: { 201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"), ...guarded },
+    }),
+    async (c) => {
+      const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
+      return c.json(await createMindKey(c.var.deps, mind.id, c.req.valid("json").agent ?? null), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/minds/{id}/keys", summary: "List a mind's keys (prefixes only)", tags, security: bearerSecurity,
+      request: { params: MindParams },
+      responses: { 200: jsonContent(z.object({ keys: z.array(KeySchema) }), "The keys"), ...guarded },
+    }),
+    async (c) => {
+      const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
+      return c.json({ keys: await listMindKeys(c.var.deps, mind.id) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/minds/{id}/keys/{keyId}", summary: "Revoke a mind key", tags, security: bearerSecurity,
+      request: { params: KeyParams },
+      responses: { 204: { description: "Revoked" }, ...guarded },
+    }),
+    async (c) => {
+      const { id, keyId } = c.req.valid("param");
+      const mind = await getMind(c.var.deps, c.var.accountId, id);
+      await revokeMindKey(c.var.deps, mind.id, keyId);
+      return c.body(null, 204);
+    },
+  );
+

@@ -1,0 +1,34 @@
+import { z } from "@hono/zod-openapi";
+
+/** Responses shared by routes. */
+export const ErrorSchema = z
+  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi("Error");
+
+export const errorResponses = {
+  400: { description: "Invalid input", content: { "application/json": { schema: ErrorSchema } } },
+  401: { description: "Missing or invalid credentials", content: { "application/json": { schema: ErrorSchema } } },
+  403: { description: "Not allowed for this caller", content: { "application/json": { schema: ErrorSchema } } },
+  404: { description: "Not found (or not yours)", content: { "application/json": { schema: ErrorSchema } } },
+} as const;
+
+export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
+  return { description, content: { "application/json": { schema } } };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T) {
+  return { required: true, content: { "application/json": { schema } } };
+}
+
+/** `?limit=&offset=` with bounds. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+};
+
+export const AgentQuery = z.string().optional().openapi({ description: "Agent namespace (default: all for reads, `default` for writes)" });
+
+/** An ISO 8601 date-time, stored normalised to UTC. */
+export const isoDateTime = z.iso
+  .datetime({ offset: true })
+  .transform((value) => new Date(value).toISOString());

@@ -1,0 +1,62 @@
+import { swaggerUI } from "@hono/swagger-ui";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { authRoutes } from "./api/auth";
+import { errorBody, handleError } from "./api/errors";
+import { memoryRoutes } from "./api/memory";
+import { mindRoutes } from "./api/minds";
+import { createRouter } from "./api/router";
+import type { AppEnv } from "./app-env";
+import { systemClock, type Clock } from "./clock";
+import { createDb } from "./db/client";
+import { AppError } from "./errors";
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface AppOptions {
+  clock?: Clock;
+}
+
+/** The HTTP front: every route, the error shape, the OpenAPI document and its docs page. */
+export function createApp(options: AppOptions = {}) {
+  const clock = options.clock ?? systemClock;
+  const app = createRouter();
+
+  app.onError(handleError);
+  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new AppError("payload_too_large", `request body is larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+    createMiddleware<AppEnv>(async (c, next) => {
+      c.set("deps", { db: createDb(c.env.DB), clock });
+      await next();
+    }),
+  );
+
+  app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
+  app.route("/", authRoutes);
+  app.route("/", mindRoutes);
+  app.route("/", memoryRoutes);
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A human's JWT (from POST /auth/token) or a mind key (emk_…)",
+  });
+  app.doc31("/openapi.json", {
+    openapi: "3.1.0",
+    info: {
+      title: "edgemind",
+      version: "0.1.0",
+      description: "Memory for LLM agents and the people who work with them. Humans name the mind with X-Mind-Id.",
+    },
+  });
+  app.get("/docs", swaggerUI({ url: "/openapi.json", title: "edgemind API" }));
+  return app;
+}

@@ -1,0 +1,22 @@
+/** Who is asking: a human with a JWT, or an agent holding a mind key. */
+export type Principal =
+  | { kind: "human"; accountId: string }
+  | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null };
+
+/**
+ * The tenant a request works in. `agent` is the namespace writes go to; `agentFilter` is
+ * the namespace reads are limited to (null: every namespace of the mind).
+ */
+export interface Scope {
+  mindId: string;
+  principal: Principal;
+  agent: string;
+  agentFilter: string | null;
+}
+
+export const DEFAULT_AGENT = "default";
+
+/** How history records who made a change. */
+export function actorOf(principal: Principal): string {
+  return principal.kind === "human" ? `user:${principal.accountId}` : `key:${principal.keyPrefix}`;
+}

@@ -1,0 +1,34 @@
+/** Every failure a user may see has one of these codes; the HTTP layer maps them to statuses. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  memory_changed: 409,
+  payload_too_large: 413,
+  budget_exceeded: 429,
+  internal: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+
+  get status(): (typeof ERROR_STATUS)[ErrorCode] {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const invalid = (message: string) => new AppError("invalid_request", message);
+export const notFound = (what: string) => new AppError("not_found", `${what} not found`);
+export const forbidden = (message: string) => new AppError("forbidden", message);
+export const unauthorized = (message = "missing or invalid credentials") => new AppError("unauthorized", message);
+export const conflict = (message: string) => new AppError("conflict", message);

@@ -1,0 +1,20 @@
+import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { Scope } from "../auth/principal";
+import { memories } from "../db/schema";
+import { normalizeTag } from "./normalize";
+
+/** Rows the scope may read: its mind, and its agent namespace when it is limited to one. */
+export function inScope(scope: Scope): SQL {
+  return scope.agentFilter === null
+    ? eq(memories.mindId, scope.mindId)
+    : and(eq(memories.mindId, scope.mindId), eq(memories.agent, scope.agentFilter))!;
+}
+
+export const notExpired = (nowIso: string) => or(isNull(memories.expiresAt), gt(memories.expiresAt, nowIso))!;
+
+/** A tag is matched whole, case-insensitively, against the stored (lower-cased) tags. */
+export const hasTag = (tag: string) =>
+  sql`exists (select 1 from json_each(${memories.tags}) where json_each.value = ${normalizeTag(tag)})`;
+
+/** critical 3 … low 0, for ordering in SQL. */
+export const priorityRank = sql<number>`(case ${memories.priority} when 'critical' then 3 when 'high' then 2 when 'normal' then 1 else 0 end)`;

@@ -1,0 +1,294 @@
+import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
+import { actorOf, type Scope } from "../auth/principal";
+import { isoNow } from "../clock";
+import { memories, memoryHistory } from "../db/schema";
+import type { Deps } from "../deps";
+import { forbidden, notFound } from "../errors";
+import { newId } from "../ids";
+import { hasTag, inScope, notExpired, priorityRank } from "./filters";
+import { toMemory, type Category, type Memory, type Priority, type Source } from "./model";
+import { normalizeTag, toIndexText } from "./normalize";
+
+export interface MemoryInput {
+  category: Category;
+  key: string;
+  content: string;
+  tags?: string[];
+  priority?: Priority;
+  confidence?: number;
+  expires_at?: string | null;
+}
+
+export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at">>;
+
+export interface MemoryListFilter {
+  category?: Category;
+  tag?: string;
+  source?: Source;
+  verified?: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** Who wrote it decides provenance: a human's write is verified, an agent's never is. */
+function provenance(scope: Scope, confidence: number | undefined) {
+  const human = scope.principal.kind === "human";
+  return {
+    source: human ? "user" : "agent",
+    verified: human,
+    confidence: confidence ?? (human ? 1.0 : 0.7),
+  };
+}
+
+const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
+const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
+
+/**
+ * Creates the memory, or updates it in place when its (category, key) already exists in the
+ * scope's mind and agent namespace. The change and its history row are written in one batch.
+ */
+export async function storeMemory(
+  { db, clock }: Deps,
+  scope: Scope,
+  input: MemoryInput,
+): Promise<{ memory: Memory; created: boolean }> {
+  const now = isoNow(clock);
+  const id = newId("mem");
+  const { source, verified, confidence } = provenance(scope, input.confidence);
+  const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
+  const searchContent = toIndexText(input.content);
+  const actor = actorOf(scope.principal);
+  const sameKey = and(
+    eq(memories.mindId, scope.mindId),
+    eq(memories.agent, scope.agent),
+    eq(memories.category, input.category),
+    eq(memories.key, input.key),
+  );
+  // History rows are written from the table itself in the same batch, so they see exactly
+  // the row before (an update) or after (a creation) the upsert, whatever races with it.
+  const historyOf = (action: "update" | "create", where: SQL | undefined) =>
+    db.insert(memoryHistory).select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          mindId: memories.mindId,
+          memoryId: memories.id,
+          action: sql<string>`${action}`.as("action"),
+          actor: sql<string>`${actor}`.as("actor"),
+          oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
+          newContent: sql<string>`${input.content}`.as("new_content"),
+          at: sql<string>`${now}`.as("at"),
+        })
+        .from(memories)
+        .where(where),
+    );
+
+  const [, rows] = await db.batch([
+    historyOf("update", sameKey),
+    db
+      .insert(memories)
+      .values({
+        id,
+        mindId: scope.mindId,
+        agent: scope.agent,
+        category: input.category,
+        key: input.key,
+        content: input.content,
+        tags: tags ?? [],
+        priority: input.priority ?? "normal",
+        source,
+        verified,
+        confidence,
+        expiresAt: input.expires_at ?? null,
+        createdAt: now,
+        updatedAt: now,
+        searchKey: toIndexText(input.key.replaceAll("_", " ")),
+        searchContent,
+        searchTags: tagsIndexText(tags ?? []),
+      })
+      .onConflictDoUpdate({
+        target: [memories.mindId, memories.agent, memories.category, memories.key],
+        set: {
+          content: input.content,
+          searchContent,
+          source,
+          verified,
+          confidence,
+          updatedAt: now,
+          ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+          ...(input.priority !== undefined && { priority: input.priority }),
+          ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
+        },
+      })
+      .returning(),
+    historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
+  ]);
+  const row = rows[0]!;
+  return { memory: toMemory(row), created: row.id === id };
+}
+
+export async function getMemory({ db }: Deps, scope: Scope, id: string): Promise<Memory> {
+  const row = await db.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
+  if (!row) throw notFound("memory");
+  return toMemory(row);
+}
+
+/** Changes the given fields; the writer's provenance replaces the old one. */
+export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: MemoryPatch): Promise<Memory> {
+  const { db, clock } = deps;
+  const current = await getMemory(deps, scope, id);
+  const now = isoNow(clock);
+  const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
+  const content = patch.content ?? current.content;
+  const [rows] = await db.batch([
+    db
+      .update(memories)
+      .set({
+        ...provenance(scope, patch.confidence),
+        content,
+        searchContent: toIndexText(content),
+        updatedAt: now,
+        ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+        ...(patch.priority !== undefined && { priority: patch.priority }),
+        ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
+      })
+      .where(and(eq(memories.id, id), inScope(scope)))
+      .returning(),
+    db.insert(memoryHistory).values({
+      mindId: scope.mindId,
+      memoryId: id,
+      action: "update",
+      actor: actorOf(scope.principal),
+      oldContent: current.content,
+      newContent: content,
+      at: now,
+    }),
+  ]);
+  if (!rows[0]) throw notFound("memory");
+  return toMemory(rows[0]);
+}
+
+export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promise<void> {
+  const { db, clock } = deps;
+  const current = await getMemory(deps, scope, id);
+  const [deleted] = await db.batch([
+    db.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
+    db.insert(memoryHistory).values({
+      mindId: scope.mindId,
+      memoryId: id,
+      action: "delete",
+      actor: actorOf(scope.principal),
+      oldContent: current.content,
+      newContent: null,
+      at: isoNow(clock),
+    }),
+  ]);
+  if (deleted.length === 0) throw notFound("memory");
+}
+
+/** Marks a memory as checked by a human. Agents can never do this. */
+export async function verifyMemory(deps: Deps, scope: Scope, id: string): Promise<Memory> {
+  if (scope.principal.kind !== "human") throw forbidden("only a human can verify a memory");
+  const { db, clock } = deps;
+  const current = await getMemory(deps, scope, id);
+  const now = isoNow(clock);
+  const [rows] = await db.batch([
+    db
+      .update(memories)
+      .set({ verified: true, updatedAt: now })
+      .where(and(eq(memories.id, id), inScope(scope)))
+      .returning(),
+    db.insert(memoryHistory).values({
+      mindId: scope.mindId,
+      memoryId: id,
+      action: "verify",
+      actor: actorOf(scope.principal),
+      oldContent: current.content,
+      newContent: current.content,
+      at: now,
+    }),
+  ]);
+  if (!rows[0]) throw notFound("memory");
+  return toMemory(rows[0]);
+}
+
+export interface HistoryEntry {
+  action: string;
+  actor: string;
+  old_content: string | null;
+  new_content: string | null;
+  at: string;
+}
+
+/** Every recorded change of a memory, oldest first; kept after the memory is deleted. */
+export async function memoryHistoryOf(deps: Deps, scope: Scope, id: string): Promise<HistoryEntry[]> {
+  // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
+  if (scope.agentFilter !== null) await getMemory(deps, scope, id);
+  const rows = await deps.db
+    .select()
+    .from(memoryHistory)
+    .where(and(eq(memoryHistory.mindId, scope.mindId), eq(memoryHistory.memoryId, id)))
+    .orderBy(asc(memoryHistory.id));
+  if (rows.length === 0) throw notFound("memory");
+  return rows.map((r) => ({
+    action: r.action,
+    actor: r.actor,
+    old_content: r.oldContent,
+    new_content: r.newContent,
+    at: r.at,
+  }));
+}
+
+export async function listMemories(
+  { db }: Deps,
+  scope: Scope,
+  filter: MemoryListFilter,
+): Promise<{ memories: Memory[]; total: number }> {
+  const where = and(
+    inScope(scope),
+    filter.category && eq(memories.category, filter.category),
+    filter.source && eq(memories.source, filter.source),
+    filter.verified !== undefined ? eq(memories.verified, filter.verified) : undefined,
+    filter.tag !== undefined ? hasTag(filter.tag) : undefined,
+  );
+  const [rows, totals] = await db.batch([
+    db
+      .select()
+      .from(memories)
+      .where(where)
+      .orderBy(desc(memories.updatedAt), desc(memories.id))
+      .limit(filter.limit)
+      .offset(filter.offset),
+    db.select({ n: count() }).from(memories).where(where),
+  ]);
+  return { memories: rows.map(toMemory), total: totals[0]?.n ?? 0 };
+}
+
+/** Unexpired memories carrying the tag, most important first. */
+export async function memoriesByTag({ db, clock }: Deps, scope: Scope, tag: string, limit: number): Promise<Memory[]> {
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(and(inScope(scope), hasTag(tag), notExpired(isoNow(clock))))
+    .orderBy(desc(priorityRank), desc(memories.updatedAt))
+    .limit(limit);
+  return rows.map(toMemory);
+}
+
+/** Memories that expire between now and now + withinMs, soonest first. */
+export async function expiringMemories(
+  { db, clock }: Deps,
+  scope: Scope,
+  withinMs: number,
+  limit: number,
+): Promise<Memory[]> {
+  const now = clock.now();
+  const until = new Date(now.getTime() + withinMs).toISOString();
+  const rows = await db
+    .select()
+    .from(memories)
+    .where(and(inScope(scope), gt(memories.expiresAt, now.toISOString()), lte(memories.expiresAt, until)))
+    .orderBy(asc(memories.expiresAt))
+    .limit(limit);
+  return rows.map(toMemory);
+}

@@ -1,0 +1,48 @@
+import type { MemoryRow } from "../db/schema";
+
+export const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Lowest first, so an index is also a rank. */
+export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+export const SOURCES = ["user", "agent"] as const;
+export type Source = (typeof SOURCES)[number];
+
+/** A memory as every front shows it (Synapse's field names). */
+export interface Memory {
+  id: string;
+  mind_id: string;
+  agent: string;
+  category: Category;
+  key: string;
+  content: string;
+  tags: string[];
+  priority: Priority;
+  source: Source;
+  verified: boolean;
+  confidence: number;
+  expires_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toMemory(row: MemoryRow): Memory {
+  return {
+    id: row.id,
+    mind_id: row.mindId,
+    agent: row.agent,
+    category: row.category as Category,
+    key: row.key,
+    content: row.content,
+    tags: row.tags,
+    priority: row.priority as Priority,
+    source: row.source as Source,
+    verified: row.verified,
+    confidence: row.confidence,
+    expires_at: row.expiresAt,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  };
+}

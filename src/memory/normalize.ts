@@ -1,0 +1,65 @@
+import { newStemmer } from "snowball-stemmers";
+
+// Search text is normalised in code, identically for what is indexed and what is asked:
+// NFC, lower case, ё→е, words split on anything that is not a letter or digit, and each
+// word stemmed by the Russian or English Snowball stemmer according to its script.
+// FTS5 then only sees plain stems, so «любит» and «любить» meet at «люб».
+
+const russian = newStemmer("russian");
+const english = newStemmer("english");
+
+const WORD = /[\p{L}\p{N}]+/gu;
+const CYRILLIC = /\p{Script=Cyrillic}/u;
+const LATIN = /\p{Script=Latin}/u;
+const MAX_QUERY_TERMS = 32;
+
+// Function words that say nothing about what a memory is about; dropped from queries only.
+const STOP_WORDS = new Set([
+  ..."a an and are as at be but by did do does for from had has have he her his how i if in is it its me my of on or our she so that the their them they this to was we were what when where which who whom why will with you your".split(" "),
+  ..."а без бы был была были было в во вы да для до его ее если есть же за и из или им их к как ли мне мы на не нет ни но о об от по при с со так то ты у уже что чтобы это я".split(" "),
+]);
+
+/** NFC, lower case, ё→е: the form both the index and the queries are compared in. */
+export function normalizeText(text: string): string {
+  return text.normalize("NFC").toLowerCase().replaceAll("ё", "е");
+}
+
+/** Words of a text, normalised, in order. */
+export function words(text: string): string[] {
+  return normalizeText(text).match(WORD) ?? [];
+}
+
+/** Stems one normalised word with the stemmer of its script; other scripts pass unchanged. */
+export function stem(word: string): string {
+  if (CYRILLIC.test(word)) return russian.stem(word);
+  if (LATIN.test(word)) return english.stem(word);
+  return word;
+}
+
+/** The text stored in an FTS column: the stems of every word, space separated. */
+export function toIndexText(text: string): string {
+  return words(text).map(stem).join(" ");
+}
+
+/** Distinct stems to search for: stop words dropped unless the query is nothing else. */
+export function queryTerms(query: string): string[] {
+  const all = words(query);
+  const meaningful = all.filter((w) => !STOP_WORDS.has(w));
+  const chosen = meaningful.length > 0 ? meaningful : all;
+  return [...new Set(chosen.map(stem))].slice(0, MAX_QUERY_TERMS);
+}
+
+/**
+ * An FTS5 MATCH expression built only from quoted stems OR-ed together, so no user text
+ * is ever read as FTS syntax. Null when the query holds no word at all.
+ */
+export function toMatchExpression(query: string): string | null {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return null;
+  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+}
+
+/** Tags are compared whole: trimmed, NFC, lower case. */
+export function normalizeTag(tag: string): string {
+  return tag.trim().normalize("NFC").toLowerCase();
+}

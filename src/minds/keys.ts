@@ -1,0 +1,77 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import type { Principal } from "../auth/principal";
+import { randomToken, secretsEqual, sha256Hex } from "../auth/secrets";
+import { isoNow } from "../clock";
+import { mindKeys } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+
+const KEY_PREFIX = "emk_";
+const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
+
+export interface MindKeyInfo {
+  id: string;
+  prefix: string;
+  agent: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** True when a bearer token has the shape of a mind key rather than a JWT. */
+export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
+
+/** Creates a key for the mind. The secret is returned once; only its prefix and SHA-256 are kept. */
+export async function createMindKey(
+  { db, clock }: Deps,
+  mindId: string,
+  agent: string | null,
+): Promise<MindKeyInfo & { key: string }> {
+  const prefix = `${KEY_PREFIX}${randomToken(9).replaceAll(/[-_]/g, "x")}`;
+  const key = `${prefix}.${randomToken(32)}`;
+  const [row] = await db
+    .insert(mindKeys)
+    .values({ id: newId("key"), mindId, agent, prefix, hash: await sha256Hex(key), createdAt: isoNow(clock) })
+    .returning();
+  return { ...toInfo(row!), key };
+}
+
+export async function listMindKeys({ db }: Deps, mindId: string): Promise<MindKeyInfo[]> {
+  const rows = await db.select().from(mindKeys).where(eq(mindKeys.mindId, mindId)).orderBy(desc(mindKeys.createdAt));
+  return rows.map(toInfo);
+}
+
+export async function revokeMindKey({ db, clock }: Deps, mindId: string, keyId: string): Promise<void> {
+  const rows = await db
+    .update(mindKeys)
+    .set({ revokedAt: isoNow(clock) })
+    .where(and(eq(mindKeys.id, keyId), eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)))
+    .returning({ id: mindKeys.id });
+  if (rows.length === 0) throw notFound("key");
+}
+
+/** The agent principal a presented key stands for, or null if it is unknown, wrong or revoked. */
+export async function authenticateMindKey({ db, clock }: Deps, presented: string): Promise<Principal | null> {
+  const prefix = presented.split(".", 1)[0] ?? "";
+  const row = await db
+    .select()
+    .from(mindKeys)
+    .where(and(eq(mindKeys.prefix, prefix), isNull(mindKeys.revokedAt)))
+    .get();
+  if (!row || !(await secretsEqual(await sha256Hex(presented), row.hash))) return null;
+  const now = clock.now();
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    await db.update(mindKeys).set({ lastUsedAt: now.toISOString() }).where(eq(mindKeys.id, row.id));
+  }
+  return { kind: "agent", keyId: row.id, keyPrefix: row.prefix, mindId: row.mindId, agent: row.agent };
+}
+
+const toInfo = (row: typeof mindKeys.$inferSelect): MindKeyInfo => ({
+  id: row.id,
+  prefix: row.prefix,
+  agent: row.agent,
+  created_at: row.createdAt,
+  last_used_at: row.lastUsedAt,
+  revoked_at: row.revokedAt,
+});

@@ -1,0 +1,138 @@
+import { and, count, desc, eq } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { accounts, memories, memoryHistory, mindKeys, minds, type MindRow } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+import { resolveSettings, type MindSettings } from "./settings";
+
+export const LOCALES = ["en", "ru"] as const;
+export type Locale = (typeof LOCALES)[number];
+
+export interface Mind {
+  id: string;
+  name: string;
+  locale: string;
+  retention_hours: number | null;
+  settings: MindSettings;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MindInput {
+  name: string;
+  locale?: Locale;
+  retention_hours?: number | null;
+  settings?: Partial<MindSettings>;
+}
+
+const toMind = (row: MindRow): Mind => ({
+  id: row.id,
+  name: row.name,
+  locale: row.locale,
+  retention_hours: row.retentionHours,
+  settings: resolveSettings(row.settings),
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+});
+
+/** Finds the account with this name, creating it when there is none. */
+export async function ensureAccount({ db, clock }: Deps, name: string): Promise<{ id: string; created: boolean }> {
+  const id = newId("acc");
+  const inserted = await db
+    .insert(accounts)
+    .values({ id, name, locale: "en", createdAt: isoNow(clock) })
+    .onConflictDoNothing({ target: accounts.name })
+    .returning({ id: accounts.id });
+  if (inserted[0]) return { id: inserted[0].id, created: true };
+  const existing = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.name, name)).get();
+  if (!existing) throw notFound("account");
+  return { id: existing.id, created: false };
+}
+
+export async function accountExists({ db }: Deps, accountId: string): Promise<boolean> {
+  const row = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
+  return row !== undefined;
+}
+
+export async function createMind({ db, clock }: Deps, accountId: string, input: MindInput): Promise<Mind> {
+  const now = isoNow(clock);
+  const [row] = await db
+    .insert(minds)
+    .values({
+      id: newId("mind"),
+      accountId,
+      name: input.name,
+      locale: input.locale ?? "en",
+      retentionHours: input.retention_hours ?? null,
+      settings: resolveSettings(input.settings ?? {}),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  return toMind(row!);
+}
+
+export async function listMinds({ db }: Deps, accountId: string): Promise<Mind[]> {
+  const rows = await db.select().from(minds).where(eq(minds.accountId, accountId)).orderBy(desc(minds.createdAt));
+  return rows.map(toMind);
+}
+
+/** The account's mind, or not_found: another account's mind is answered exactly like a missing one. */
+export async function getMind({ db }: Deps, accountId: string, mindId: string): Promise<Mind> {
+  const row = await db
+    .select()
+    .from(minds)
+    .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
+    .get();
+  if (!row) throw notFound("mind");
+  return toMind(row);
+}
+
+/** A mind by id alone, for callers already holding a key bound to it. */
+export async function getMindById({ db }: Deps, mindId: string): Promise<Mind> {
+  const row = await db.select().from(minds).where(eq(minds.id, mindId)).get();
+  if (!row) throw notFound("mind");
+  return toMind(row);
+}
+
+export async function updateMind(
+  deps: Deps,
+  accountId: string,
+  mindId: string,
+  patch: Partial<Omit<MindInput, "settings">> & { settings?: Partial<MindSettings> },
+): Promise<Mind> {
+  const current = await getMind(deps, accountId, mindId);
+  const settings = resolveSettings({ ...current.settings, ...patch.settings });
+  const [row] = await deps.db
+    .update(minds)
+    .set({
+      name: patch.name ?? current.name,
+      locale: patch.locale ?? current.locale,
+      retentionHours: patch.retention_hours === undefined ? current.retention_hours : patch.retention_hours,
+      settings,
+      updatedAt: isoNow(deps.clock),
+    })
+    .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
+    .returning();
+  if (!row) throw notFound("mind");
+  return toMind(row);
+}
+
+/** Erases the mind and everything it owns; returns how many rows of each kind went. */
+export async function deleteMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
+  await getMind(deps, accountId, mindId);
+  const { db } = deps;
+  const counted = await db.batch([
+    db.select({ n: count() }).from(memories).where(eq(memories.mindId, mindId)),
+    db.select({ n: count() }).from(memoryHistory).where(eq(memoryHistory.mindId, mindId)),
+    db.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
+    db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
+  ]);
+  return {
+    minds: 1,
+    memories: counted[0][0]?.n ?? 0,
+    memory_history: counted[1][0]?.n ?? 0,
+    mind_keys: counted[2][0]?.n ?? 0,
+  };
+}

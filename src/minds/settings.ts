@@ -1,0 +1,23 @@
+import { z } from "zod";
+
+/** Per-mind settings with their allowed ranges; a missing value takes the default. */
+export const mindSettingsSchema = z.strictObject({
+  history_cap: z.number().int().min(20).max(5000).default(200),
+  llm_window: z.number().int().min(1).max(100).default(12),
+  extract_every: z.number().int().min(2).max(500).default(20),
+  ephemeral_ttl: z.number().int().min(3).max(5).default(3),
+  daily_token_budget: z.number().int().min(0).max(100_000_000).nullable().default(null),
+});
+
+export type MindSettings = z.infer<typeof mindSettingsSchema>;
+
+/** A partial update of settings, as PATCH accepts it. */
+export const mindSettingsPatchSchema = mindSettingsSchema.partial();
+
+/** Stored settings merged over the defaults; unknown stored keys are dropped. */
+export function resolveSettings(stored: Record<string, unknown>): MindSettings {
+  const known = Object.fromEntries(
+    Object.entries(stored).filter(([k]) => k in mindSettingsSchema.shape),
+  );
+  return mindSettingsSchema.parse(known);
+}

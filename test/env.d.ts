@@ -1,0 +1,14 @@
+// Types of the test runtime: the Worker's bindings plus the migrations the setup file applies.
+import type { D1Migration } from "cloudflare:test";
+import type { Env as WorkerEnv } from "../src/config";
+
+declare global {
+  namespace Cloudflare {
+    interface Env extends WorkerEnv {
+      TEST_MIGRATIONS: D1Migration[];
+    }
+    interface GlobalProps {
+      mainModule: typeof import("../src/index");
+    }
+  }
+}

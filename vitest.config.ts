@@ -1,0 +1,25 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: "./wrangler.toml" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          ADMIN_TOKEN: "test-admin-token-0123456789",
+          JWT_SECRET: "test-jwt-secret-0123456789abcdef",
+        },
+      },
+    }),
+  ],
+  test: {
+    setupFiles: ["./test/setup.ts"],
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+  },
+});
