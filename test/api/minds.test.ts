@@ -1,0 +1,190 @@
+import { describe, expect, it } from "vitest";
+import { ADMIN_TOKEN, call, newHuman, newKey, newMind, newTenant, unique } from "../helpers";
+
+describe("service basics", () => {
+  it("answers /health without auth", async () => {
+    const res = await call("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ ok: true, service: "edgemind" });
+  });
+
+  it("publishes an OpenAPI document generated from the route schemas, and a docs page", async () => {
+    const doc = await call("GET", "/openapi.json");
+    expect(doc.status).toBe(200);
+    expect(doc.json.openapi).toBe("3.1.0");
+    for (const path of ["/auth/token", "/minds", "/minds/{id}/keys", "/memory", "/memory/search", "/memory/{id}/verify"]) {
+      expect(Object.keys(doc.json.paths)).toContain(path);
+    }
+    expect(doc.json.paths["/memory"].post.requestBody.content["application/json"].schema.properties.key.pattern).toBeDefined();
+    const docs = await call("GET", "/docs");
+    expect(docs.status).toBe(200);
+    expect(docs.text).toContain("/openapi.json");
+  });
+
+  it("answers an unknown route with the error shape", async () => {
+    const res = await call("GET", "/nowhere");
+    expect(res.status).toBe(404);
+    expect(res.json.error.code).toBe("not_found");
+  });
+});
+
+describe("POST /auth/token", () => {
+  it("creates the account once and issues a token for it each time", async () => {
+    const account = unique("alice");
+    const first = await call("POST", "/auth/token", { token: ADMIN_TOKEN, body: { account } });
+    const second = await call("POST", "/auth/token", { token: ADMIN_TOKEN, body: { account } });
+    expect(first.status).toBe(200);
+    expect(first.json.token.split(".")).toHaveLength(3);
+    expect(second.json.account_id).toBe(first.json.account_id);
+  });
+
+  it("refuses anything but the admin token", async () => {
+    const human = await newHuman();
+    for (const token of [undefined, "wrong-admin-token-000000", human.token]) {
+      const res = await call("POST", "/auth/token", { token, body: { account: unique("mallory") } });
+      expect(res.status).toBe(401);
+      expect(res.json.error.code).toBe("unauthorized");
+    }
+  });
+
+  it("rejects a missing account name and unknown fields", async () => {
+    const empty = await call("POST", "/auth/token", { token: ADMIN_TOKEN, body: {} });
+    expect(empty.status).toBe(400);
+    expect(empty.json.error.message).toContain("account");
+    const extra = await call("POST", "/auth/token", { token: ADMIN_TOKEN, body: { account: "x", role: "admin" } });
+    expect(extra.status).toBe(400);
+    expect(extra.json.error.message).toContain("role");
+  });
+});
+
+describe("minds", () => {
+  it("creates, lists, reads, updates and deletes a mind", async () => {
+    const { token } = await newHuman();
+    const created = await call("POST", "/minds", { token, body: { name: "Work", locale: "ru", retention_hours: 720 } });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: "Work", locale: "ru", retention_hours: 720 });
+    expect(created.json.settings).toEqual({
+      history_cap: 200,
+      llm_window: 12,
+      extract_every: 20,
+      ephemeral_ttl: 3,
+      daily_token_budget: null,
+    });
+    const id = created.json.id;
+
+    const list = await call("GET", "/minds", { token });
+    expect(list.json.minds.map((m: { id: string }) => m.id)).toEqual([id]);
+
+    const patched = await call("PATCH", `/minds/${id}`, {
+      token,
+      body: { name: "Work 2", settings: { ephemeral_ttl: 5, llm_window: 20 } },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json.name).toBe("Work 2");
+    expect(patched.json.settings).toMatchObject({ ephemeral_ttl: 5, llm_window: 20, history_cap: 200 });
+    expect((await call("GET", `/minds/${id}`, { token })).json.settings.ephemeral_ttl).toBe(5);
+
+    const removed = await call("DELETE", `/minds/${id}`, { token });
+    expect(removed.status).toBe(200);
+    expect(removed.json.deleted.minds).toBe(1);
+    expect((await call("GET", `/minds/${id}`, { token })).status).toBe(404);
+  });
+
+  it("validates settings ranges and names the field at fault", async () => {
+    const { token } = await newHuman();
+    const mind = await newMind(token);
+    for (const settings of [{ ephemeral_ttl: 2 }, { ephemeral_ttl: 6 }, { history_cap: 0 }, { llm_window: 1.5 }]) {
+      const res = await call("PATCH", `/minds/${mind.id}`, { token, body: { settings } });
+      expect(res.status).toBe(400);
+      expect(res.json.error.message).toContain(Object.keys(settings)[0]!);
+    }
+    const unknown = await call("PATCH", `/minds/${mind.id}`, { token, body: { settings: { colour: "red" } } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error.message).toContain("colour");
+    expect((await call("GET", `/minds/${mind.id}`, { token })).json.settings.ephemeral_ttl).toBe(3);
+  });
+
+  it("refuses a bad locale and an empty name", async () => {
+    const { token } = await newHuman();
+    expect((await call("POST", "/minds", { token, body: { name: "x", locale: "de" } })).status).toBe(400);
+    expect((await call("POST", "/minds", { token, body: { name: "  " } })).status).toBe(400);
+  });
+
+  it("deleting a mind erases its memories and keys and reports the counts", async () => {
+    const t = await newTenant();
+    await newKey(t.token, t.mind.id);
+    for (const key of ["a", "b"]) {
+      await call("POST", "/memory", { token: t.token, mind: t.mind.id, body: { category: "fact", key, content: key } });
+    }
+    const res = await call("DELETE", `/minds/${t.mind.id}`, { token: t.token });
+    expect(res.json.deleted).toMatchObject({ minds: 1, memories: 2, memory_history: 2, mind_keys: 1 });
+  });
+});
+
+describe("mind keys", () => {
+  it("returns the secret once, lists only prefixes, and revokes", async () => {
+    const t = await newTenant();
+    const created = await call("POST", `/minds/${t.mind.id}/keys`, { token: t.token, body: { agent: "coder" } });
+    expect(created.status).toBe(201);
+    expect(created.json.key.startsWith(created.json.prefix + ".")).toBe(true);
+    expect(created.json.agent).toBe("coder");
+
+    const listed = await call("GET", `/minds/${t.mind.id}/keys`, { token: t.token });
+    expect(listed.json.keys).toHaveLength(1);
+    expect(listed.json.keys[0].prefix).toBe(created.json.prefix);
+    expect(JSON.stringify(listed.json)).not.toContain(created.json.key);
+
+    const use = await call("GET", "/memory", { token: created.json.key });
+    expect(use.status).toBe(200);
+
+    expect((await call("DELETE", `/minds/${t.mind.id}/keys/${created.json.id}`, { token: t.token })).status).toBe(204);
+    expect((await call("GET", "/memory", { token: created.json.key })).status).toBe(401);
+    expect((await call("DELETE", `/minds/${t.mind.id}/keys/${created.json.id}`, { token: t.token })).status).toBe(404);
+  });
+
+  it("rejects a badly named agent namespace", async () => {
+    const t = await newTenant();
+    const res = await call("POST", `/minds/${t.mind.id}/keys`, { token: t.token, body: { agent: "Bad Agent!" } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toContain("agent");
+  });
+
+  it("a mind key cannot manage minds or keys", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    expect((await call("GET", "/minds", { token: key })).status).toBe(403);
+    expect((await call("POST", `/minds/${t.mind.id}/keys`, { token: key, body: {} })).status).toBe(403);
+  });
+});
+
+describe("request hygiene", () => {
+  it("answers 413 for a body over the limit", async () => {
+    const t = await newTenant();
+    const res = await call("POST", "/memory", {
+      token: t.token,
+      mind: t.mind.id,
+      body: { category: "fact", key: "big", content: "x".repeat(70 * 1024) },
+    });
+    expect(res.status).toBe(413);
+    expect(res.json.error.code).toBe("payload_too_large");
+  });
+
+  it("answers 400 for malformed JSON", async () => {
+    const t = await newTenant();
+    const res = await call("POST", "/memory", {
+      token: t.token,
+      mind: t.mind.id,
+      rawBody: '{"category": "fact", "key": ',
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.code).toBe("invalid_request");
+  });
+
+  it("a human must name the mind", async () => {
+    const t = await newTenant();
+    const res = await call("GET", "/memory", { token: t.token });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toContain("X-Mind-Id");
+  });
+});

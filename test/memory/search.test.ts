@@ -1,0 +1,107 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { queryTerms, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { call, newTenant, store } from "../helpers";
+
+describe("text normalisation", () => {
+  it("folds case, ё and word forms to the same stems in Russian and English", () => {
+    expect(toIndexText("Ёжик любит МОЛОКО")).toBe(toIndexText("ежик любить молока"));
+    expect(toIndexText("deployments")).toBe(toIndexText("deployed"));
+    expect(toIndexText("e-mail C++ «кавычки»")).toBe("e mail c кавычк");
+  });
+
+  it("builds MATCH expressions only from quoted stems", () => {
+    expect(toMatchExpression('NEAR("a" b) AND c* -d key:value')).toBe('"near" OR "b" OR "c" OR "d" OR "key" OR "valu"');
+    expect(toMatchExpression('"" * - ()')).toBeNull();
+    expect(queryTerms("what is the deadline")).toEqual(["deadlin"]);
+    expect(queryTerms("the who")).toEqual(["the", "who"]);
+  });
+});
+
+describe("GET /memory/search", () => {
+  let auth: { token: string; mind: string };
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    const t = await newTenant();
+    auth = { token: t.token, mind: t.mind.id };
+    const seed: [string, Record<string, unknown>][] = [
+      ["love", { key: "loves_to_sing", content: "Маша любить петь по вечерам", tags: ["хобби", "музыка"] }],
+      ["hedgehog", { key: "pet", content: "У нас живёт ежик по имени Фыр" }],
+      ["milk", { key: "breakfast", content: "На завтрак пьёт молоко с мёдом" }],
+      ["deploy", { key: "release_process", content: "We deployed the service with a blue-green rollout" }],
+      ["critical", { category: "mistake", key: "friday_rule", content: "Never deploy on Friday evening", priority: "critical" }],
+      ["quotes", { key: "quirky", content: 'He writes "C++" and says NEAR AND OR * a lot' }],
+      ["tagged", { key: "tag_only", content: "Quarterly planning notes", tags: ["roadmap", "okr"] }],
+      ["expired", { key: "old_plan", content: "Deploy moved to staging yesterday", expires_at: new Date(Date.now() - 60_000).toISOString() }],
+    ];
+    for (const [name, body] of seed) ids[name] = (await store(auth, body)).id;
+  });
+
+  const search = async (q: string, extra = "") =>
+    call("GET", `/memory/search?q=${encodeURIComponent(q)}${extra}`, auth);
+  const foundIds = async (q: string, extra = "") =>
+    ((await search(q, extra)).json.results as { id: string }[]).map((r) => r.id);
+
+  it.each([
+    ["любит", "love"],
+    ["Ёжик", "hedgehog"],
+    ["молока", "milk"],
+    ["deployments", "deploy"],
+  ])("«%s» finds the %s memory", async (q, name) => {
+    expect(await foundIds(q)).toContain(ids[name]);
+  });
+
+  it("matches tags and keys too", async () => {
+    expect(await foundIds("OKR")).toContain(ids.tagged);
+    expect(await foundIds("release process")).toContain(ids.deploy);
+  });
+
+  it("ranks a critical memory above an equally relevant normal one, and hides expired ones", async () => {
+    const results = await foundIds("deploy");
+    expect(results[0]).toBe(ids.critical);
+    expect(results).toContain(ids.deploy);
+    expect(results).not.toContain(ids.expired);
+  });
+
+  it("filters by tag and category", async () => {
+    expect(await foundIds("петь", "&tag=музыка")).toEqual([ids.love]);
+    expect(await foundIds("петь", "&tag=спорт")).toEqual([]);
+    expect(await foundIds("deploy", "&category=mistake")).toEqual([ids.critical]);
+  });
+
+  it("treats FTS operators, quotes and column filters as plain text", async () => {
+    for (const q of ['"C++"', "NEAR AND OR", "*", "content:deploy", '"unbalanced', "-deploy", "deploy OR", "(((", "^a"]) {
+      const res = await search(q);
+      expect(res.status, q).toBe(200);
+    }
+    expect(await foundIds('"C++"')).toContain(ids.quotes);
+    expect(await foundIds("content:deploy")).toContain(ids.deploy);
+  });
+
+  it("answers 400 for an empty query and for a missing one", async () => {
+    for (const path of ["/memory/search?q=", "/memory/search?q=%20%20", "/memory/search"]) {
+      const res = await call("GET", path, auth);
+      expect(res.status, path).toBe(400);
+      expect(res.json.error.message).toContain("q");
+    }
+  });
+
+  it("never answers 5xx, whatever the query (Cyrillic, emoji, quotes, operators)", async () => {
+    const pieces = fc.constantFrom('"', "'", "*", "-", "+", "^", ":", "(", ")", "NEAR", "AND", "OR", "NOT", "ё", "Ж", "🎉", "👩‍💻", "\u0000", "\\", "%", "_", "{", "}", " ");
+    const query = fc
+      .array(fc.oneof(pieces, fc.string({ unit: "grapheme", maxLength: 6 }), fc.string({ unit: "binary", maxLength: 4 })), {
+        minLength: 1,
+        maxLength: 12,
+      })
+      .map((parts) => parts.join(""));
+    await fc.assert(
+      fc.asyncProperty(query, async (q) => {
+        const res = await search(q);
+        expect(res.status).toBeLessThan(500);
+        if (q.trim() === "" || q.length > 500) expect(res.status).toBe(400);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
