@@ -17,7 +17,7 @@ import { recallMemories } from "../memory/recall";
 import { searchMemories } from "../memory/search";
 import { getMindById } from "../minds/minds";
 import { bearerSecurity, createRouter } from "./router";
-import { AgentQuery, errorResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const MemorySchema = z
   .object({
@@ -89,7 +89,6 @@ function editableOnly<T extends Record<string, unknown>>(body: T) {
 const IdParams = z.object({ id: z.string().max(100) });
 const booleanQuery = z.enum(["true", "false"]).transform((v) => v === "true");
 const categoryQuery = z.enum(CATEGORIES).optional();
-const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
 const tags = ["memory"];
 const MemoryList = z.object({ memories: z.array(MemorySchema) });
 
@@ -103,7 +102,7 @@ memoryRoutes
       method: "post", path: "/memory", tags, security: bearerSecurity,
       summary: "Store a memory; updates in place when (category, key) exists in the namespace",
       request: { query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryCreate) },
-      responses: { 201: jsonContent(MemorySchema, "Created"), 200: jsonContent(MemorySchema, "Updated in place"), ...guarded },
+      responses: { 201: jsonContent(MemorySchema, "Created"), 200: jsonContent(MemorySchema, "Updated in place"), ...guardedResponses },
     }),
     async (c) => {
       const { memory, created } = await storeMemory(c.var.deps, c.var.scope, editableOnly(c.req.valid("json")));
@@ -125,7 +124,7 @@ memoryRoutes
       },
       responses: {
         200: jsonContent(MemoryList.extend({ total: z.number(), limit: z.number(), offset: z.number() }), "A page"),
-        ...guarded,
+        ...guardedResponses,
       },
     }),
     async (c) => {
@@ -146,7 +145,7 @@ memoryRoutes
           agent: AgentQuery,
         }),
       },
-      responses: { 200: { description: "Recall text", content: { "text/plain": { schema: z.string() } } }, ...guarded },
+      responses: { 200: { description: "Recall text", content: { "text/plain": { schema: z.string() } } }, ...guardedResponses },
     }),
     async (c) => {
       const { limit, category, max_tokens } = c.req.valid("query");
@@ -171,7 +170,7 @@ memoryRoutes
       },
       responses: {
         200: jsonContent(z.object({ results: z.array(MemorySchema.extend({ score: z.number() })) }), "Best first"),
-        ...guarded,
+        ...guardedResponses,
       },
     }),
     async (c) => {
@@ -183,7 +182,7 @@ memoryRoutes
     createRoute({
       method: "get", path: "/memory/by-tag", tags, security: bearerSecurity, summary: "Unexpired memories with a tag",
       request: { query: z.object({ tag, limit: pageQuery.limit, agent: AgentQuery }) },
-      responses: { 200: jsonContent(MemoryList, "Most important first"), ...guarded },
+      responses: { 200: jsonContent(MemoryList, "Most important first"), ...guardedResponses },
     }),
     async (c) => {
       const { tag, limit } = c.req.valid("query");
@@ -195,7 +194,7 @@ memoryRoutes
       method: "get", path: "/memory/expiring", tags, security: bearerSecurity,
       summary: "Memories expiring within a duration (30m, 12h, 7d)",
       request: { query: z.object({ within: z.string().max(10).default("7d"), limit: pageQuery.limit, agent: AgentQuery }) },
-      responses: { 200: jsonContent(MemoryList, "Soonest first"), ...guarded },
+      responses: { 200: jsonContent(MemoryList, "Soonest first"), ...guardedResponses },
     }),
     async (c) => {
       const { within, limit } = c.req.valid("query");
@@ -206,7 +205,7 @@ memoryRoutes
     createRoute({
       method: "get", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Get a memory",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
-      responses: { 200: jsonContent(MemorySchema, "The memory"), ...guarded },
+      responses: { 200: jsonContent(MemorySchema, "The memory"), ...guardedResponses },
     }),
     async (c) => c.json(await getMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
   )
@@ -214,7 +213,7 @@ memoryRoutes
     createRoute({
       method: "put", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Change a memory's fields",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryUpdate) },
-      responses: { 200: jsonContent(MemorySchema, "The updated memory"), ...guarded },
+      responses: { 200: jsonContent(MemorySchema, "The updated memory"), ...guardedResponses },
     }),
     async (c) =>
       c.json(await updateMemory(c.var.deps, c.var.scope, c.req.valid("param").id, editableOnly(c.req.valid("json"))), 200),
@@ -223,7 +222,7 @@ memoryRoutes
     createRoute({
       method: "delete", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Delete a memory (its history stays)",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
-      responses: { 204: { description: "Deleted" }, ...guarded },
+      responses: { 204: { description: "Deleted" }, ...guardedResponses },
     }),
     async (c) => {
       await deleteMemory(c.var.deps, c.var.scope, c.req.valid("param").id);
@@ -235,7 +234,7 @@ memoryRoutes
       method: "post", path: "/memory/{id}/verify", tags, security: bearerSecurity,
       summary: "Mark a memory verified (humans only; a mind key gets 403)",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
-      responses: { 200: jsonContent(MemorySchema, "The verified memory"), ...guarded },
+      responses: { 200: jsonContent(MemorySchema, "The verified memory"), ...guardedResponses },
     }),
     async (c) => c.json(await verifyMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
   )
@@ -259,7 +258,7 @@ memoryRoutes
           }),
           "History",
         ),
-        ...guarded,
+        ...guardedResponses,
       },
     }),
     async (c) => c.json({ history: await memoryHistoryOf(c.var.deps, c.var.scope, c.req.valid("param").id) }, 200),

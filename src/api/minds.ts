@@ -4,7 +4,7 @@ import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
 import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
 import { bearerSecurity, createRouter } from "./router";
-import { errorResponses, jsonBody, jsonContent } from "./schemas";
+import { guardedResponses, jsonBody, jsonContent } from "./schemas";
 
 const MindSchema = z
   .object({
@@ -46,7 +46,6 @@ const KeyCreate = z.strictObject({
 
 const MindParams = z.object({ id: z.string().max(100) });
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
-const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
 const tags = ["minds"];
 
 export const mindRoutes = createRouter();
@@ -58,14 +57,14 @@ mindRoutes
     createRoute({
       method: "post", path: "/minds", summary: "Create a mind", tags, security: bearerSecurity,
       request: { body: jsonBody(MindCreate) },
-      responses: { 201: jsonContent(MindSchema, "The new mind"), ...guarded },
+      responses: { 201: jsonContent(MindSchema, "The new mind"), ...guardedResponses },
     }),
     async (c) => c.json(await createMind(c.var.deps, c.var.accountId, c.req.valid("json")), 201),
   )
   .openapi(
     createRoute({
       method: "get", path: "/minds", summary: "List your minds", tags, security: bearerSecurity,
-      responses: { 200: jsonContent(z.object({ minds: z.array(MindSchema) }), "Your minds"), ...guarded },
+      responses: { 200: jsonContent(z.object({ minds: z.array(MindSchema) }), "Your minds"), ...guardedResponses },
     }),
     async (c) => c.json({ minds: await listMinds(c.var.deps, c.var.accountId) }, 200),
   )
@@ -73,7 +72,7 @@ mindRoutes
     createRoute({
       method: "get", path: "/minds/{id}", summary: "Get a mind and its settings", tags, security: bearerSecurity,
       request: { params: MindParams },
-      responses: { 200: jsonContent(MindSchema, "The mind"), ...guarded },
+      responses: { 200: jsonContent(MindSchema, "The mind"), ...guardedResponses },
     }),
     async (c) => c.json(await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id), 200),
   )
@@ -82,7 +81,7 @@ mindRoutes
       method: "patch", path: "/minds/{id}", summary: "Change a mind's name, locale, retention or settings", tags,
       security: bearerSecurity,
       request: { params: MindParams, body: jsonBody(MindPatch) },
-      responses: { 200: jsonContent(MindSchema, "The updated mind"), ...guarded },
+      responses: { 200: jsonContent(MindSchema, "The updated mind"), ...guardedResponses },
     }),
     async (c) =>
       c.json(await updateMind(c.var.deps, c.var.accountId, c.req.valid("param").id, c.req.valid("json")), 200),
@@ -93,7 +92,7 @@ mindRoutes
       request: { params: MindParams },
       responses: {
         200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"),
-        ...guarded,
+        ...guardedResponses,
       },
     }),
     async (c) =>
@@ -103,7 +102,7 @@ mindRoutes
     createRoute({
       method: "post", path: "/minds/{id}/keys", summary: "Create a mind key (shown once)", tags, security: bearerSecurity,
       request: { params: MindParams, body: jsonBody(KeyCreate) },
-      responses: { 201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"), ...guarded },
+      responses: { 201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"), ...guardedResponses },
     }),
     async (c) => {
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
@@ -114,7 +113,7 @@ mindRoutes
     createRoute({
       method: "get", path: "/minds/{id}/keys", summary: "List a mind's keys (prefixes only)", tags, security: bearerSecurity,
       request: { params: MindParams },
-      responses: { 200: jsonContent(z.object({ keys: z.array(KeySchema) }), "The keys"), ...guarded },
+      responses: { 200: jsonContent(z.object({ keys: z.array(KeySchema) }), "The keys"), ...guardedResponses },
     }),
     async (c) => {
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
@@ -125,7 +124,7 @@ mindRoutes
     createRoute({
       method: "delete", path: "/minds/{id}/keys/{keyId}", summary: "Revoke a mind key", tags, security: bearerSecurity,
       request: { params: KeyParams },
-      responses: { 204: { description: "Revoked" }, ...guarded },
+      responses: { 204: { description: "Revoked" }, ...guardedResponses },
     }),
     async (c) => {
       const { id, keyId } = c.req.valid("param");

@@ -12,6 +12,14 @@ export const errorResponses = {
   404: { description: "Not found (or not yours)", content: { "application/json": { schema: ErrorSchema } } },
 } as const;
 
+/** The refusals every authenticated route may answer. */
+export const guardedResponses = {
+  400: errorResponses[400],
+  401: errorResponses[401],
+  403: errorResponses[403],
+  404: errorResponses[404],
+} as const;
+
 export function jsonContent<T extends z.ZodType>(schema: T, description: string) {
   return { description, content: { "application/json": { schema } } };
 }

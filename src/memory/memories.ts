@@ -154,15 +154,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
-    db.insert(memoryHistory).values({
-      mindId: scope.mindId,
-      memoryId: id,
-      action: "update",
-      actor: actorOf(scope.principal),
-      oldContent: current.content,
-      newContent: content,
-      at: now,
-    }),
+    db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
   return toMemory(rows[0]);
@@ -173,15 +165,7 @@ export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promis
   const current = await getMemory(deps, scope, id);
   const [deleted] = await db.batch([
     db.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
-    db.insert(memoryHistory).values({
-      mindId: scope.mindId,
-      memoryId: id,
-      action: "delete",
-      actor: actorOf(scope.principal),
-      oldContent: current.content,
-      newContent: null,
-      at: isoNow(clock),
-    }),
+    db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
 }
@@ -198,18 +182,21 @@ export async function verifyMemory(deps: Deps, scope: Scope, id: string): Promis
       .set({ verified: true, updatedAt: now })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
-    db.insert(memoryHistory).values({
-      mindId: scope.mindId,
-      memoryId: id,
-      action: "verify",
-      actor: actorOf(scope.principal),
-      oldContent: current.content,
-      newContent: current.content,
-      at: now,
-    }),
+    db.insert(memoryHistory).values(historyEntry(scope, id, "verify", current.content, current.content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
   return toMemory(rows[0]);
+}
+
+function historyEntry(
+  scope: Scope,
+  memoryId: string,
+  action: "update" | "delete" | "verify",
+  oldContent: string,
+  newContent: string | null,
+  at: string,
+) {
+  return { mindId: scope.mindId, memoryId, action, actor: actorOf(scope.principal), oldContent, newContent, at };
 }
 
 export interface HistoryEntry {
