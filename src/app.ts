@@ -6,6 +6,7 @@ import { errorBody, handleError } from "./api/errors";
 import { memoryRoutes } from "./api/memory";
 import { mindRoutes } from "./api/minds";
 import { createRouter } from "./api/router";
+import { sessionRoutes } from "./api/sessions";
 import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
@@ -43,6 +44,7 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", authRoutes);
   app.route("/", mindRoutes);
   app.route("/", memoryRoutes);
+  app.route("/", sessionRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

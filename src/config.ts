@@ -1,6 +1,10 @@
+import type { SessionObject } from "./sessions/session-object";
+
 /** Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`). */
 export interface Env {
   DB: D1Database;
+  /** One session object per session: the single writer of its history. */
+  SESSIONS: DurableObjectNamespace<SessionObject>;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   JWT_ISSUER?: string;

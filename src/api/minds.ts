@@ -96,7 +96,10 @@ mindRoutes
       },
     }),
     async (c) =>
-      c.json({ deleted: await deleteMind(c.var.deps, c.var.accountId, c.req.valid("param").id) }, 200),
+      c.json(
+        { deleted: await deleteMind({ ...c.var.deps, sessionObjects: c.env.SESSIONS }, c.var.accountId, c.req.valid("param").id) },
+        200,
+      ),
   )
   .openapi(
     createRoute({

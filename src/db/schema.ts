@@ -67,5 +67,49 @@ export const memoryHistory = sqliteTable("memory_history", {
   at: text("at").notNull(),
 });
 
+export const chats = sqliteTable(
+  "chats",
+  {
+    id: text("id").primaryKey(),
+    mindId: text("mind_id").notNull(),
+    kind: text("kind", { enum: ["telegram", "api"] }).notNull(),
+    externalId: text("external_id").notNull(),
+    activeSessionId: text("active_session_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [unique().on(t.mindId, t.kind, t.externalId)],
+);
+
+export const sessions = sqliteTable(
+  "sessions",
+  {
+    id: text("id").primaryKey(),
+    mindId: text("mind_id").notNull(),
+    chatId: text("chat_id").notNull(),
+    repoPath: text("repo_path").notNull(),
+    taskName: text("task_name").notNull(),
+    conversationId: text("conversation_id").notNull(),
+    extractedThroughMessageId: integer("extracted_through_message_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastMessageAt: text("last_message_at"),
+  },
+  (t) => [unique().on(t.chatId, t.repoPath, t.taskName)],
+);
+
+export const messages = sqliteTable("messages", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  mindId: text("mind_id").notNull(),
+  sessionId: text("session_id").notNull(),
+  role: text("role", { enum: ["user", "assistant", "tool", "system"] }).notNull(),
+  content: text("content").notNull(),
+  ephemeral: integer("ephemeral", { mode: "boolean" }).notNull(),
+  tool: text("tool"),
+  createdAt: text("created_at").notNull(),
+  searchContent: text("search_content").notNull(),
+});
+
 export type MindRow = typeof minds.$inferSelect;
 export type MemoryRow = typeof memories.$inferSelect;
+export type ChatRow = typeof chats.$inferSelect;
+export type SessionRow = typeof sessions.$inferSelect;
+export type MessageRow = typeof messages.$inferSelect;

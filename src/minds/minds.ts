@@ -1,9 +1,10 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { accounts, memories, memoryHistory, mindKeys, minds, type MindRow } from "../db/schema";
+import { accounts, chats, memories, memoryHistory, messages, mindKeys, minds, sessions, type MindRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
+import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { resolveSettings, type MindSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
@@ -119,20 +120,33 @@ export async function updateMind(
   return toMind(row);
 }
 
-/** Erases the mind and everything it owns; returns how many rows of each kind went. */
-export async function deleteMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
+/**
+ * Erases the mind and everything it owns (the foreign keys cascade), then the stored state
+ * of its sessions' objects; returns how many rows of each kind went.
+ */
+export async function deleteMind(deps: SessionDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
   await getMind(deps, accountId, mindId);
   const { db } = deps;
+  const mindSessions = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId));
   const counted = await db.batch([
     db.select({ n: count() }).from(memories).where(eq(memories.mindId, mindId)),
     db.select({ n: count() }).from(memoryHistory).where(eq(memoryHistory.mindId, mindId)),
     db.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
+    db.select({ n: count() }).from(chats).where(eq(chats.mindId, mindId)),
+    mindSessions,
+    // Through the sessions: messages are indexed by session, not by mind.
+    db.select({ n: count() }).from(messages).where(inArray(messages.sessionId, mindSessions)),
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
+  const sessionIds = counted[4].map((s) => s.id);
+  await forgetSessionObjects(deps.sessionObjects, sessionIds);
   return {
     minds: 1,
     memories: counted[0][0]?.n ?? 0,
     memory_history: counted[1][0]?.n ?? 0,
     mind_keys: counted[2][0]?.n ?? 0,
+    chats: counted[3][0]?.n ?? 0,
+    sessions: sessionIds.length,
+    messages: counted[5][0]?.n ?? 0,
   };
 }

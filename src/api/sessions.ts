@@ -1,0 +1,269 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import { authenticate, requireScope } from "../auth/middleware";
+import { invalid } from "../errors";
+import { deleteChat, listChats } from "../sessions/chats";
+import { appendMessage, completeSession } from "../sessions/messages";
+import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
+import type { SessionDeps } from "../sessions/objects";
+import {
+  activateSession,
+  deleteSession,
+  getSessionWithState,
+  listSessions,
+  openApiSession,
+} from "../sessions/sessions";
+import { llmWindow, searchMessages, uiHistory } from "../sessions/windows";
+import { bearerSecurity, createRouter } from "./router";
+import { errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+
+const ChatRef = z.object({ id: z.string(), kind: z.enum(CHAT_KINDS), external_id: z.string() });
+
+const SessionSchema = z
+  .object({
+    id: z.string().openapi({ example: "ses_01jq…" }),
+    chat: ChatRef,
+    repo_path: z.string().nullable(),
+    task_name: z.string(),
+    conversation_id: z.string().openapi({ description: "A UUID to hand to an engine" }),
+    active: z.boolean().openapi({ description: "The active session of its chat" }),
+    message_count: z.number(),
+    extracted_through_message_id: z.number(),
+    created_at: z.string(),
+    last_message_at: z.string().nullable(),
+  })
+  .openapi("Session");
+
+const SessionStateSchema = z
+  .object({
+    messages_appended: z.number(),
+    messages_since_extraction: z.number(),
+    extraction_scheduled: z.boolean(),
+    extraction_due: z.boolean(),
+    extraction_due_at: z.string().nullable(),
+    ephemeral_pending: z.boolean(),
+    active_tool: z.string().nullable(),
+    unrelated_since_tool: z.number(),
+    completion_pending: z.boolean(),
+  })
+  .openapi("SessionState");
+
+const MessageSchema = z
+  .object({
+    id: z.number(),
+    session_id: z.string(),
+    role: z.enum(ROLES),
+    content: z.string(),
+    ephemeral: z.boolean(),
+    tool: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi("Message");
+
+const name = (max: number) => z.string().trim().min(1).max(max);
+
+const SessionOpen = z.strictObject({
+  chat: name(200).optional().openapi({ description: "The API client's channel name (default: \"default\")" }),
+  repo_path: name(500).nullable().optional(),
+  task_name: name(200),
+});
+
+const MessageAppend = z.strictObject({
+  role: z
+    .enum([...ROLES, "model"])
+    .transform((role) => (role === "model" ? "assistant" : role))
+    .openapi({ description: "`model` is stored as `assistant`" }),
+  content: z.string().min(1).max(MAX_MESSAGE_CHARS),
+  ephemeral: z.boolean().optional().openapi({ description: "Tool output kept out of the LLM window and cleared by TTL" }),
+  tool: name(100).nullable().optional().openapi({ description: "The tool this output or message is about" }),
+  transaction_completed: z.boolean().optional().openapi({ description: "This message closes a transaction: ask \"Done?\"" }),
+});
+
+const IdParams = z.object({ id: z.string().max(100) });
+const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
+const tags = ["sessions"];
+const withObjects = (c: Context<AppEnv>): SessionDeps => ({ ...c.var.deps, sessionObjects: c.env.SESSIONS });
+
+export const sessionRoutes = createRouter();
+for (const path of ["/sessions", "/sessions/*", "/chats", "/chats/*"]) sessionRoutes.use(path, authenticate, requireScope);
+
+sessionRoutes
+  .openapi(
+    createRoute({
+      method: "post", path: "/sessions", tags, security: bearerSecurity,
+      summary: "Open a task in a chat (returns the existing one for the same chat, repo_path and task_name); it becomes active",
+      request: { body: jsonBody(SessionOpen) },
+      responses: { 201: jsonContent(SessionSchema, "Created"), 200: jsonContent(SessionSchema, "Already existed"), ...guarded },
+    }),
+    async (c) => {
+      const { session, created } = await openApiSession(c.var.deps, c.var.scope, c.req.valid("json"));
+      return created ? c.json(session, 201) : c.json(session, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/sessions", tags, security: bearerSecurity,
+      summary: "List sessions (of one chat, by id or API chat name), most recent first, with message counts",
+      request: { query: z.object({ chat: name(200).optional(), chat_id: z.string().max(100).optional(), ...pageQuery }) },
+      responses: { 200: jsonContent(z.object({ sessions: z.array(SessionSchema) }), "Sessions"), ...guarded },
+    }),
+    async (c) => {
+      const { chat, chat_id, limit, offset } = c.req.valid("query");
+      return c.json({ sessions: await listSessions(c.var.deps, c.var.scope, { chat, chatId: chat_id, limit, offset }) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/sessions/search", tags, security: bearerSecurity,
+      summary: "Full-text search over non-ephemeral messages (Russian and English, stemmed), best first",
+      request: {
+        query: z.object({
+          q: z.string().trim().min(1, "q must not be empty").max(500),
+          session_id: z.string().max(100).optional(),
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+        }),
+      },
+      responses: {
+        200: jsonContent(z.object({ results: z.array(MessageSchema.extend({ score: z.number() })) }), "Best first"),
+        ...guarded,
+      },
+    }),
+    async (c) => {
+      const { q, session_id, limit } = c.req.valid("query");
+      const hits = await searchMessages(c.var.deps, c.var.scope, { q, sessionId: session_id, limit });
+      return c.json({ results: hits.map(({ message, score }) => ({ ...message, score })) }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/sessions/{id}", tags, security: bearerSecurity,
+      summary: "A session with its counters (TTL, extraction, completion)",
+      request: { params: IdParams },
+      responses: { 200: jsonContent(SessionSchema.extend({ state: SessionStateSchema }), "The session"), ...guarded },
+    }),
+    async (c) => c.json(await getSessionWithState(withObjects(c), c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/sessions/{id}/activate", tags, security: bearerSecurity,
+      summary: "Make the session its chat's active one",
+      request: { params: IdParams },
+      responses: { 200: jsonContent(SessionSchema, "The session, now active"), ...guarded },
+    }),
+    async (c) => c.json(await activateSession(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/sessions/{id}", tags, security: bearerSecurity,
+      summary: "Erase a session, its messages and its stored state",
+      request: { params: IdParams },
+      responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
+    }),
+    async (c) => c.json({ deleted: await deleteSession(withObjects(c), c.var.scope, c.req.valid("param").id) }, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/sessions/{id}/messages", tags, security: bearerSecurity,
+      summary: "Append a message; trims to history_cap and clears ephemeral output whose TTL ran out",
+      request: { params: IdParams, body: jsonBody(MessageAppend) },
+      responses: {
+        201: jsonContent(
+          z.object({
+            message: MessageSchema,
+            sequence: z.number(),
+            cleared: z.number(),
+            trimmed: z.number(),
+            transaction_completed: z.boolean(),
+            state: SessionStateSchema,
+          }),
+          "Appended",
+        ),
+        ...guarded,
+      },
+    }),
+    async (c) => c.json(await appendMessage(withObjects(c), c.var.scope, c.req.valid("param").id, c.req.valid("json")), 201),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/sessions/{id}/messages", tags, security: bearerSecurity,
+      summary: "llm: the last llm_window non-ephemeral messages, oldest first. ui: everything, paginated with `after`",
+      request: {
+        params: IdParams,
+        query: z.object({
+          channel: z.enum(["llm", "ui"]).default("llm"),
+          after: z.coerce.number().int().min(0).optional(),
+          limit: z.coerce.number().int().min(1).max(200).optional(),
+        }),
+      },
+      responses: {
+        200: jsonContent(
+          z.object({
+            channel: z.enum(["llm", "ui"]),
+            messages: z.array(MessageSchema),
+            total: z.number().optional(),
+            next_after: z.number().nullable().optional(),
+          }),
+          "Oldest first",
+        ),
+        ...guarded,
+      },
+    }),
+    async (c) => {
+      const id = c.req.valid("param").id;
+      const { channel, after, limit } = c.req.valid("query");
+      if (channel === "llm") {
+        if (after !== undefined || limit !== undefined) throw invalid("after and limit go with channel=ui; the LLM window is the mind's llm_window");
+        return c.json({ channel, messages: await llmWindow(c.var.deps, c.var.scope, id) }, 200);
+      }
+      const page = await uiHistory(c.var.deps, c.var.scope, id, { after: after ?? 0, limit: limit ?? 50 });
+      return c.json({ channel, ...page }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/sessions/{id}/complete", tags, security: bearerSecurity,
+      summary: "Answer \"Done?\": confirmed deletes the session's ephemeral messages and clears its state; false keeps them",
+      request: { params: IdParams, body: jsonBody(z.strictObject({ confirmed: z.boolean() })) },
+      responses: {
+        200: jsonContent(z.object({ confirmed: z.boolean(), cleared: z.number(), state: SessionStateSchema }), "Answered"),
+        ...guarded,
+      },
+    }),
+    async (c) =>
+      c.json(await completeSession(withObjects(c), c.var.scope, c.req.valid("param").id, c.req.valid("json").confirmed), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/chats", tags, security: bearerSecurity, summary: "The mind's chats with their session counts",
+      request: { query: z.object(pageQuery) },
+      responses: {
+        200: jsonContent(
+          z.object({
+            chats: z.array(
+              z.object({
+                id: z.string(),
+                kind: z.enum(CHAT_KINDS),
+                external_id: z.string(),
+                active_session_id: z.string().nullable(),
+                session_count: z.number(),
+                created_at: z.string(),
+              }),
+            ),
+          }),
+          "Chats, oldest first",
+        ),
+        ...guarded,
+      },
+    }),
+    async (c) => c.json({ chats: await listChats(c.var.deps, c.var.scope, c.req.valid("query")) }, 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/chats/{id}", tags, security: bearerSecurity,
+      summary: "Erase a chat with all its sessions, their messages and their stored state",
+      request: { params: IdParams },
+      responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
+    }),
+    async (c) => c.json({ deleted: await deleteChat(withObjects(c), c.var.scope, c.req.valid("param").id) }, 200),
+  );

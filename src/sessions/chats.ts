@@ -1,0 +1,93 @@
+import { and, count, eq, inArray } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { chats, messages, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+import { toChat, type Chat, type ChatKind, type MindScope } from "./model";
+import { forgetSessionObjects, type SessionDeps } from "./objects";
+
+/** The mind's chat of this kind and external id, created when it does not exist yet. */
+export async function ensureChat(
+  { db, clock }: Deps,
+  mindId: string,
+  kind: ChatKind,
+  externalId: string,
+): Promise<{ chat: Chat; created: boolean }> {
+  const id = newId("chat");
+  const inserted = await db
+    .insert(chats)
+    .values({ id, mindId, kind, externalId, createdAt: isoNow(clock) })
+    .onConflictDoNothing({ target: [chats.mindId, chats.kind, chats.externalId] })
+    .returning();
+  if (inserted[0]) return { chat: toChat(inserted[0]), created: true };
+  const chat = await findChat({ db, clock }, mindId, kind, externalId);
+  if (!chat) throw notFound("chat");
+  return { chat, created: false };
+}
+
+/** The mind's chat of this kind and external id, or null. */
+export async function findChat({ db }: Deps, mindId: string, kind: ChatKind, externalId: string): Promise<Chat | null> {
+  const row = await db
+    .select()
+    .from(chats)
+    .where(and(eq(chats.mindId, mindId), eq(chats.kind, kind), eq(chats.externalId, externalId)))
+    .get();
+  return row ? toChat(row) : null;
+}
+
+/** A chat of the scope's mind; another mind's chat is answered like a missing one. */
+export async function getChat({ db }: Deps, scope: MindScope, chatId: string): Promise<Chat> {
+  const row = await db
+    .select()
+    .from(chats)
+    .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId)))
+    .get();
+  if (!row) throw notFound("chat");
+  return toChat(row);
+}
+
+export interface ChatSummary extends Chat {
+  session_count: number;
+}
+
+/** The mind's chats, newest first, with how many sessions each holds. */
+export async function listChats({ db }: Deps, scope: MindScope, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
+  const rows = await db
+    .select({ chat: chats, sessionCount: count(sessions.id) })
+    .from(chats)
+    .leftJoin(sessions, and(eq(sessions.chatId, chats.id), eq(sessions.mindId, scope.mindId)))
+    .where(eq(chats.mindId, scope.mindId))
+    .groupBy(chats.id)
+    .orderBy(chats.createdAt, chats.id)
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows.map(({ chat, sessionCount }) => ({ ...toChat(chat), session_count: sessionCount }));
+}
+
+/**
+ * Erases a chat with all its sessions and their messages (one batch: the foreign keys
+ * cascade, the search index follows by trigger), then the sessions' object state.
+ */
+export async function deleteChat(deps: SessionDeps, scope: MindScope, chatId: string): Promise<Record<string, number>> {
+  const { db } = deps;
+  await getChat(deps, scope, chatId);
+  const chatSessions = db
+    .select({ id: sessions.id })
+    .from(sessions)
+    .where(and(eq(sessions.chatId, chatId), eq(sessions.mindId, scope.mindId)));
+  const [sessionRows, messageCount, deleted] = await db.batch([
+    chatSessions,
+    db
+      .select({ n: count() })
+      .from(messages)
+      .where(and(eq(messages.mindId, scope.mindId), inArray(messages.sessionId, chatSessions))),
+    db
+      .delete(chats)
+      .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId)))
+      .returning({ id: chats.id }),
+  ]);
+  if (deleted.length === 0) throw notFound("chat");
+  await forgetSessionObjects(deps.sessionObjects, sessionRows.map((s) => s.id));
+  return { chats: 1, sessions: sessionRows.length, messages: messageCount[0]?.n ?? 0 };
+}

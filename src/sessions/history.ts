@@ -1,0 +1,86 @@
+import { and, eq, lte, sql } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { messages, minds, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { toIndexText } from "../memory/normalize";
+import { resolveSettings, type MindSettings } from "../minds/settings";
+import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
+
+// The write side of a session's history. Only the session object calls these, one at a time.
+
+/** The mind's settings as they are now, or null when the session is gone (or not the mind's). */
+export async function readAppendSettings({ db }: Deps, target: SessionTarget): Promise<MindSettings | null> {
+  const row = await db
+    .select({ settings: minds.settings })
+    .from(sessions)
+    .innerJoin(minds, eq(minds.id, sessions.mindId))
+    .where(and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId)))
+    .get();
+  return row ? resolveSettings(row.settings) : null;
+}
+
+const ephemeralOf = (target: SessionTarget) =>
+  and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), eq(messages.ephemeral, true));
+
+export interface AppendWrite {
+  message: Message | null;
+  cleared: number;
+  trimmed: number;
+}
+
+/**
+ * One D1 batch: clear the ephemeral messages (when asked), insert the message, trim the
+ * history to `historyCap`, touch the session. The insert reads the session row, so a
+ * session deleted meanwhile gets no message (null) instead of an orphan or an error.
+ */
+export async function writeAppend(
+  { db, clock }: Deps,
+  target: SessionTarget,
+  input: NewMessage,
+  options: { clearEphemeral: boolean; historyCap: number },
+): Promise<AppendWrite> {
+  const now = isoNow(clock);
+  const ephemeral = input.ephemeral ?? false;
+  const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
+  const insert = db
+    .insert(messages)
+    .select(
+      db
+        .select({
+          id: sql<number>`null`.as("id"),
+          mindId: sessions.mindId,
+          sessionId: sessions.id,
+          role: sql<string>`${input.role}`.as("role"),
+          content: sql<string>`${input.content}`.as("content"),
+          ephemeral: sql<number>`${ephemeral ? 1 : 0}`.as("ephemeral"),
+          tool: sql<string | null>`${input.tool ?? null}`.as("tool"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+          // Ephemeral output is never searched: it is meant to disappear.
+          searchContent: sql<string>`${ephemeral ? "" : toIndexText(input.content)}`.as("search_content"),
+        })
+        .from(sessions)
+        .where(ofSession),
+    )
+    .returning();
+  const oldestKept = sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${target.sessionId}
+    order by ${messages.id} desc limit 1 offset ${options.historyCap})`;
+  const trim = db
+    .delete(messages)
+    .where(and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), lte(messages.id, oldestKept)))
+    .returning({ id: messages.id });
+  const touch = db.update(sessions).set({ lastMessageAt: now }).where(ofSession);
+
+  if (options.clearEphemeral) {
+    const clear = db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+    const [cleared, inserted, trimmed] = await db.batch([clear, insert, trim, touch]);
+    return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
+  }
+  const [inserted, trimmed] = await db.batch([insert, trim, touch]);
+  return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: 0, trimmed: trimmed.length };
+}
+
+/** Deletes the session's ephemeral messages; returns how many went. */
+export async function clearEphemeral({ db }: Deps, target: SessionTarget): Promise<number> {
+  const rows = await db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+  return rows.length;
+}

@@ -1,0 +1,113 @@
+import { DurableObject } from "cloudflare:workers";
+import { systemClock } from "../clock";
+import type { Env } from "../config";
+import { createDb } from "../db/client";
+import type { Deps } from "../deps";
+import { afterExtractionAlarm, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
+import { onExtractionDue } from "./extraction-due";
+import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
+import type { NewMessage, SessionTarget } from "./model";
+import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
+
+const COUNTERS_KEY = "counters";
+const TARGET_KEY = "target";
+
+const gone = { ok: false, code: "not_found", message: "session not found" } as const;
+
+/**
+ * One per session (named by its id): the single writer of the session's history and the
+ * keeper of its counters. Methods that await D1 run one at a time through `serially`,
+ * because every D1 await lets the next call in.
+ */
+export class SessionObject extends DurableObject<Env> {
+  private readonly deps: Deps;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.deps = { db: createDb(env.DB), clock: systemClock };
+  }
+
+  /** Inserts a message, trims, clears ephemeral output when due, and updates the counters. */
+  async append(target: SessionTarget, input: NewMessage): Promise<ObjectResult<AppendResult>> {
+    return this.serially(async () => {
+      if (!this.owns(target)) return gone;
+      const settings = await readAppendSettings(this.deps, target);
+      if (!settings) return gone;
+      const plan = planAppend(
+        this.counters(),
+        { ephemeral: input.ephemeral ?? false, tool: input.tool ?? null, transactionCompleted: input.transaction_completed ?? false },
+        settings,
+      );
+      const written = await writeAppend(this.deps, target, input, {
+        clearEphemeral: plan.clearEphemeral,
+        historyCap: settings.history_cap,
+      });
+      if (!written.message) return gone;
+      this.ctx.storage.kv.put(TARGET_KEY, target);
+      this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
+      if (plan.scheduleExtraction) await this.ctx.storage.setAlarm(Date.now());
+      return {
+        ok: true,
+        message: written.message,
+        sequence: plan.next.appended,
+        cleared: written.cleared,
+        trimmed: written.trimmed,
+        transaction_completed: input.transaction_completed ?? false,
+        state: toSessionState(plan.next),
+      };
+    });
+  }
+
+  /** The answer to "Done?": yes deletes the ephemeral messages and clears the state. */
+  async complete(target: SessionTarget, confirmed: boolean): Promise<ObjectResult<{ cleared: number; state: SessionState }>> {
+    return this.serially(async () => {
+      if (!this.owns(target)) return gone;
+      const plan = planCompletion(this.counters(), confirmed);
+      const cleared = plan.clearEphemeral ? await clearEphemeral(this.deps, target) : 0;
+      if (this.ctx.storage.kv.get(COUNTERS_KEY) !== undefined) this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
+      return { ok: true, cleared, state: toSessionState(plan.next) };
+    });
+  }
+
+  /** The counters as they stand (initial ones for a session with no message yet). */
+  state(): SessionState {
+    return toSessionState(this.counters());
+  }
+
+  /** Drops all stored state and any alarm; called once the session's rows are deleted. */
+  async forget(): Promise<void> {
+    await this.serially(async () => {
+      await this.ctx.storage.deleteAlarm();
+      await this.ctx.storage.deleteAll();
+    });
+  }
+
+  /** Extraction is due: hand over to extraction, and remember it is due if nothing moved. */
+  override async alarm(): Promise<void> {
+    await this.serially(async () => {
+      const target = this.ctx.storage.kv.get<SessionTarget>(TARGET_KEY);
+      if (!target) return;
+      const outcome = await onExtractionDue(this.deps, target);
+      const next = afterExtractionAlarm(this.counters(), outcome.extracted, this.deps.clock.now().toISOString());
+      this.ctx.storage.kv.put(COUNTERS_KEY, next);
+    });
+  }
+
+  private counters(): SessionCounters {
+    return { ...INITIAL_COUNTERS, ...this.ctx.storage.kv.get<SessionCounters>(COUNTERS_KEY) };
+  }
+
+  /** An object serves one session of one mind; a caller naming another is answered "not found". */
+  private owns(target: SessionTarget): boolean {
+    const stored = this.ctx.storage.kv.get<SessionTarget>(TARGET_KEY);
+    return stored === undefined || (stored.mindId === target.mindId && stored.sessionId === target.sessionId);
+  }
+
+  /** Runs calls one after another, in arrival order, whatever they await. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

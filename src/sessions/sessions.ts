@@ -1,0 +1,166 @@
+import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { chats, messages, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+import { ensureChat } from "./chats";
+import { DEFAULT_CHAT, shownRepoPath, storedRepoPath, type Session, type MindScope } from "./model";
+import { forgetSessionObjects, sessionObject, type SessionDeps, type SessionState } from "./objects";
+
+export interface SessionInput {
+  repo_path?: string | null;
+  task_name: string;
+}
+
+// One query shape for every read of sessions: the chat it lives in and its message count.
+const messageCount = sql<number>`(select count(*) from ${messages} where ${messages.sessionId} = ${sessions.id})`;
+
+async function selectSessions(
+  { db }: Deps,
+  where: SQL | undefined,
+  page: { limit: number; offset: number } = { limit: 1, offset: 0 },
+): Promise<Session[]> {
+  const rows = await db
+    .select({ session: sessions, chat: chats, messageCount })
+    .from(sessions)
+    .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId)))
+    .where(where)
+    .orderBy(desc(sql`coalesce(${sessions.lastMessageAt}, ${sessions.createdAt})`), desc(sessions.id))
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows.map(({ session, chat, messageCount }) => ({
+    id: session.id,
+    chat: { id: chat.id, kind: chat.kind, external_id: chat.externalId },
+    repo_path: shownRepoPath(session.repoPath),
+    task_name: session.taskName,
+    conversation_id: session.conversationId,
+    active: chat.activeSessionId === session.id,
+    message_count: messageCount,
+    extracted_through_message_id: session.extractedThroughMessageId,
+    created_at: session.createdAt,
+    last_message_at: session.lastMessageAt,
+  }));
+}
+
+/** A session of the scope's mind; another mind's session is answered like a missing one. */
+export async function getSession(deps: Deps, scope: MindScope, sessionId: string): Promise<Session> {
+  const [session] = await selectSessions(deps, and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)));
+  if (!session) throw notFound("session");
+  return session;
+}
+
+/** A session of the scope's mind with its object's counters. */
+export async function getSessionWithState(
+  deps: SessionDeps,
+  scope: MindScope,
+  sessionId: string,
+): Promise<Session & { state: SessionState }> {
+  const session = await getSession(deps, scope, sessionId);
+  return { ...session, state: await sessionObject(deps.sessionObjects, sessionId).state() };
+}
+
+export interface SessionListFilter {
+  chatId?: string;
+  /** An API client's chat name. */
+  chat?: string;
+  limit: number;
+  offset: number;
+}
+
+/** The mind's sessions (of one chat when asked), most recently used first, with message counts. */
+export async function listSessions(deps: Deps, scope: MindScope, filter: SessionListFilter): Promise<Session[]> {
+  return selectSessions(
+    deps,
+    and(
+      eq(sessions.mindId, scope.mindId),
+      filter.chatId !== undefined ? eq(sessions.chatId, filter.chatId) : undefined,
+      filter.chat !== undefined ? and(eq(chats.kind, "api"), eq(chats.externalId, filter.chat)) : undefined,
+    ),
+    filter,
+  );
+}
+
+/**
+ * Opens the task (chat, repo_path, task_name) in a chat: creates it, or finds the one that
+ * exists, and makes it the chat's active session. Creating and activating are one batch.
+ */
+export async function openSession(
+  deps: Deps,
+  scope: MindScope,
+  chatId: string,
+  input: SessionInput,
+): Promise<{ session: Session; created: boolean }> {
+  const { db, clock } = deps;
+  const id = newId("ses");
+  const repoPath = storedRepoPath(input.repo_path);
+  const sameTask = and(
+    eq(sessions.chatId, chatId),
+    eq(sessions.mindId, scope.mindId),
+    eq(sessions.repoPath, repoPath),
+    eq(sessions.taskName, input.task_name),
+  );
+  const [inserted] = await db.batch([
+    db
+      .insert(sessions)
+      .values({
+        id,
+        mindId: scope.mindId,
+        chatId,
+        repoPath,
+        taskName: input.task_name,
+        conversationId: crypto.randomUUID(),
+        extractedThroughMessageId: 0,
+        createdAt: isoNow(clock),
+      })
+      .onConflictDoNothing({ target: [sessions.chatId, sessions.repoPath, sessions.taskName] })
+      .returning({ id: sessions.id }),
+    db
+      .update(chats)
+      .set({ activeSessionId: sql`(select ${sessions.id} from ${sessions} where ${sameTask})` })
+      .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId))),
+  ]);
+  const [session] = await selectSessions(deps, sameTask);
+  if (!session) throw notFound("chat");
+  return { session, created: inserted.length > 0 };
+}
+
+/** `POST /sessions`: the task in an API client's chat (named, or the default one). */
+export async function openApiSession(
+  deps: Deps,
+  scope: MindScope,
+  input: SessionInput & { chat?: string },
+): Promise<{ session: Session; created: boolean }> {
+  const { chat } = await ensureChat(deps, scope.mindId, "api", input.chat ?? DEFAULT_CHAT);
+  return openSession(deps, scope, chat.id, input);
+}
+
+/** Makes the session its chat's active one. */
+export async function activateSession(deps: Deps, scope: MindScope, sessionId: string): Promise<Session> {
+  const session = await getSession(deps, scope, sessionId);
+  await deps.db
+    .update(chats)
+    .set({ activeSessionId: session.id })
+    .where(and(eq(chats.id, session.chat.id), eq(chats.mindId, scope.mindId)));
+  return { ...session, active: true };
+}
+
+/** Erases a session and its messages, then its object state; returns what went. */
+export async function deleteSession(deps: SessionDeps, scope: MindScope, sessionId: string): Promise<Record<string, number>> {
+  const { db } = deps;
+  await getSession(deps, scope, sessionId);
+  const [messageCount, deleted] = await db.batch([
+    db
+      .select({ n: count() })
+      .from(messages)
+      .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId))),
+    db
+      .delete(sessions)
+      .where(and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)))
+      .returning({ id: sessions.id }),
+  ]);
+  if (deleted.length === 0) throw notFound("session");
+  // After the rows: an append that slips in between finds no session and writes nothing.
+  await forgetSessionObjects(deps.sessionObjects, [sessionId]);
+  return { sessions: 1, messages: messageCount[0]?.n ?? 0 };
+}

@@ -1,0 +1,92 @@
+import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
+import { messages, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { toMatchExpression } from "../memory/normalize";
+import { getMindById } from "../minds/minds";
+import { toMessage, type Message, type MindScope } from "./model";
+import { getSession } from "./sessions";
+
+// The read side of a session's history: what the model sees and what a person sees.
+
+const { mindId: _mind, searchContent: _search, ...shownColumns } = getTableColumns(messages);
+
+const ofSession = (scope: MindScope, sessionId: string) =>
+  and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId));
+
+/** The LLM window: the last `llm_window` non-ephemeral messages, oldest first. */
+export async function llmWindow(deps: Deps, scope: MindScope, sessionId: string): Promise<Message[]> {
+  await getSession(deps, scope, sessionId);
+  const { settings } = await getMindById(deps, scope.mindId);
+  const rows = await deps.db
+    .select(shownColumns)
+    .from(messages)
+    .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, false)))
+    .orderBy(desc(messages.id))
+    .limit(settings.llm_window);
+  return rows.reverse().map(toMessage);
+}
+
+export interface UiPage {
+  messages: Message[];
+  total: number;
+  /** Pass as `after` for the next page; null on the last one. */
+  next_after: number | null;
+}
+
+/** The UI channel: the whole history, ephemeral included, oldest first, after a cursor. */
+export async function uiHistory(
+  deps: Deps,
+  scope: MindScope,
+  sessionId: string,
+  page: { after: number; limit: number },
+): Promise<UiPage> {
+  await getSession(deps, scope, sessionId);
+  const { db } = deps;
+  const [rows, total] = await db.batch([
+    db
+      .select(shownColumns)
+      .from(messages)
+      .where(and(ofSession(scope, sessionId), gt(messages.id, page.after)))
+      .orderBy(asc(messages.id))
+      .limit(page.limit + 1),
+    db.select({ n: count() }).from(messages).where(ofSession(scope, sessionId)),
+  ]);
+  const shown = rows.slice(0, page.limit).map(toMessage);
+  const more = rows.length > page.limit;
+  return { messages: shown, total: total[0]?.n ?? 0, next_after: more ? (shown.at(-1)?.id ?? null) : null };
+}
+
+export interface MessageHit {
+  message: Message;
+  score: number;
+}
+
+/**
+ * Full-text search over the mind's non-ephemeral messages (of one session when given),
+ * best first. A query with no word in it finds nothing.
+ */
+export async function searchMessages(
+  deps: Deps,
+  scope: MindScope,
+  options: { q: string; sessionId?: string; limit: number },
+): Promise<MessageHit[]> {
+  const match = toMatchExpression(options.q);
+  if (match === null) return [];
+  if (options.sessionId !== undefined) await getSession(deps, scope, options.sessionId);
+  const score = sql<number>`(-bm25(messages_fts))`;
+  const rows = await deps.db
+    .select({ ...shownColumns, score })
+    .from(messages)
+    .innerJoin(sql`messages_fts`, sql`messages_fts.rowid = ${messages.id}`)
+    .innerJoin(sessions, and(eq(sessions.id, messages.sessionId), eq(sessions.mindId, scope.mindId)))
+    .where(
+      and(
+        sql`messages_fts match ${match}`,
+        eq(messages.mindId, scope.mindId),
+        options.sessionId !== undefined ? eq(messages.sessionId, options.sessionId) : undefined,
+      ),
+    )
+    .orderBy(sql`${score} desc`, desc(messages.id))
+    .limit(options.limit);
+  return rows.map(({ score, ...row }) => ({ message: toMessage(row), score }));
+}

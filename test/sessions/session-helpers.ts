@@ -1,0 +1,66 @@
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { call, newTenant, unique } from "../helpers";
+
+export interface Auth {
+  token: string;
+  mind: string;
+}
+
+/** A human with one mind, as the auth options of `call`. */
+export async function newAuth(settings?: Record<string, number>): Promise<Auth & { accountId: string }> {
+  const t = await newTenant();
+  if (settings) await patchSettings({ token: t.token, mind: t.mind.id }, settings);
+  return { token: t.token, mind: t.mind.id, accountId: t.accountId };
+}
+
+export async function patchSettings(auth: Auth, settings: Record<string, number>): Promise<void> {
+  const res = await call("PATCH", `/minds/${auth.mind}`, { token: auth.token, body: { settings } });
+  if (res.status !== 200) throw new Error(`settings: ${res.status} ${res.text}`);
+}
+
+/** Opens (or finds) a task and returns the session, failing loudly otherwise. */
+export async function openSession(auth: Auth, body: Record<string, unknown> = {}): Promise<any> {
+  const res = await call("POST", "/sessions", { ...auth, body: { task_name: unique("task"), ...body } });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`open: ${res.status} ${res.text}`);
+  return res.json;
+}
+
+/** Appends one message and returns the append result. */
+export async function append(auth: Auth, sessionId: string, body: Record<string, unknown>): Promise<any> {
+  const res = await call("POST", `/sessions/${sessionId}/messages`, { ...auth, body: { role: "user", ...body } });
+  if (res.status !== 201) throw new Error(`append: ${res.status} ${res.text}`);
+  return res.json;
+}
+
+/** The contents of a channel, oldest first. */
+export async function channel(auth: Auth, sessionId: string, name: "llm" | "ui", query = ""): Promise<any> {
+  const res = await call("GET", `/sessions/${sessionId}/messages?channel=${name}${query}`, auth);
+  if (res.status !== 200) throw new Error(`channel: ${res.status} ${res.text}`);
+  return res.json;
+}
+
+export const contents = (page: { messages: { content: string }[] }) => page.messages.map((m) => m.content);
+
+/** Counts rows straight from D1, past every route. */
+export async function countRows(table: "messages" | "sessions" | "chats", column: string, value: string): Promise<number> {
+  const row = await env.DB.prepare(`select count(*) as n from ${table} where ${column} = ?`).bind(value).first<{ n: number }>();
+  return row?.n ?? 0;
+}
+
+/** Rowids the messages search index still holds for a stemmed term. */
+export async function indexedRowids(term: string): Promise<number[]> {
+  const { results } = await env.DB.prepare(`select rowid from messages_fts where messages_fts match ?`)
+    .bind(`"${term}"`)
+    .all<{ rowid: number }>();
+  return results.map((r) => r.rowid);
+}
+
+/** Everything a session object has stored (and its alarm), read inside the object. */
+export async function storedState(sessionId: string): Promise<{ kv: Record<string, unknown>; alarm: number | null }> {
+  const stub = env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
+  return runInDurableObject(stub, async (_instance, state) => ({
+    kv: Object.fromEntries(state.storage.kv.list()),
+    alarm: await state.storage.getAlarm(),
+  }));
+}
