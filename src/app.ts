@@ -2,11 +2,15 @@ import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { authRoutes } from "./api/auth";
+import { coldRoutes } from "./api/cold";
 import { errorBody, handleError } from "./api/errors";
+import { jobRoutes } from "./api/jobs";
 import { memoryRoutes } from "./api/memory";
 import { mindRoutes } from "./api/minds";
+import { noteRoutes } from "./api/notes";
 import { createRouter } from "./api/router";
 import { sessionRoutes } from "./api/sessions";
+import { usageRoutes } from "./api/usage";
 import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
@@ -45,6 +49,10 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", mindRoutes);
   app.route("/", memoryRoutes);
   app.route("/", sessionRoutes);
+  app.route("/", noteRoutes);
+  app.route("/", coldRoutes);
+  app.route("/", usageRoutes);
+  app.route("/", jobRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

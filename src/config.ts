@@ -11,6 +11,18 @@ export interface Env {
   JWT_AUDIENCE?: string;
   /** "production" turns on settings that only make sense behind HTTPS. */
   ENVIRONMENT?: string;
+  /** Which model provider extraction and consolidation use: workers-ai, openai-compatible or none. */
+  LLM_PROVIDER?: string;
+  /** The OpenAI-compatible endpoint, ending before /chat/completions (e.g. http://127.0.0.1:11434/v1). */
+  LLM_BASE_URL?: string;
+  LLM_API_KEY?: string;
+  LLM_MODEL?: string;
+  /**
+   * The Workers AI binding, read only when LLM_PROVIDER=workers-ai. It is not declared in
+   * wrangler.toml because local runs would then need a Cloudflare account; to use it add
+   * `[ai]\nbinding = "AI"` there.
+   */
+  AI?: Ai;
 }
 
 export interface AuthConfig {
@@ -38,4 +50,46 @@ export function readAuthConfig(env: Env): AuthConfig {
     audience: env.JWT_AUDIENCE ?? "edgemind-api",
     tokenTtlSeconds: 24 * 60 * 60,
   };
+}
+
+export const LLM_PROVIDERS = ["workers-ai", "openai-compatible", "none"] as const;
+
+export type LlmConfig =
+  | { provider: "none" }
+  | { provider: "workers-ai"; binding: Ai; model: string }
+  | { provider: "openai-compatible"; baseUrl: string; apiKey: string | undefined; model: string };
+
+export const DEFAULT_WORKERS_AI_MODEL = "@cf/meta/llama-3.3-70b-instruct-fp8-fast";
+
+/**
+ * The model settings. With LLM_PROVIDER unset, a configured LLM_BASE_URL means
+ * openai-compatible and nothing at all means none; anything inconsistent is a configuration error.
+ */
+export function readLlmConfig(env: Env): LlmConfig {
+  const provider = env.LLM_PROVIDER?.trim() || (env.LLM_BASE_URL ? "openai-compatible" : "none");
+  switch (provider) {
+    case "none":
+      return { provider };
+    case "workers-ai":
+      if (!env.AI) throw new Error('LLM_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
+      return { provider, binding: env.AI, model: env.LLM_MODEL?.trim() || DEFAULT_WORKERS_AI_MODEL };
+    case "openai-compatible": {
+      if (!isHttpUrl(env.LLM_BASE_URL)) {
+        throw new Error("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL");
+      }
+      if (!env.LLM_MODEL?.trim()) throw new Error("LLM_PROVIDER=openai-compatible needs LLM_MODEL");
+      return { provider, baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL.trim() };
+    }
+    default:
+      throw new Error(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
+  }
+}
+
+function isHttpUrl(value: string | undefined): value is string {
+  if (!value) return false;
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }

@@ -9,6 +9,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   budget_exceeded: 429,
   internal: 500,
+  model_failed: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

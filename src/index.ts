@@ -1,5 +1,6 @@
 import { createApp } from "./app";
 import type { Env } from "./config";
+import { runCron } from "./cron/schedule";
 
 export { SessionObject } from "./sessions/session-object";
 
@@ -7,4 +8,10 @@ const app = createApp();
 
 export default {
   fetch: app.fetch,
+  async scheduled(controller, env) {
+    const runs = await runCron(controller.cron, env);
+    const failed = runs.filter((run) => run.error !== null);
+    // A failed job is recorded in job_runs; failing the invocation also shows it in Cron Trigger logs.
+    if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
+  },
 } satisfies ExportedHandler<Env>;

@@ -1,4 +1,4 @@
-import { integer, real, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
+import { integer, primaryKey, real, sqliteTable, text, unique } from "drizzle-orm/sqlite-core";
 
 // Mirrors migrations/*.sql, which are the source of truth; FTS tables and triggers live only there.
 
@@ -113,3 +113,101 @@ export type MemoryRow = typeof memories.$inferSelect;
 export type ChatRow = typeof chats.$inferSelect;
 export type SessionRow = typeof sessions.$inferSelect;
 export type MessageRow = typeof messages.$inferSelect;
+
+export const notes = sqliteTable("notes", {
+  id: text("id").primaryKey(),
+  mindId: text("mind_id").notNull(),
+  agent: text("agent").notNull(),
+  sessionId: text("session_id"),
+  text: text("text").notNull(),
+  categoryHint: text("category_hint"),
+  source: text("source").notNull(),
+  confidence: real("confidence").notNull(),
+  consolidationId: text("consolidation_id"),
+  createdAt: text("created_at").notNull(),
+  searchText: text("search_text").notNull(),
+  textKey: text("text_key").notNull(),
+});
+
+export const noteExtractions = sqliteTable(
+  "note_extractions",
+  {
+    mindId: text("mind_id").notNull(),
+    sessionId: text("session_id").notNull(),
+    afterMessageId: text("after_message_id").notNull(),
+    throughMessageId: text("through_message_id").notNull(),
+    agent: text("agent").notNull(),
+    noteCount: integer("note_count").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mindId, t.sessionId, t.afterMessageId] })],
+);
+
+export const coldMemory = sqliteTable(
+  "cold_memory",
+  {
+    mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
+    text: text("text").notNull(),
+    version: integer("version").notNull(),
+    writeId: text("write_id").notNull(),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mindId, t.agent] })],
+);
+
+export const coldVersions = sqliteTable(
+  "cold_versions",
+  {
+    mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
+    version: integer("version").notNull(),
+    text: text("text").notNull(),
+    author: text("author").notNull(),
+    consolidationId: text("consolidation_id"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mindId, t.agent, t.version] })],
+);
+
+export const consolidations = sqliteTable("consolidations", {
+  id: text("id").primaryKey(),
+  mindId: text("mind_id").notNull(),
+  agent: text("agent").notNull(),
+  status: text("status").notNull(),
+  mode: text("mode").notNull(),
+  noteCount: integer("note_count").notNull(),
+  attempts: integer("attempts").notNull(),
+  fromVersion: integer("from_version"),
+  toVersion: integer("to_version"),
+  error: text("error"),
+  startedAt: text("started_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+export const llmUsage = sqliteTable(
+  "llm_usage",
+  {
+    mindId: text("mind_id").notNull(),
+    day: text("day").notNull(),
+    purpose: text("purpose").notNull(),
+    calls: integer("calls").notNull(),
+    failures: integer("failures").notNull(),
+    inputTokens: integer("input_tokens").notNull(),
+    outputTokens: integer("output_tokens").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mindId, t.day, t.purpose] })],
+);
+
+export const jobRuns = sqliteTable("job_runs", {
+  id: text("id").primaryKey(),
+  job: text("job").notNull(),
+  cron: text("cron"),
+  startedAt: text("started_at").notNull(),
+  finishedAt: text("finished_at"),
+  counts: text("counts", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+  error: text("error"),
+});
+
+export type NoteRow = typeof notes.$inferSelect;
+export type ConsolidationRow = typeof consolidations.$inferSelect;

@@ -1,6 +1,22 @@
 import { and, count, desc, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { accounts, chats, memories, memoryHistory, messages, mindKeys, minds, sessions, type MindRow } from "../db/schema";
+import {
+  accounts,
+  chats,
+  coldMemory,
+  coldVersions,
+  consolidations,
+  llmUsage,
+  memories,
+  memoryHistory,
+  messages,
+  mindKeys,
+  minds,
+  noteExtractions,
+  notes,
+  sessions,
+  type MindRow,
+} from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -136,6 +152,12 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     mindSessions,
     // Through the sessions: messages are indexed by session, not by mind.
     db.select({ n: count() }).from(messages).where(inArray(messages.sessionId, mindSessions)),
+    db.select({ n: count() }).from(notes).where(eq(notes.mindId, mindId)),
+    db.select({ n: count() }).from(coldMemory).where(eq(coldMemory.mindId, mindId)),
+    db.select({ n: count() }).from(coldVersions).where(eq(coldVersions.mindId, mindId)),
+    db.select({ n: count() }).from(consolidations).where(eq(consolidations.mindId, mindId)),
+    db.select({ n: count() }).from(noteExtractions).where(eq(noteExtractions.mindId, mindId)),
+    db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
   const sessionIds = counted[4].map((s) => s.id);
@@ -148,5 +170,11 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     chats: counted[3][0]?.n ?? 0,
     sessions: sessionIds.length,
     messages: counted[5][0]?.n ?? 0,
+    notes: counted[6][0]?.n ?? 0,
+    cold_memory: counted[7][0]?.n ?? 0,
+    cold_versions: counted[8][0]?.n ?? 0,
+    consolidations: counted[9][0]?.n ?? 0,
+    note_extractions: counted[10][0]?.n ?? 0,
+    llm_usage: counted[11][0]?.n ?? 0,
   };
 }

@@ -1,0 +1,42 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { createMiddleware } from "hono/factory";
+import type { AppEnv } from "../app-env";
+import { bearerToken } from "../auth/middleware";
+import { secretsEqual } from "../auth/secrets";
+import { readAuthConfig } from "../config";
+import { JOB_NAMES, listJobRuns } from "../cron/job-runs";
+import { unauthorized } from "../errors";
+import { bearerSecurity, createRouter } from "./router";
+import { errorResponses, jsonContent, pageQuery } from "./schemas";
+
+/** Job runs are the operator's view of the whole service, not of one tenant: ADMIN_TOKEN only. */
+const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const presented = bearerToken(c.req.header("Authorization"));
+  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) throw unauthorized("admin token required");
+  await next();
+});
+
+const JobRunSchema = z
+  .object({
+    id: z.string(),
+    job: z.string(),
+    cron: z.string().nullable(),
+    started_at: z.string(),
+    finished_at: z.string().nullable().openapi({ description: "null while the job runs (or if it was stopped)" }),
+    counts: z.record(z.string(), z.unknown()),
+    error: z.string().nullable(),
+  })
+  .openapi("JobRun");
+
+export const jobRoutes = createRouter();
+jobRoutes.use("/jobs", requireAdmin);
+
+jobRoutes.openapi(
+  createRoute({
+    method: "get", path: "/jobs", tags: ["jobs"], security: bearerSecurity,
+    summary: "Recent background job runs with their counts (ADMIN_TOKEN)",
+    request: { query: z.object({ job: z.enum(JOB_NAMES).optional(), limit: pageQuery.limit }) },
+    responses: { 200: jsonContent(z.object({ runs: z.array(JobRunSchema) }), "Newest first"), 400: errorResponses[400], 401: errorResponses[401] },
+  }),
+  async (c) => c.json({ runs: await listJobRuns(c.var.deps, c.req.valid("query")) }, 200),
+);

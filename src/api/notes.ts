@@ -1,0 +1,94 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
+import type { Scope } from "../auth/principal";
+import { forbidden, invalid } from "../errors";
+import { CATEGORY_HINTS } from "../notes/document";
+import { addNote, listNotes, searchNotes } from "../notes/notes";
+import { bearerSecurity, createRouter } from "./router";
+import { AgentQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+
+export const NoteSchema = z
+  .object({
+    id: z.string().openapi({ example: "note_01jq…" }),
+    mind_id: z.string(),
+    agent: z.string(),
+    session_id: z.string().nullable(),
+    text: z.string(),
+    category_hint: z.string().nullable(),
+    source: z.enum(["user", "agent"]),
+    confidence: z.number(),
+    consolidation_id: z.string().nullable().openapi({ description: "Set while a consolidation is folding the note" }),
+    created_at: z.string(),
+  })
+  .openapi("Note");
+
+const NoteCreate = z.strictObject({
+  text: z.string().trim().min(1).max(2000).openapi({ description: "One self-contained fact" }),
+  session_id: z.string().trim().min(1).max(100).optional(),
+  category_hint: z.enum(CATEGORY_HINTS).optional().openapi({ description: "A cold memory section or a memory category" }),
+  agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
+});
+
+const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
+const tags = ["notes"];
+
+/** The namespace a note is written to: the body's `agent`, when the key and the query allow it. */
+function writeScope(scope: Scope, agent: string | undefined): Scope {
+  if (agent === undefined || agent === scope.agent) return scope;
+  if (scope.principal.kind === "agent" && scope.principal.agent !== null) {
+    throw forbidden(`this key is limited to the agent namespace "${scope.principal.agent}"`);
+  }
+  if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
+  return { ...scope, agent };
+}
+
+export const noteRoutes = createRouter();
+noteRoutes.use("/notes", authenticate, requireScope);
+noteRoutes.use("/notes/*", authenticate, requireScope);
+
+noteRoutes
+  .openapi(
+    createRoute({
+      method: "post", path: "/notes", tags, security: bearerSecurity,
+      summary: "Save a note: one fact, appended, folded into cold memory by the hourly consolidation",
+      request: { query: z.object({ agent: AgentQuery }), body: jsonBody(NoteCreate) },
+      responses: { 201: jsonContent(NoteSchema, "The note"), ...guarded },
+    }),
+    async (c) => {
+      const { agent, ...input } = c.req.valid("json");
+      return c.json(await addNote(c.var.deps, writeScope(c.var.scope, agent), input), 201);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/notes", tags, security: bearerSecurity,
+      summary: "Notes waiting for consolidation, oldest first",
+      request: { query: z.object({ agent: AgentQuery, ...pageQuery }) },
+      responses: {
+        200: jsonContent(z.object({ notes: z.array(NoteSchema), total: z.number(), limit: z.number(), offset: z.number() }), "A page"),
+        ...guarded,
+      },
+    }),
+    async (c) => {
+      const { limit, offset } = c.req.valid("query");
+      return c.json({ ...(await listNotes(c.var.deps, c.var.scope, { limit, offset })), limit, offset }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/notes/search", tags, security: bearerSecurity,
+      summary: "Full-text search over waiting notes (Russian and English, stemmed)",
+      request: {
+        query: z.object({
+          q: z.string().trim().min(1, "q must not be empty").max(500),
+          limit: z.coerce.number().int().min(1).max(100).default(20),
+          agent: AgentQuery,
+        }),
+      },
+      responses: { 200: jsonContent(z.object({ results: z.array(NoteSchema.extend({ score: z.number() })) }), "Best first"), ...guarded },
+    }),
+    async (c) => {
+      const hits = await searchNotes(c.var.deps, c.var.scope, c.req.valid("query"));
+      return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
+    },
+  );

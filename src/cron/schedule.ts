@@ -1,0 +1,33 @@
+import { systemClock, type Clock } from "../clock";
+import { readLlmConfig, type Env } from "../config";
+import { createDb } from "../db/client";
+import type { Deps } from "../deps";
+import { createLanguageModel } from "../llm/providers";
+import { runConsolidationJob } from "./consolidation";
+import { runJob, type JobName, type JobRun } from "./job-runs";
+import { runRetentionJob } from "./retention";
+
+/**
+ * Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml.
+ * The daily collection of notes per active session joins the daily expression with sessions.
+ */
+export const CRON_JOBS: Record<string, JobName[]> = {
+  "0 * * * *": ["consolidation"],
+  "30 3 * * *": ["retention"],
+};
+
+const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number | string>) => Promise<void>> = {
+  // The model is built inside the job, so a bad model setting fails (and records) this job only.
+  consolidation: (deps, env, counts) => runConsolidationJob({ ...deps, llm: createLanguageModel(readLlmConfig(env)) }, counts),
+  retention: (deps, _env, counts) => runRetentionJob(deps, counts),
+};
+
+/** Runs the jobs of a cron expression, each recorded in job_runs. An unknown expression is an error. */
+export async function runCron(cron: string, env: Env, clock: Clock = systemClock): Promise<JobRun[]> {
+  const jobs = CRON_JOBS[cron];
+  if (!jobs) throw new Error(`no job is scheduled for cron "${cron}"`);
+  const deps: Deps = { db: createDb(env.DB), clock };
+  const runs: JobRun[] = [];
+  for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts) => JOBS[job](deps, env, counts)));
+  return runs;
+}

@@ -1,0 +1,88 @@
+import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
+import { llmUsage } from "../db/schema";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+
+export const PURPOSES = ["extraction", "consolidation", "chat"] as const;
+export type Purpose = (typeof PURPOSES)[number];
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface UsageRow extends TokenUsage {
+  day: string;
+  purpose: string;
+  calls: number;
+  failures: number;
+}
+
+/** The ledger's day: the UTC date, so a budget resets at the same instant everywhere. */
+export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
+
+/** Tokens, in and out, the mind's model calls have used today. */
+export async function tokensUsedToday({ db, clock }: Deps, mindId: string): Promise<number> {
+  const row = await db
+    .select({ used: sql<number>`coalesce(sum(${llmUsage.inputTokens} + ${llmUsage.outputTokens}), 0)` })
+    .from(llmUsage)
+    .where(and(eq(llmUsage.mindId, mindId), eq(llmUsage.day, utcDay(clock.now()))))
+    .get();
+  return row?.used ?? 0;
+}
+
+/** Throws budget_exceeded when the mind has used its daily tokens; null means no limit. */
+export async function assertWithinBudget(deps: Deps, mindId: string, budget: number | null): Promise<void> {
+  if (budget === null) return;
+  const used = await tokensUsedToday(deps, mindId);
+  if (used >= budget) {
+    throw new AppError("budget_exceeded", `the mind has used ${used} of its ${budget} daily tokens; work waits for tomorrow`);
+  }
+}
+
+/** Adds one model call to the ledger. A failed call still costs what the provider reported. */
+export async function recordUsage(
+  { db, clock }: Deps,
+  mindId: string,
+  purpose: Purpose,
+  usage: TokenUsage,
+  failed: boolean,
+): Promise<void> {
+  const failures = failed ? 1 : 0;
+  await db
+    .insert(llmUsage)
+    .values({
+      mindId,
+      day: utcDay(clock.now()),
+      purpose,
+      calls: 1,
+      failures,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+    })
+    .onConflictDoUpdate({
+      target: [llmUsage.mindId, llmUsage.day, llmUsage.purpose],
+      set: {
+        calls: sql`${llmUsage.calls} + 1`,
+        failures: sql`${llmUsage.failures} + ${failures}`,
+        inputTokens: sql`${llmUsage.inputTokens} + ${usage.inputTokens}`,
+        outputTokens: sql`${llmUsage.outputTokens} + ${usage.outputTokens}`,
+      },
+    });
+}
+
+/** The mind's ledger from `sinceDay` on, newest day first. */
+export async function usageSince({ db }: Deps, mindId: string, sinceDay: string): Promise<UsageRow[]> {
+  return db
+    .select({
+      day: llmUsage.day,
+      purpose: llmUsage.purpose,
+      calls: llmUsage.calls,
+      failures: llmUsage.failures,
+      inputTokens: llmUsage.inputTokens,
+      outputTokens: llmUsage.outputTokens,
+    })
+    .from(llmUsage)
+    .where(and(eq(llmUsage.mindId, mindId), gte(llmUsage.day, sinceDay)))
+    .orderBy(desc(llmUsage.day), asc(llmUsage.purpose));
+}

@@ -1,0 +1,156 @@
+import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
+import { consolidations, notes, type ConsolidationRow } from "../db/schema";
+import type { Deps } from "../deps";
+import { newId } from "../ids";
+import { toNote, type Note } from "./notes";
+
+// A consolidation claims a batch of notes by writing its id on them. The claim is released
+// when the consolidation fails, and the notes are deleted in the batch that writes cold
+// memory when it succeeds. A claim older than STALE_CLAIM_MS (a Worker stopped mid-way) is
+// taken back by the next hourly run, so no note stays held forever.
+
+export const CONSOLIDATION_MODES = ["model", "offline", "client"] as const;
+export type ConsolidationMode = (typeof CONSOLIDATION_MODES)[number];
+
+/** Longer than any Worker invocation may run, shorter than the hour between runs. */
+export const STALE_CLAIM_MS = 30 * 60 * 1000;
+
+export interface Claim {
+  consolidationId: string;
+  notes: Note[];
+}
+
+export interface Consolidation {
+  id: string;
+  agent: string;
+  status: string;
+  mode: string;
+  note_count: number;
+  attempts: number;
+  from_version: number | null;
+  to_version: number | null;
+  error: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+export const toConsolidation = (row: ConsolidationRow): Consolidation => ({
+  id: row.id,
+  agent: row.agent,
+  status: row.status,
+  mode: row.mode,
+  note_count: row.noteCount,
+  attempts: row.attempts,
+  from_version: row.fromVersion,
+  to_version: row.toVersion,
+  error: row.error,
+  started_at: row.startedAt,
+  finished_at: row.finishedAt,
+});
+
+/**
+ * Claims up to `limit` unclaimed notes of the namespace, oldest first, for a new consolidation,
+ * in one batch: a concurrent claim can never take the same note. Null when nothing is waiting.
+ */
+export async function claimNotes(
+  { db, clock }: Deps,
+  target: { mindId: string; agent: string; mode: ConsolidationMode; limit: number },
+): Promise<Claim | null> {
+  const id = newId("cons");
+  const now = clock.now().toISOString();
+  const { mindId, agent } = target;
+  const [, , , , claimed] = await db.batch([
+    db.insert(consolidations).values({ id, mindId, agent, status: "running", mode: target.mode, noteCount: 0, attempts: 0, startedAt: now }),
+    db
+      .update(notes)
+      .set({ consolidationId: id })
+      .where(
+        sql`rowid in (select rowid from notes where mind_id = ${mindId} and agent = ${agent} and consolidation_id is null
+                      order by created_at, id limit ${target.limit})`,
+      ),
+    db
+      .update(consolidations)
+      .set({ noteCount: sql`(select count(*) from notes where consolidation_id = ${id})` })
+      .where(eq(consolidations.id, id)),
+    // A claim of nothing leaves no trace.
+    db.delete(consolidations).where(and(eq(consolidations.id, id), eq(consolidations.noteCount, 0))),
+    db.select().from(notes).where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, id))).orderBy(asc(notes.createdAt), asc(notes.id)),
+  ]);
+  if (claimed.length === 0) return null;
+  return { consolidationId: id, notes: claimed.map(toNote) };
+}
+
+/** Gives the notes back and records why; a consolidation that already finished is left as it is. */
+export async function releaseClaim({ db, clock }: Deps, consolidationId: string, error: string): Promise<void> {
+  await db.batch([
+    db.update(notes).set({ consolidationId: null }).where(eq(notes.consolidationId, consolidationId)),
+    db
+      .update(consolidations)
+      .set({ status: "failed", error: error.slice(0, 500), finishedAt: clock.now().toISOString() })
+      .where(and(eq(consolidations.id, consolidationId), eq(consolidations.status, "running"))),
+  ]);
+}
+
+/**
+ * Abandons consolidations running for longer than STALE_CLAIM_MS and frees every note not held
+ * by a running consolidation (including claims a failed release left behind).
+ */
+export async function sweepStaleClaims({ db, clock }: Deps): Promise<{ abandoned: number; released: number }> {
+  const now = clock.now();
+  const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS).toISOString();
+  const [abandoned, released] = await db.batch([
+    db
+      .update(consolidations)
+      .set({ status: "abandoned", error: "claim expired before the consolidation finished", finishedAt: now.toISOString() })
+      .where(and(eq(consolidations.status, "running"), lt(consolidations.startedAt, staleBefore)))
+      .returning({ id: consolidations.id }),
+    db
+      .update(notes)
+      .set({ consolidationId: null })
+      .where(
+        and(
+          isNotNull(notes.consolidationId),
+          sql`${notes.consolidationId} not in (select id from consolidations where status = 'running')`,
+        ),
+      )
+      .returning({ id: notes.id }),
+  ]);
+  return { abandoned: abandoned.length, released: released.length };
+}
+
+/** One consolidation of the namespace, or null. */
+export async function getConsolidation({ db }: Deps, mindId: string, agent: string, id: string): Promise<Consolidation | null> {
+  const row = await db
+    .select()
+    .from(consolidations)
+    .where(and(eq(consolidations.id, id), eq(consolidations.mindId, mindId), eq(consolidations.agent, agent)))
+    .get();
+  return row ? toConsolidation(row) : null;
+}
+
+/** Recent consolidations of a mind (every namespace, or one), newest first. */
+export async function listConsolidations(
+  { db }: Deps,
+  mindId: string,
+  agent: string | null,
+  limit: number,
+): Promise<Consolidation[]> {
+  const rows = await db
+    .select()
+    .from(consolidations)
+    .where(and(eq(consolidations.mindId, mindId), agent === null ? undefined : eq(consolidations.agent, agent)))
+    .orderBy(desc(consolidations.startedAt), desc(consolidations.id))
+    .limit(limit);
+  return rows.map(toConsolidation);
+}
+
+/** Namespaces with unclaimed notes, the longest-waiting first. */
+export async function namespacesWithWaitingNotes({ db }: Deps, limit: number): Promise<{ mindId: string; agent: string }[]> {
+  return db
+    .select({ mindId: notes.mindId, agent: notes.agent })
+    .from(notes)
+    .where(isNull(notes.consolidationId))
+    .groupBy(notes.mindId, notes.agent)
+    .orderBy(sql`min(${notes.createdAt})`)
+    .limit(limit);
+}

@@ -1,0 +1,195 @@
+import { and, desc, eq, exists, sql } from "drizzle-orm";
+import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
+import type { Db } from "../db/client";
+import type { Deps } from "../deps";
+import { newId } from "../ids";
+
+export interface Cold {
+  text: string;
+  /** 0 until the first write. */
+  version: number;
+  updated_at: string | null;
+}
+
+export interface ColdWrite {
+  mindId: string;
+  agent: string;
+  text: string;
+  /** The version the writer read; the write lands only if it is still current. */
+  expectedVersion: number;
+  /** Who wrote it: `user:…`, `key:…` or `consolidation`. */
+  author: string;
+  now: string;
+  /** With a consolidation, its claimed notes are deleted in the same batch and it is marked done. */
+  consolidationId?: string;
+  attempts?: number;
+}
+
+export type ColdWriteResult = { ok: true; version: number; foldedNotes: number } | { ok: false };
+
+/** The cold memory of a mind's agent namespace; an empty document at version 0 before any write. */
+export async function getCold({ db }: Deps, mindId: string, agent: string): Promise<Cold> {
+  const row = await db
+    .select({ text: coldMemory.text, version: coldMemory.version, updatedAt: coldMemory.updatedAt })
+    .from(coldMemory)
+    .where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent)))
+    .get();
+  return row ? { text: row.text, version: row.version, updated_at: row.updatedAt } : { text: "", version: 0, updated_at: null };
+}
+
+/**
+ * Compare-and-swap of cold memory in one D1 batch: the new text lands only if the version is
+ * still `expectedVersion` (and, for a consolidation, only while it still holds its claim);
+ * every later statement of the batch checks that this very write landed before it records
+ * the version, deletes the folded notes or closes the consolidation. A stale write changes nothing.
+ */
+export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<ColdWriteResult> {
+  const writeId = newId("cw");
+  const { mindId, agent, consolidationId, now } = write;
+  const one = { one: sql<number>`1` };
+  const landed = exists(
+    db.select(one).from(coldMemory).where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
+  );
+  const claimHeld = (id: string) =>
+    and(eq(consolidations.id, id), eq(consolidations.mindId, mindId), eq(consolidations.status, "running"));
+
+  let swap;
+  if (write.expectedVersion > 0) {
+    swap = db
+      .update(coldMemory)
+      .set({ text: write.text, version: sql`${coldMemory.version} + 1`, writeId, updatedAt: now })
+      .where(
+        and(
+          eq(coldMemory.mindId, mindId),
+          eq(coldMemory.agent, agent),
+          eq(coldMemory.version, write.expectedVersion),
+          consolidationId ? exists(db.select(one).from(consolidations).where(claimHeld(consolidationId))) : undefined,
+        ),
+      )
+      .returning({ version: coldMemory.version });
+  } else if (consolidationId) {
+    // The first write of a consolidation: the row comes from its own claim, so a lost claim inserts nothing.
+    swap = db
+      .insert(coldMemory)
+      .select(
+        db
+          .select({
+            mindId: sql<string>`${mindId}`.as("mind_id"),
+            agent: sql<string>`${agent}`.as("agent"),
+            text: sql<string>`${write.text}`.as("text"),
+            version: sql<number>`1`.as("version"),
+            writeId: sql<string>`${writeId}`.as("write_id"),
+            updatedAt: sql<string>`${now}`.as("updated_at"),
+          })
+          .from(consolidations)
+          .where(claimHeld(consolidationId)),
+      )
+      .onConflictDoNothing()
+      .returning({ version: coldMemory.version });
+  } else {
+    swap = db
+      .insert(coldMemory)
+      .values({ mindId, agent, text: write.text, version: 1, writeId, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ version: coldMemory.version });
+  }
+
+  const recordVersion = db.insert(coldVersions).select(
+    db
+      .select({
+        mindId: coldMemory.mindId,
+        agent: coldMemory.agent,
+        version: coldMemory.version,
+        text: coldMemory.text,
+        author: sql<string>`${write.author}`.as("author"),
+        consolidationId: sql<string | null>`${consolidationId ?? null}`.as("consolidation_id"),
+        createdAt: coldMemory.updatedAt,
+      })
+      .from(coldMemory)
+      .where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
+  );
+
+  if (!consolidationId) {
+    const [swapped] = await db.batch([swap, recordVersion]);
+    return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
+  }
+  const [swapped, , folded] = await db.batch([
+    swap,
+    recordVersion,
+    db
+      .delete(notes)
+      .where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, consolidationId), landed))
+      .returning({ id: notes.id }),
+    db
+      .update(consolidations)
+      .set({
+        status: "done",
+        fromVersion: write.expectedVersion,
+        toVersion: write.expectedVersion + 1,
+        attempts: write.attempts ?? 1,
+        finishedAt: now,
+      })
+      .where(and(claimHeld(consolidationId), landed)),
+  ]);
+  return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
+}
+
+export interface ColdVersionInfo {
+  version: number;
+  author: string;
+  consolidation_id: string | null;
+  created_at: string;
+  chars: number;
+}
+
+/** Every version of the namespace's cold memory, newest first. */
+export async function listColdVersions(
+  { db }: Deps,
+  mindId: string,
+  agent: string,
+  page: { limit: number; offset: number },
+): Promise<ColdVersionInfo[]> {
+  const rows = await db
+    .select({
+      version: coldVersions.version,
+      author: coldVersions.author,
+      consolidationId: coldVersions.consolidationId,
+      createdAt: coldVersions.createdAt,
+      chars: sql<number>`length(${coldVersions.text})`,
+    })
+    .from(coldVersions)
+    .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent)))
+    .orderBy(desc(coldVersions.version))
+    .limit(page.limit)
+    .offset(page.offset);
+  return rows.map((r) => ({
+    version: r.version,
+    author: r.author,
+    consolidation_id: r.consolidationId,
+    created_at: r.createdAt,
+    chars: r.chars,
+  }));
+}
+
+/** One stored version's text, or null when the namespace has no such version. */
+export async function getColdVersion(
+  { db }: Deps,
+  mindId: string,
+  agent: string,
+  version: number,
+): Promise<(ColdVersionInfo & { text: string }) | null> {
+  const row = await db
+    .select()
+    .from(coldVersions)
+    .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent), eq(coldVersions.version, version)))
+    .get();
+  if (!row) return null;
+  return {
+    version: row.version,
+    author: row.author,
+    consolidation_id: row.consolidationId,
+    created_at: row.createdAt,
+    chars: row.text.length,
+    text: row.text,
+  };
+}

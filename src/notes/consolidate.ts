@@ -1,0 +1,89 @@
+import { AppError } from "../errors";
+import type { ModelDeps } from "../llm/generate";
+import { tokensUsedToday } from "../llm/ledger";
+import { getMindById } from "../minds/minds";
+import { claimNotes, releaseClaim } from "./claims";
+import { compareAndSwapCold, getCold } from "./cold";
+import { documentLocale } from "./document";
+import { mergeOffline, mergeWithModel } from "./merge";
+
+export interface ConsolidationOptions {
+  /** Notes folded by one consolidation at most; the rest wait for the next run. */
+  maxNotes: number;
+  /** Read-merge-write rounds before a namespace that keeps changing is left for later. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_CONSOLIDATION: ConsolidationOptions = { maxNotes: 100, maxAttempts: 3 };
+
+export type ConsolidationOutcome =
+  | { status: "nothing" | "budget" }
+  | { status: "done"; consolidationId: string; version: number; foldedNotes: number; attempts: number; modelCalls: number }
+  | { status: "failed"; consolidationId: string; error: string; budget: boolean };
+
+/**
+ * Folds the namespace's waiting notes into its cold memory: claim them, read cold memory,
+ * merge (with the model, or deterministically when there is none) and compare-and-swap,
+ * deleting exactly the claimed notes in the same batch. A concurrent write makes it read and
+ * merge again; any failure gives the notes back. No note is lost and none is folded twice.
+ */
+export async function consolidateNotes(
+  deps: ModelDeps,
+  target: { mindId: string; agent: string },
+  options: ConsolidationOptions = DEFAULT_CONSOLIDATION,
+): Promise<ConsolidationOutcome> {
+  const mind = await getMindById(deps, target.mindId);
+  const budget = mind.settings.daily_token_budget;
+  const model = deps.llm;
+  // Over budget, the notes are not even claimed: they simply wait for tomorrow.
+  if (model && budget !== null && (await tokensUsedToday(deps, mind.id)) >= budget) return { status: "budget" };
+
+  const claim = await claimNotes(deps, { ...target, mode: model ? "model" : "offline", limit: options.maxNotes });
+  if (!claim) return { status: "nothing" };
+  const locale = documentLocale(mind.locale);
+  let modelCalls = 0;
+  try {
+    for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
+      const cold = await getCold(deps, target.mindId, target.agent);
+      const input = { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes };
+      let text: string;
+      if (model) {
+        const answer = await mergeWithModel(deps, model, { ...input, mindId: mind.id, budget });
+        modelCalls += answer.calls;
+        text = answer.value;
+      } else {
+        text = mergeOffline(input);
+      }
+      const written = await compareAndSwapCold(deps.db, {
+        ...target,
+        text,
+        expectedVersion: cold.version,
+        author: "consolidation",
+        now: deps.clock.now().toISOString(),
+        consolidationId: claim.consolidationId,
+        attempts: attempt,
+      });
+      if (written.ok) {
+        return {
+          status: "done",
+          consolidationId: claim.consolidationId,
+          version: written.version,
+          foldedNotes: written.foldedNotes,
+          attempts: attempt,
+          modelCalls,
+        };
+      }
+    }
+    throw new AppError("memory_changed", `cold memory changed during each of ${options.maxAttempts} attempts`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    try {
+      await releaseClaim(deps, claim.consolidationId, message);
+    } catch (releaseError) {
+      // The next hourly run's sweep frees the notes of a claim that could not be released.
+      console.error("could not release consolidation claim", claim.consolidationId, releaseError);
+    }
+    const budgetStop = error instanceof AppError && error.code === "budget_exceeded";
+    return { status: "failed", consolidationId: claim.consolidationId, error: message, budget: budgetStop };
+  }
+}

@@ -1,0 +1,119 @@
+import { normalizeText, words } from "../memory/normalize";
+
+// Cold memory is one markdown document in sections, in the mind's language. Each line under a
+// heading is one atomic fact; empty sections are left out. Headings of either language are
+// recognised when reading, so a mind that changes language keeps its facts.
+
+export const SECTION_IDS = ["profile", "preferences", "avoid", "techniques", "context", "glossary"] as const;
+export type SectionId = (typeof SECTION_IDS)[number];
+
+const HEADINGS: Record<SectionId, { en: string; ru: string }> = {
+  profile: { en: "Profile", ru: "Профиль" },
+  preferences: { en: "Preferences", ru: "Предпочтения" },
+  avoid: { en: "Avoid", ru: "Чего избегать" },
+  techniques: { en: "Techniques and tools", ru: "Приёмы и инструменты" },
+  context: { en: "Work context", ru: "Рабочий контекст" },
+  glossary: { en: "Glossary", ru: "Глоссарий" },
+};
+
+/** Memory categories a note may be hinted with, and the section each belongs in. */
+const CATEGORY_SECTIONS: Record<string, SectionId> = {
+  identity: "profile",
+  fact: "profile",
+  preference: "preferences",
+  mistake: "avoid",
+  skill: "techniques",
+  project: "context",
+  context: "context",
+  note: "context",
+};
+
+/** Hints a note may carry: a section, or one of the memory categories. */
+export const CATEGORY_HINTS = [...SECTION_IDS, "identity", "fact", "preference", "mistake", "skill", "project", "note"] as const;
+export type CategoryHint = (typeof CATEGORY_HINTS)[number];
+
+/** Where a note without a usable hint goes. */
+export const DEFAULT_SECTION: SectionId = "context";
+
+export interface ColdDocument {
+  /** Lines before the first heading, kept as they are. */
+  preamble: string[];
+  sections: Record<SectionId, string[]>;
+  /** Sections under headings edgemind does not know, kept as they are, in order. */
+  other: { heading: string; lines: string[] }[];
+}
+
+export type DocumentLocale = "en" | "ru";
+
+export const documentLocale = (locale: string): DocumentLocale => (locale === "ru" ? "ru" : "en");
+
+/** The section a category hint names; unknown or missing hints land in the default section. */
+export function sectionForHint(hint: string | null | undefined): SectionId {
+  if (!hint) return DEFAULT_SECTION;
+  if ((SECTION_IDS as readonly string[]).includes(hint)) return hint as SectionId;
+  return CATEGORY_SECTIONS[hint] ?? DEFAULT_SECTION;
+}
+
+/** The heading of a section in the document's language. */
+export const headingOf = (id: SectionId, locale: DocumentLocale) => HEADINGS[id][locale];
+
+const headingKey = (heading: string) => words(heading).join(" ");
+const SECTION_BY_HEADING = new Map<string, SectionId>(
+  SECTION_IDS.flatMap((id) => [
+    [headingKey(HEADINGS[id].en), id],
+    [headingKey(HEADINGS[id].ru), id],
+  ]),
+);
+
+const HEADING_LINE = /^#{1,6}\s+(.+?)\s*#*\s*$/;
+const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+/;
+
+/** Reads a cold document back into sections. Text it does not understand is kept, not dropped. */
+export function parseDocument(text: string): ColdDocument {
+  const doc = emptyDocument();
+  let target: string[] = doc.preamble;
+  for (const raw of text.split(/\r?\n/)) {
+    const heading = HEADING_LINE.exec(raw);
+    if (heading) {
+      const id = SECTION_BY_HEADING.get(headingKey(heading[1]!));
+      if (id) target = doc.sections[id];
+      else {
+        const other = { heading: heading[1]!, lines: [] };
+        doc.other.push(other);
+        target = other.lines;
+      }
+      continue;
+    }
+    const line = target === doc.preamble ? raw.trimEnd() : raw.replace(BULLET, "").trim();
+    if (line) target.push(line);
+  }
+  return doc;
+}
+
+/** Writes the document with the language's headings, one "- fact" line per fact, empty sections left out. */
+export function renderDocument(doc: ColdDocument, locale: DocumentLocale): string {
+  const blocks: string[] = [];
+  if (doc.preamble.length > 0) blocks.push(doc.preamble.join("\n"));
+  for (const id of SECTION_IDS) {
+    const facts = doc.sections[id];
+    if (facts.length > 0) blocks.push([`## ${headingOf(id, locale)}`, ...facts.map((f) => `- ${f}`)].join("\n"));
+  }
+  for (const other of doc.other) {
+    blocks.push([`## ${other.heading}`, ...other.lines.map((f) => `- ${f}`)].join("\n"));
+  }
+  return blocks.length > 0 ? blocks.join("\n\n") + "\n" : "";
+}
+
+export function emptyDocument(): ColdDocument {
+  return {
+    preamble: [],
+    sections: { profile: [], preferences: [], avoid: [], techniques: [], context: [], glossary: [] },
+    other: [],
+  };
+}
+
+/** A fact as one trimmed line: a fact never spans lines in the document. */
+export const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+
+/** What two facts share when they differ only in case, ё/е, spacing or punctuation. */
+export const factKey = (text: string) => words(normalizeText(text)).join(" ");

@@ -1,0 +1,226 @@
+import { and, eq, notExists, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { z } from "zod";
+import { isoNow } from "../clock";
+import { minds, noteExtractions, notes } from "../db/schema";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { generateObjectFor, type ModelDeps } from "../llm/generate";
+import { getMindById } from "../minds/minds";
+import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
+import { noteValues } from "./notes";
+
+/** A message of a session's history as extraction reads it (non-ephemeral ones only). */
+export interface PlainMessage {
+  id: string;
+  role: string;
+  content: string;
+}
+
+export interface ExtractionInput {
+  mindId: string;
+  agent: string;
+  sessionId: string;
+  /** The id of the last message already extracted; null at the start of the session. */
+  cursor: string | null;
+  /** The messages after the cursor, oldest first. */
+  messages: PlainMessage[];
+}
+
+export const SIGNALS = ["correction", "prohibition", "dissatisfaction", "preference", "fact"] as const;
+const NEGATIVE = new Set<string>(["correction", "prohibition", "dissatisfaction"]);
+
+export interface NoteDraft {
+  text: string;
+  category_hint: SectionId;
+  signal: (typeof SIGNALS)[number];
+  confidence: number;
+}
+
+export type ExtractionPlan =
+  | { status: "extracted"; notes: NoteDraft[]; cursor: string; modelCalls: number }
+  /** Nothing after the cursor, no model configured, over budget, or the model failed: the cursor stays. */
+  | { status: "nothing" | "no_model" | "budget" | "failed"; cursor: string | null; error?: string };
+
+// One call reads at most this much dialogue; the rest is read by the next extraction.
+const MAX_TRANSCRIPT_CHARS = 24_000;
+const MAX_MESSAGE_CHARS = 4_000;
+const AGENT_CONFIDENCE = 0.7;
+
+const Extracted = z.object({
+  notes: z
+    .array(
+      z.object({
+        text: z.string().transform(oneLine).pipe(z.string().min(3).max(500)),
+        section: z.enum(SECTION_IDS).catch("context"),
+        signal: z.enum(SIGNALS).catch("fact"),
+        confidence: z.number().min(0).max(1).optional(),
+      }),
+    )
+    .max(30),
+});
+
+const SYSTEM = [
+  "You read a conversation between a person and an assistant and write down what is worth remembering about the person for the long term.",
+  'Answer with one JSON object only: {"notes":[{"text":"…","section":"…","signal":"…","confidence":0.8}]}',
+  "Rules:",
+  "- One note is one self-contained fact, readable without the dialogue: name the subject, no 'he', 'this' or 'as above'.",
+  "- Negative signals come first: corrections of the assistant, prohibitions (never do / don't use), dissatisfaction.",
+  "- Leave out one-off chatter, greetings, thanks, and anything true only for this moment.",
+  "- Leave out what the assistant said unless the person confirmed it.",
+  `- section is one of ${SECTION_IDS.join(", ")}; signal is one of correction, prohibition, dissatisfaction, preference, fact.`,
+  "- confidence (0 to 1) is how sure the conversation makes the fact.",
+  '- Write each note in the language the person speaks. With nothing worth keeping, answer {"notes":[]}.',
+].join("\n");
+
+/**
+ * Asks the model for notes from the messages after the cursor, and says where the cursor
+ * moves. With no model, over budget or on a model failure nothing is extracted and the cursor
+ * stays, so no message is ever skipped. Writes nothing: `saveExtraction` does.
+ */
+export async function extractNotes(deps: ModelDeps, input: ExtractionInput): Promise<ExtractionPlan> {
+  const window = transcriptWindow(input.messages);
+  if (window.length === 0) return { status: "nothing", cursor: input.cursor };
+  if (!deps.llm) return { status: "no_model", cursor: input.cursor };
+  const mind = await getMindById(deps, input.mindId);
+  const transcript = window.map((m) => `${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
+  try {
+    const answer = await generateObjectFor(
+      deps,
+      deps.llm,
+      {
+        mindId: mind.id,
+        purpose: "extraction",
+        budget: mind.settings.daily_token_budget,
+        system: SYSTEM,
+        prompt: `The person's usual language: ${documentLocale(mind.locale) === "ru" ? "Russian" : "English"}.\n\n<conversation>\n${transcript}\n</conversation>`,
+      },
+      Extracted,
+    );
+    return { status: "extracted", notes: draftsOf(answer.value), cursor: window.at(-1)!.id, modelCalls: answer.calls };
+  } catch (error) {
+    if (error instanceof AppError && error.code === "budget_exceeded") return { status: "budget", cursor: input.cursor };
+    if (error instanceof AppError && error.code === "model_failed") {
+      return { status: "failed", cursor: input.cursor, error: error.message };
+    }
+    throw error;
+  }
+}
+
+/** The first messages after the cursor that fit one call; always at least one. */
+function transcriptWindow(messages: PlainMessage[]): PlainMessage[] {
+  const window: PlainMessage[] = [];
+  let chars = 0;
+  for (const message of messages) {
+    chars += Math.min(message.content.length, MAX_MESSAGE_CHARS);
+    if (window.length > 0 && chars > MAX_TRANSCRIPT_CHARS) break;
+    window.push(message);
+  }
+  return window;
+}
+
+/** Negative signals first (the model is asked to, this makes sure), duplicates dropped. */
+function draftsOf(answer: z.infer<typeof Extracted>): NoteDraft[] {
+  const seen = new Set<string>();
+  const drafts = answer.notes
+    .filter((n) => {
+      const key = factKey(n.text);
+      if (!key || seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .map((n) => ({ text: n.text, category_hint: n.section, signal: n.signal, confidence: n.confidence ?? AGENT_CONFIDENCE }));
+  return [...drafts.filter((d) => NEGATIVE.has(d.signal)), ...drafts.filter((d) => !NEGATIVE.has(d.signal))];
+}
+
+/**
+ * The statements that store an extraction: its notes, then a record keyed by the cursor it
+ * started from. Each note is written only if no extraction from that cursor was recorded
+ * and the same fact is not already waiting, so a second run over the same messages adds
+ * nothing. Callers add the cursor move to the same batch.
+ */
+export function extractionWrites(deps: Deps, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
+  if (plan.status !== "extracted") return [];
+  const { db } = deps;
+  const now = isoNow(deps.clock);
+  const after = input.cursor ?? "";
+  const one = { one: sql<number>`1` };
+  const recorded = db
+    .select(one)
+    .from(noteExtractions)
+    .where(
+      and(
+        eq(noteExtractions.mindId, input.mindId),
+        eq(noteExtractions.sessionId, input.sessionId),
+        eq(noteExtractions.afterMessageId, after),
+      ),
+    );
+  const inserts = plan.notes.map((draft) => {
+    const v = noteValues(
+      {
+        mindId: input.mindId,
+        agent: input.agent,
+        text: draft.text,
+        sessionId: input.sessionId,
+        categoryHint: draft.category_hint,
+        source: "agent",
+        confidence: draft.confidence,
+      },
+      now,
+    );
+    const waiting = db
+      .select(one)
+      .from(notes)
+      .where(and(eq(notes.mindId, input.mindId), eq(notes.agent, input.agent), eq(notes.textKey, v.textKey)));
+    // Selected from the mind's own row: the note is written only while the mind exists.
+    const row = db
+      .select({
+        id: sql<string>`${v.id}`.as("id"),
+        mindId: minds.id,
+        agent: sql<string>`${v.agent}`.as("agent"),
+        sessionId: sql<string>`${v.sessionId}`.as("session_id"),
+        text: sql<string>`${v.text}`.as("text"),
+        categoryHint: sql<string>`${v.categoryHint}`.as("category_hint"),
+        source: sql<string>`${v.source}`.as("source"),
+        confidence: sql<number>`${v.confidence}`.as("confidence"),
+        consolidationId: sql<null>`null`.as("consolidation_id"),
+        createdAt: sql<string>`${v.createdAt}`.as("created_at"),
+        searchText: sql<string>`${v.searchText}`.as("search_text"),
+        textKey: sql<string>`${v.textKey}`.as("text_key"),
+      })
+      .from(minds)
+      .where(and(eq(minds.id, input.mindId), notExists(recorded), notExists(waiting)));
+    return db.insert(notes).select(row).returning({ id: notes.id });
+  });
+  const record = db
+    .insert(noteExtractions)
+    .values({
+      mindId: input.mindId,
+      sessionId: input.sessionId,
+      afterMessageId: after,
+      throughMessageId: plan.cursor,
+      agent: input.agent,
+      noteCount: plan.notes.length,
+      createdAt: now,
+    })
+    .onConflictDoNothing();
+  return [...inserts, record];
+}
+
+/**
+ * Writes an extraction in one D1 batch, together with `alongside` (the session's cursor
+ * move), and returns how many notes were new.
+ */
+export async function saveExtraction(
+  deps: Deps,
+  input: ExtractionInput,
+  plan: ExtractionPlan,
+  alongside: BatchItem<"sqlite">[] = [],
+): Promise<{ written: number }> {
+  const writes = extractionWrites(deps, input, plan);
+  const statements = [...writes, ...alongside];
+  if (statements.length === 0) return { written: 0 };
+  const results = await deps.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
+  return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };
+}

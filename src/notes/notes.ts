@@ -1,0 +1,119 @@
+import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { Scope } from "../auth/principal";
+import { isoNow } from "../clock";
+import { notes, type NoteRow } from "../db/schema";
+import type { Deps } from "../deps";
+import { newId } from "../ids";
+import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { factKey, type CategoryHint } from "./document";
+
+/** A note as every front shows it. */
+export interface Note {
+  id: string;
+  mind_id: string;
+  agent: string;
+  session_id: string | null;
+  text: string;
+  category_hint: string | null;
+  source: "user" | "agent";
+  confidence: number;
+  /** Set while a consolidation is folding the note. */
+  consolidation_id: string | null;
+  created_at: string;
+}
+
+export interface NoteInput {
+  text: string;
+  session_id?: string;
+  category_hint?: CategoryHint;
+}
+
+export const toNote = (row: NoteRow): Note => ({
+  id: row.id,
+  mind_id: row.mindId,
+  agent: row.agent,
+  session_id: row.sessionId,
+  text: row.text,
+  category_hint: row.categoryHint,
+  source: row.source === "user" ? "user" : "agent",
+  confidence: row.confidence,
+  consolidation_id: row.consolidationId,
+  created_at: row.createdAt,
+});
+
+/** Notes the scope may read: its mind, and its agent namespace when limited to one. */
+export function notesInScope(scope: Scope): SQL {
+  return scope.agentFilter === null
+    ? eq(notes.mindId, scope.mindId)
+    : and(eq(notes.mindId, scope.mindId), eq(notes.agent, scope.agentFilter))!;
+}
+
+/** The columns a new note is stored with, search and duplicate keys included. */
+export function noteValues(
+  fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
+  now: string,
+): typeof notes.$inferInsert {
+  return {
+    id: newId("note"),
+    ...fields,
+    consolidationId: null,
+    createdAt: now,
+    searchText: toIndexText(fields.text),
+    textKey: factKey(fields.text),
+  };
+}
+
+/**
+ * Appends a note to the scope's namespace. A human's note is the user's own word
+ * (confidence 1.0); an agent's note has confidence 0.7.
+ */
+export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const human = scope.principal.kind === "human";
+  const values = noteValues(
+    {
+      mindId: scope.mindId,
+      agent: scope.agent,
+      text: input.text,
+      sessionId: input.session_id ?? null,
+      categoryHint: input.category_hint ?? null,
+      source: human ? "user" : "agent",
+      confidence: human ? 1.0 : 0.7,
+    },
+    isoNow(clock),
+  );
+  const [row] = await db.insert(notes).values(values).returning();
+  return toNote(row!);
+}
+
+/** Notes waiting to be folded into cold memory, oldest first. */
+export async function listNotes(
+  { db }: Deps,
+  scope: Scope,
+  page: { limit: number; offset: number },
+): Promise<{ notes: Note[]; total: number }> {
+  const where = notesInScope(scope);
+  const [rows, totals] = await db.batch([
+    db.select().from(notes).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset),
+    db.select({ n: count() }).from(notes).where(where),
+  ]);
+  return { notes: rows.map(toNote), total: totals[0]?.n ?? 0 };
+}
+
+/** Full-text search over waiting notes with the same normalisation as memories, best first. */
+export async function searchNotes(
+  { db }: Deps,
+  scope: Scope,
+  options: { q: string; limit: number },
+): Promise<{ note: Note; score: number }[]> {
+  const match = toMatchExpression(options.q);
+  if (match === null) return [];
+  const score = sql<number>`(-bm25(notes_fts))`;
+  const rows = await db
+    .select({ ...getTableColumns(notes), score })
+    .from(notes)
+    .innerJoin(sql`notes_fts`, sql`notes_fts.rowid = ${notes}.rowid`)
+    .where(and(sql`notes_fts match ${match}`, notesInScope(scope)))
+    .orderBy(sql`${score} desc`, asc(notes.createdAt))
+    .limit(options.limit);
+  return rows.map(({ score, ...row }) => ({ note: toNote(row), score }));
+}

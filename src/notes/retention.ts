@@ -1,0 +1,174 @@
+import { sql, type SQL } from "drizzle-orm";
+import { memories, memoryHistory } from "../db/schema";
+import type { Deps } from "../deps";
+import { utcDay } from "../llm/ledger";
+
+// Retention of long-term data: notes, memories and memory history of minds with
+// `retention_hours` (measured from the last refresh), memories long past their expiry, and
+// the service's own bookkeeping. Every step deletes in bounded rounds so one run stays
+// within a Worker's limits; what is left is deleted by the next run.
+
+export interface RetentionOptions {
+  /** Rows one statement deletes at most. */
+  batchSize: number;
+  /** Statements one step runs at most per run. */
+  maxRounds: number;
+  /** How long an expired memory is kept before it is deleted. */
+  expiredGraceMs: number;
+  /** How long job runs, finished consolidations and extraction records are kept. */
+  bookkeepingDays: number;
+  /** How long the model usage ledger is kept. */
+  usageDays: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export const DEFAULT_RETENTION: RetentionOptions = {
+  batchSize: 500,
+  maxRounds: 20,
+  expiredGraceMs: 7 * DAY_MS,
+  bookkeepingDays: 30,
+  usageDays: 400,
+};
+
+export interface RetentionStep {
+  name: string;
+  /** Deletes what is due at `now`; returns the rows deleted. */
+  run(deps: Deps, now: Date, options: RetentionOptions): Promise<number>;
+}
+
+/** `now` minus the mind's retention_hours, as the ISO text timestamps are stored in. */
+const retentionCutoff = (now: string) =>
+  sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '-' || minds.retention_hours || ' hours')`;
+
+/** Runs `round` until it deletes less than a full batch, or maxRounds times. */
+async function inRounds(options: RetentionOptions, round: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < options.maxRounds; i++) {
+    const deleted = await round();
+    total += deleted;
+    if (deleted < options.batchSize) break;
+  }
+  return total;
+}
+
+/** Deletes a batch of memories picked by `due` (a query of memory rowids), leaving a history row without content. */
+async function deleteMemories(deps: Deps, due: SQL, action: string, now: string): Promise<number> {
+  // Both statements pick the same rows: the history insert does not change memories, and a batch is one transaction.
+  const { db } = deps;
+  const picked = sql`${memories}.rowid in (${due})`;
+  const [, deleted] = await db.batch([
+    db.insert(memoryHistory).select(
+      db
+        .select({
+          id: sql<null>`null`.as("id"),
+          mindId: memories.mindId,
+          memoryId: memories.id,
+          action: sql<string>`${action}`.as("action"),
+          actor: sql<string>`'system:retention'`.as("actor"),
+          oldContent: sql<null>`null`.as("old_content"),
+          newContent: sql<null>`null`.as("new_content"),
+          at: sql<string>`${now}`.as("at"),
+        })
+        .from(memories)
+        .where(picked),
+    ),
+    db.delete(memories).where(picked).returning({ id: memories.id }),
+  ]);
+  return deleted.length;
+}
+
+const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
+  (await deps.db.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
+
+export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [
+  {
+    name: "notes_past_retention",
+    run: (deps, now, o) =>
+      inRounds(o, () =>
+        deleteWhere(
+          deps,
+          sql`notes`,
+          sql`select notes.rowid from notes join minds on minds.id = notes.mind_id
+              where minds.retention_hours is not null and notes.created_at < ${retentionCutoff(now.toISOString())}
+              order by notes.rowid limit ${o.batchSize}`,
+        ),
+      ),
+  },
+  {
+    name: "memories_past_retention",
+    run: (deps, now, o) =>
+      inRounds(o, () =>
+        deleteMemories(
+          deps,
+          sql`select memories.rowid from memories join minds on minds.id = memories.mind_id
+              where minds.retention_hours is not null and memories.updated_at < ${retentionCutoff(now.toISOString())}
+              order by memories.rowid limit ${o.batchSize}`,
+          "retention",
+          now.toISOString(),
+        ),
+      ),
+  },
+  {
+    name: "memory_history_past_retention",
+    run: (deps, now, o) =>
+      inRounds(o, () =>
+        deleteWhere(
+          deps,
+          sql`memory_history`,
+          sql`select memory_history.rowid from memory_history join minds on minds.id = memory_history.mind_id
+              where minds.retention_hours is not null and memory_history.at < ${retentionCutoff(now.toISOString())}
+              order by memory_history.rowid limit ${o.batchSize}`,
+        ),
+      ),
+  },
+  {
+    name: "memories_long_expired",
+    run: (deps, now, o) => {
+      const expiredBefore = new Date(now.getTime() - o.expiredGraceMs).toISOString();
+      return inRounds(o, () =>
+        deleteMemories(
+          deps,
+          sql`select rowid from memories where expires_at is not null and expires_at < ${expiredBefore}
+              order by rowid limit ${o.batchSize}`,
+          "expired",
+          now.toISOString(),
+        ),
+      );
+    },
+  },
+  {
+    name: "bookkeeping",
+    run: async (deps, now, o) => {
+      const before = new Date(now.getTime() - o.bookkeepingDays * DAY_MS).toISOString();
+      const usageBefore = utcDay(new Date(now.getTime() - o.usageDays * DAY_MS));
+      const limit = o.batchSize;
+      const rounds = [
+        () => deleteWhere(deps, sql`job_runs`, sql`select rowid from job_runs where started_at < ${before} limit ${limit}`),
+        () =>
+          deleteWhere(
+            deps,
+            sql`consolidations`,
+            sql`select rowid from consolidations where status != 'running' and started_at < ${before} limit ${limit}`,
+          ),
+        () =>
+          deleteWhere(deps, sql`note_extractions`, sql`select rowid from note_extractions where created_at < ${before} limit ${limit}`),
+        () => deleteWhere(deps, sql`llm_usage`, sql`select rowid from llm_usage where day < ${usageBefore} limit ${limit}`),
+      ];
+      let total = 0;
+      for (const round of rounds) total += await inRounds(o, round);
+      return total;
+    },
+  },
+];
+
+/** Asks SQLite to refresh its query planner statistics; says so when the database refuses. */
+export async function optimizeDatabase(deps: Deps): Promise<string> {
+  try {
+    await deps.db.run(sql`pragma optimize`);
+    return "ran";
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `skipped: ${message.slice(0, 200)}`;
+  }
+}

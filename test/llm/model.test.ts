@@ -1,0 +1,182 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { readLlmConfig, type Env } from "../../src/config";
+import { AppError } from "../../src/errors";
+import { generateObjectFor, generateTextFor, type ModelRequest } from "../../src/llm/generate";
+import { usageSince, utcDay } from "../../src/llm/ledger";
+import { createLanguageModel } from "../../src/llm/providers";
+import { newTenant } from "../helpers";
+import { scriptedModel, SCRIPTED_USAGE } from "../support/scripted-model";
+import { testDeps } from "../support/deps";
+
+const Answer = z.object({ facts: z.array(z.string()) });
+
+async function request(budget: number | null = null): Promise<ModelRequest> {
+  const { mind } = await newTenant();
+  return { mindId: mind.id, purpose: "extraction", budget, system: "Answer in JSON.", prompt: "Say one fact." };
+}
+
+async function ledger(mindId: string) {
+  return usageSince(testDeps(), mindId, "2000-01-01");
+}
+
+async function failure(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe("model calls through the AI SDK", () => {
+  it("returns a validated object and records the call and its tokens", async () => {
+    const req = await request();
+    const scripted = scriptedModel(['{"facts":["likes tea"]}']);
+    const answer = await generateObjectFor(testDeps(), scripted.model, req, Answer);
+    expect(answer.value).toEqual({ facts: ["likes tea"] });
+    expect(answer.calls).toBe(1);
+    expect(scripted.systems[0]).toContain("Answer in JSON.");
+    expect(await ledger(req.mindId)).toEqual([
+      { day: utcDay(new Date()), purpose: "extraction", calls: 1, failures: 0, ...SCRIPTED_USAGE },
+    ]);
+  });
+
+  it("retries a broken-JSON answer once and then succeeds", async () => {
+    const req = await request();
+    const scripted = scriptedModel(['{"facts": ["unterminated', '{"facts":["ok"]}']);
+    const answer = await generateObjectFor(testDeps(), scripted.model, req, Answer);
+    expect(answer.value.facts).toEqual(["ok"]);
+    expect(answer.calls).toBe(2);
+    expect(answer.usage.inputTokens).toBe(2 * SCRIPTED_USAGE.inputTokens);
+    const [row] = await ledger(req.mindId);
+    expect(row).toMatchObject({ calls: 2, failures: 1 });
+  });
+
+  it("fails with model_failed after two malformed answers (wrong shape counts too)", async () => {
+    const req = await request();
+    const scripted = scriptedModel(["not json at all", '{"facts":"a string, not a list"}']);
+    const error = await failure(generateObjectFor(testDeps(), scripted.model, req, Answer));
+    expect(error.code).toBe("model_failed");
+    expect(scripted.prompts).toHaveLength(2);
+    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 2, failures: 2 });
+  });
+
+  it("does not retry a model error itself and records it as a failed call", async () => {
+    const req = await request();
+    const scripted = scriptedModel([new Error("upstream exploded")]);
+    const error = await failure(generateObjectFor(testDeps(), scripted.model, req, Answer));
+    expect(error.code).toBe("model_failed");
+    expect(error.message).toContain("upstream exploded");
+    expect(scripted.prompts).toHaveLength(1);
+    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 1, failures: 1, inputTokens: 0, outputTokens: 0 });
+  });
+
+  it("stops at the daily token budget before calling the model", async () => {
+    const req = await request(SCRIPTED_USAGE.inputTokens + SCRIPTED_USAGE.outputTokens);
+    const scripted = scriptedModel(["plain text"]);
+    await generateTextFor(testDeps(), scripted.model, req);
+    const error = await failure(generateTextFor(testDeps(), scripted.model, req));
+    expect(error.code).toBe("budget_exceeded");
+    expect(scripted.prompts).toHaveLength(1);
+  });
+
+  it("a budget of zero allows no call at all, and the budget is per UTC day", async () => {
+    const req = await request(0);
+    const scripted = scriptedModel(["x"]);
+    expect((await failure(generateTextFor(testDeps(), scripted.model, req))).code).toBe("budget_exceeded");
+    const spent = { ...req, budget: 100 };
+    const yesterday = testDeps({ clock: { now: () => new Date(Date.now() - 86_400_000) } });
+    await generateTextFor(yesterday, scripted.model, spent);
+    await generateTextFor(testDeps(), scripted.model, spent);
+  });
+});
+
+describe("providers", () => {
+  const base = { DB: {} as D1Database, SESSIONS: {} as Env["SESSIONS"], ADMIN_TOKEN: "", JWT_SECRET: "" } satisfies Env;
+
+  it("reads the provider from configuration, defaulting to none", () => {
+    expect(readLlmConfig(base)).toEqual({ provider: "none" });
+    expect(readLlmConfig({ ...base, LLM_BASE_URL: "http://127.0.0.1:11434/v1", LLM_MODEL: "qwen3" })).toMatchObject({
+      provider: "openai-compatible",
+      model: "qwen3",
+    });
+    expect(() => readLlmConfig({ ...base, LLM_PROVIDER: "magic" })).toThrow(/LLM_PROVIDER must be one of/);
+    expect(() => readLlmConfig({ ...base, LLM_PROVIDER: "workers-ai" })).toThrow(/AI binding/);
+    expect(() => readLlmConfig({ ...base, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: "ftp://x", LLM_MODEL: "m" })).toThrow(
+      /LLM_BASE_URL/,
+    );
+    expect(() => readLlmConfig({ ...base, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: "http://x/v1" })).toThrow(/LLM_MODEL/);
+    expect(createLanguageModel(readLlmConfig(base))).toBeNull();
+  });
+
+  it("speaks /v1/chat/completions to an OpenAI-compatible server and records its usage", async () => {
+    const req = await request();
+    const seen: { url: string; auth: string | null; body: Record<string, unknown> }[] = [];
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+      const r = new Request(input, init);
+      seen.push({ url: r.url, auth: r.headers.get("Authorization"), body: await r.json() });
+      return Response.json({
+        id: "cmpl-1",
+        object: "chat.completion",
+        created: 1,
+        model: "local-model",
+        choices: [{ index: 0, message: { role: "assistant", content: '{"facts":["from the server"]}' }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 41, completion_tokens: 9, total_tokens: 50 },
+      });
+    });
+    try {
+      const model = createLanguageModel(
+        readLlmConfig({ ...base, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "local-model", LLM_API_KEY: "sk-test" }),
+      )!;
+      const answer = await generateObjectFor(testDeps(), model, req, Answer);
+      expect(answer.value.facts).toEqual(["from the server"]);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.url).toBe("http://127.0.0.1:9/v1/chat/completions");
+    expect(seen[0]!.auth).toBe("Bearer sk-test");
+    expect(seen[0]!.body).toMatchObject({ model: "local-model" });
+    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 1, inputTokens: 41, outputTokens: 9 });
+  });
+
+  it("counts tokens itself when a server reports no usage", async () => {
+    const req = await request();
+    const spy = vi.spyOn(globalThis, "fetch").mockResolvedValue(
+      Response.json({
+        id: "x",
+        object: "chat.completion",
+        created: 1,
+        model: "m",
+        choices: [{ index: 0, message: { role: "assistant", content: "a short answer" }, finish_reason: "stop" }],
+      }),
+    );
+    try {
+      const model = createLanguageModel(readLlmConfig({ ...base, LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "m" }))!;
+      await generateTextFor(testDeps(), model, req);
+    } finally {
+      spy.mockRestore();
+    }
+    const [row] = await ledger(req.mindId);
+    expect(row!.inputTokens).toBeGreaterThan(3);
+    expect(row!.outputTokens).toBe(3);
+  });
+
+  it("runs Workers AI through the AI binding", async () => {
+    const req = await request();
+    const runs: { model: string; inputs: { messages?: { role: string; content: string }[] } }[] = [];
+    const binding = {
+      run: async (model: string, inputs: { messages?: { role: string; content: string }[] }) => {
+        runs.push({ model, inputs });
+        return { response: '{"facts":["from workers ai"]}', usage: { prompt_tokens: 12, completion_tokens: 7 } };
+      },
+    } as unknown as Ai;
+    const model = createLanguageModel(readLlmConfig({ ...base, LLM_PROVIDER: "workers-ai", AI: binding }))!;
+    const answer = await generateObjectFor(testDeps(), model, req, Answer);
+    expect(answer.value.facts).toEqual(["from workers ai"]);
+    expect(runs[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
+    expect(runs[0]!.inputs.messages?.some((m) => m.content.includes("Say one fact."))).toBe(true);
+    expect((await ledger(req.mindId))[0]).toMatchObject({ inputTokens: 12, outputTokens: 7 });
+  });
+});

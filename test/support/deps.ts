@@ -1,0 +1,31 @@
+import { env } from "cloudflare:workers";
+import type { Clock } from "../../src/clock";
+import { createDb } from "../../src/db/client";
+import type { ModelDeps } from "../../src/llm/generate";
+import type { LanguageModel } from "../../src/llm/providers";
+
+/** A clock tests move by hand. */
+export function manualClock(start: string | Date): Clock & { set(at: string | Date): void; advance(ms: number): void } {
+  let now = new Date(start);
+  return {
+    now: () => new Date(now),
+    set: (at) => {
+      now = new Date(at);
+    },
+    advance: (ms) => {
+      now = new Date(now.getTime() + ms);
+    },
+  };
+}
+
+/** Domain dependencies over the test database, with an optional model and clock. */
+export function testDeps(options: { llm?: LanguageModel | null; clock?: Clock; d1?: D1Database } = {}): ModelDeps {
+  return {
+    db: createDb(options.d1 ?? env.DB),
+    clock: options.clock ?? { now: () => new Date() },
+    llm: options.llm ?? null,
+  };
+}
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;

@@ -1,0 +1,64 @@
+import { and, asc, eq } from "drizzle-orm";
+import { coldVersions, consolidations, notes } from "../../src/db/schema";
+import { getCold } from "../../src/notes/cold";
+import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
+import { call, newHuman, newMind } from "../helpers";
+import { testDeps } from "./deps";
+import { section } from "./scripted-model";
+
+/** A human's new mind, and a way to write notes to it over HTTP. */
+export async function newNotesMind(mind: Record<string, unknown> = {}) {
+  const human = await newHuman();
+  const created = await newMind(human.token, mind);
+  const auth = { token: human.token, mind: created.id };
+  const addNote = async (text: string, category_hint?: string, agent?: string) => {
+    const res = await call("POST", "/notes", { ...auth, body: { text, ...(category_hint && { category_hint }), ...(agent && { agent }) } });
+    if (res.status !== 201) throw new Error(`note: ${res.status} ${res.text}`);
+    return res.json as { id: string; text: string };
+  };
+  return { ...human, mindId: created.id, auth, addNote };
+}
+
+/** Every note of the mind, oldest first, as stored. */
+export async function storedNotes(mindId: string) {
+  return testDeps()
+    .db.select()
+    .from(notes)
+    .where(eq(notes.mindId, mindId))
+    .orderBy(asc(notes.createdAt), asc(notes.id));
+}
+
+export async function coldOf(mindId: string, agent = "default") {
+  return getCold(testDeps(), mindId, agent);
+}
+
+export async function versionsOf(mindId: string, agent = "default") {
+  return testDeps()
+    .db.select()
+    .from(coldVersions)
+    .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent)))
+    .orderBy(asc(coldVersions.version));
+}
+
+export async function consolidationsOf(mindId: string) {
+  return testDeps().db.select().from(consolidations).where(eq(consolidations.mindId, mindId)).orderBy(asc(consolidations.startedAt));
+}
+
+/**
+ * A model turn that merges as a careful model would: it keeps the document's facts and adds
+ * each note to the section it was hinted with, reading both from the prompt it was sent.
+ */
+export const foldingTurn = (prompt: string): string => {
+  const doc = parseDocument(section(prompt, "document").join("\n"));
+  for (const line of section(prompt, "notes")) {
+    const match = /^- \[(\w+)\] (.*)$/.exec(line);
+    if (!match) throw new Error(`unexpected note line: ${line}`);
+    doc.sections[match[1] as SectionId].push(match[2]!);
+  }
+  return JSON.stringify(Object.fromEntries(SECTION_IDS.map((id) => [id, doc.sections[id]])));
+};
+
+/** How many times each text occurs as a fact line of the document. */
+export function occurrences(document: string, text: string): number {
+  return document.split("\n").filter((line) => line === `- ${text}`).length;
+}
