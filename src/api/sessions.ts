@@ -4,7 +4,7 @@ import type { AppEnv } from "../app-env";
 import { authenticate, requireScope } from "../auth/middleware";
 import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
-import { appendMessage, completeSession } from "../sessions/messages";
+import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import type { SessionDeps } from "../sessions/objects";
 import {
@@ -48,6 +48,16 @@ const SessionStateSchema = z
     completion_pending: z.boolean(),
   })
   .openapi("SessionState");
+
+const ExtractionSchema = z
+  .object({
+    status: z.enum(["extracted", "nothing", "no_model", "budget", "failed", "not_found"]),
+    notes: z.number().describe("New notes written"),
+    extracted: z.number().nullable().describe("Messages the cursor moved past; null when it could not move"),
+    remaining: z.number().describe("Non-ephemeral messages still after the cursor"),
+    cursor: z.number().describe("Id of the last message extracted (0: none yet)"),
+  })
+  .openapi("Extraction");
 
 const MessageSchema = z
   .object({
@@ -232,6 +242,18 @@ sessionRoutes
     }),
     async (c) =>
       c.json(await completeSession(withObjects(c), c.var.scope, c.req.valid("param").id, c.req.valid("json").confirmed), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/sessions/{id}/extract", tags, security: bearerSecurity,
+      summary: "Extract notes from the session's dialogue after its cursor now; with no model configured nothing moves",
+      request: { params: IdParams },
+      responses: {
+        200: jsonContent(z.object({ extraction: ExtractionSchema, state: SessionStateSchema }), "What the extraction did"),
+        ...guarded,
+      },
+    }),
+    async (c) => c.json(await extractSessionNow(withObjects(c), c.var.scope, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({

@@ -1,11 +1,10 @@
 import type { Deps } from "../deps";
 import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../notes/retention";
+import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import type { JobCounts } from "./job-runs";
 
-// Every retention step, in order. Steps owned by other areas join this list when their tables
-// exist: trimming session histories over history_cap (sessions, messages) and deleting Telegram
-// update claims older than 7 days (telegram_updates).
-export const RETENTION_STEPS: RetentionStep[] = [...LONG_TERM_RETENTION_STEPS];
+// Every retention step, in order.
+export const RETENTION_STEPS: RetentionStep[] = [...LONG_TERM_RETENTION_STEPS, ...SESSION_RETENTION_STEPS];
 
 /** The daily retention job: each step's deleted rows are counted, then PRAGMA optimize runs. */
 export async function runRetentionJob(deps: Deps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {

@@ -3,22 +3,26 @@ import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
 import type { Deps } from "../deps";
 import { createLanguageModel } from "../llm/providers";
+import { collectSessionNotes } from "../sessions/messages";
 import { runConsolidationJob } from "./consolidation";
 import { runJob, type JobName, type JobRun } from "./job-runs";
 import { runRetentionJob } from "./retention";
 
-/**
- * Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml.
- * The daily collection of notes per active session joins the daily expression with sessions.
- */
+/** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {
   "0 * * * *": ["consolidation"],
-  "30 3 * * *": ["retention"],
+  "30 3 * * *": ["collection", "retention"],
 };
+
+// Sessions extracted per daily run at most; the rest are the next day's (each also extracts on its own alarm).
+const COLLECTION_LIMIT = 200;
 
 const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number | string>) => Promise<void>> = {
   // The model is built inside the job, so a bad model setting fails (and records) this job only.
   consolidation: (deps, env, counts) => runConsolidationJob({ ...deps, llm: createLanguageModel(readLlmConfig(env)) }, counts),
+  collection: async (deps, env, counts) => {
+    Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
+  },
   retention: (deps, _env, counts) => runRetentionJob(deps, counts),
 };
 

@@ -42,7 +42,7 @@ const retentionCutoff = (now: string) =>
   sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '-' || minds.retention_hours || ' hours')`;
 
 /** Runs `round` until it deletes less than a full batch, or maxRounds times. */
-async function inRounds(options: RetentionOptions, round: () => Promise<number>): Promise<number> {
+export async function inRounds(options: RetentionOptions, round: () => Promise<number>): Promise<number> {
   let total = 0;
   for (let i = 0; i < options.maxRounds; i++) {
     const deleted = await round();
@@ -78,7 +78,7 @@ async function deleteMemories(deps: Deps, due: SQL, action: string, now: string)
   return deleted.length;
 }
 
-const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
+export const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
   (await deps.db.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
 
 export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [

@@ -100,11 +100,17 @@ export function planCompletion(state: SessionCounters, confirmed: boolean): { cl
   return { clearEphemeral: true, next: { ...state, ...CLEARED, completionPending: false } };
 }
 
-/** After the extraction alarm: either the cursor moved (count restarts) or extraction stays due. */
-export function afterExtractionAlarm(state: SessionCounters, extracted: number | null, nowIso: string): SessionCounters {
+/**
+ * After an extraction ran: when the cursor moved (or there was nothing to read), the count
+ * restarts from what is still after the cursor; when it could not move (no model, budget,
+ * model failure), extraction stays due from the first time it was.
+ */
+export function afterExtraction(
+  state: SessionCounters,
+  outcome: { extracted: number | null; remaining: number },
+  nowIso: string,
+): SessionCounters {
   const base = { ...state, extractionScheduled: false };
-  if (extracted !== null) {
-    return { ...base, sinceExtraction: Math.max(0, state.sinceExtraction - extracted), extractionDue: false, extractionDueAt: null };
-  }
+  if (outcome.extracted !== null) return { ...base, sinceExtraction: outcome.remaining, extractionDue: false, extractionDueAt: null };
   return { ...base, extractionDue: true, extractionDueAt: state.extractionDueAt ?? nowIso };
 }

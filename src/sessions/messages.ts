@@ -1,6 +1,7 @@
 import { AppError } from "../errors";
 import type { NewMessage, MindScope } from "./model";
 import { sessionObject, type AppendResult, type ObjectResult, type SessionDeps, type SessionState } from "./objects";
+import { sessionsWithUnextractedMessages, type SessionExtraction } from "../notes/session-extraction";
 import { getSession } from "./sessions";
 
 // Writes to a session's history go through its object, which checks the tenant in SQL.
@@ -30,4 +31,35 @@ export async function completeSession(
   await getSession(deps, scope, sessionId);
   const result = await sessionObject(deps.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId }, confirmed);
   return { confirmed, ...unwrap<{ cleared: number; state: SessionState }>(result) };
+}
+
+/** Extracts notes from the session's dialogue after its cursor now, through its object. */
+export async function extractSessionNow(
+  deps: SessionDeps,
+  scope: MindScope,
+  sessionId: string,
+): Promise<{ extraction: SessionExtraction; state: SessionState }> {
+  await getSession(deps, scope, sessionId);
+  const result = await sessionObject(deps.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId });
+  return unwrap<{ extraction: SessionExtraction; state: SessionState }>(result);
+}
+
+/**
+ * The daily collection: every session with messages after its cursor is extracted through
+ * its object, a bounded number per run, oldest activity first.
+ */
+export async function collectSessionNotes(
+  deps: SessionDeps,
+  limit: number,
+): Promise<{ sessions: number; notes: number; messages: number; pending: number }> {
+  const due = await sessionsWithUnextractedMessages(deps, limit);
+  const totals = { sessions: due.length, notes: 0, messages: 0, pending: 0 };
+  for (const target of due) {
+    const result = await sessionObject(deps.sessionObjects, target.sessionId).extract(target);
+    if (!result.ok) continue;
+    totals.notes += result.extraction.notes;
+    totals.messages += result.extraction.extracted ?? 0;
+    if (result.extraction.extracted === null) totals.pending += 1;
+  }
+  return totals;
 }

@@ -1,10 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { systemClock } from "../clock";
-import type { Env } from "../config";
+import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
 import type { Deps } from "../deps";
-import { afterExtractionAlarm, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
-import { onExtractionDue } from "./extraction-due";
+import { createLanguageModel, type LanguageModel } from "../llm/providers";
+import { extractSession, type SessionExtraction } from "../notes/session-extraction";
+import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
@@ -83,15 +84,41 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** Extraction is due: hand over to extraction, and remember it is due if nothing moved. */
+  /** Extracts notes from the messages after the cursor now (the "remember" with no text). */
+  async extract(target: SessionTarget): Promise<ObjectResult<{ extraction: SessionExtraction; state: SessionState }>> {
+    return this.serially(async () => {
+      if (!this.owns(target)) return gone;
+      const extraction = await this.runExtraction(target);
+      if (extraction.status === "not_found") return gone;
+      return { ok: true, extraction, state: toSessionState(this.counters()) };
+    });
+  }
+
+  /** Extraction is due: extract, and remember it is still due if the cursor could not move. */
   override async alarm(): Promise<void> {
     await this.serially(async () => {
       const target = this.ctx.storage.kv.get<SessionTarget>(TARGET_KEY);
-      if (!target) return;
-      const outcome = await onExtractionDue(this.deps, target);
-      const next = afterExtractionAlarm(this.counters(), outcome.extracted, this.deps.clock.now().toISOString());
-      this.ctx.storage.kv.put(COUNTERS_KEY, next);
+      if (target) await this.runExtraction(target);
     });
+  }
+
+  /**
+   * The model extraction uses, from the Worker's configuration. Built per run, so a bad
+   * setting fails that run only; tests replace it on the instance with a scripted model.
+   */
+  protected model(): LanguageModel | null {
+    return createLanguageModel(readLlmConfig(this.env));
+  }
+
+  private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {
+    const extraction = await extractSession({ ...this.deps, llm: this.model() }, target);
+    if (extraction.status === "not_found") return extraction;
+    const next = afterExtraction(this.counters(), extraction, this.deps.clock.now().toISOString());
+    // More waiting than one call reads: go on right after this run.
+    if (extraction.extracted !== null && extraction.remaining > 0) await this.ctx.storage.setAlarm(Date.now());
+    const scheduled = (await this.ctx.storage.getAlarm()) !== null;
+    this.ctx.storage.kv.put(COUNTERS_KEY, { ...next, extractionScheduled: scheduled });
+    return extraction;
   }
 
   private counters(): SessionCounters {

@@ -1,0 +1,82 @@
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { DEFAULT_AGENT } from "../auth/principal";
+import { messages, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import type { ModelDeps } from "../llm/generate";
+import type { SessionTarget } from "../sessions/model";
+import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "./extraction";
+
+/** What one extraction over a session did. */
+export interface SessionExtraction {
+  status: ExtractionPlan["status"] | "not_found";
+  /** New notes written (a fact already waiting is not written twice). */
+  notes: number;
+  /** Non-ephemeral messages the cursor moved past; null when it did not move. */
+  extracted: number | null;
+  /** Non-ephemeral messages still after the cursor. */
+  remaining: number;
+  /** The session's cursor afterwards: the id of the last message extracted (0: none yet). */
+  cursor: number;
+}
+
+// One run reads at most this many messages; extraction itself keeps to what fits one model call.
+const MAX_MESSAGES = 400;
+
+/**
+ * Extracts notes from a session's non-ephemeral messages after its cursor and moves the
+ * cursor in the same D1 batch, only if nobody moved it meanwhile. Notes go to the mind's
+ * default namespace (sessions belong to the mind). With no model, over budget or on a model
+ * failure the cursor stays, so no message is skipped. Only the session object calls this.
+ */
+export async function extractSession(deps: ModelDeps, target: SessionTarget): Promise<SessionExtraction> {
+  const { db } = deps;
+  const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
+  const session = await db.select({ cursor: sessions.extractedThroughMessageId }).from(sessions).where(ofSession).get();
+  if (!session) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
+  const after = await db
+    .select({ id: messages.id, role: messages.role, content: messages.content })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.sessionId, target.sessionId),
+        eq(messages.mindId, target.mindId),
+        eq(messages.ephemeral, false),
+        gt(messages.id, session.cursor),
+      ),
+    )
+    .orderBy(asc(messages.id))
+    .limit(MAX_MESSAGES);
+  const input: ExtractionInput = {
+    mindId: target.mindId,
+    agent: DEFAULT_AGENT,
+    sessionId: target.sessionId,
+    cursor: session.cursor > 0 ? String(session.cursor) : null,
+    messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content })),
+  };
+  const plan = await extractNotes(deps, input);
+  if (plan.status === "nothing") return { status: plan.status, notes: 0, extracted: 0, remaining: 0, cursor: session.cursor };
+  if (plan.status !== "extracted") {
+    return { status: plan.status, notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };
+  }
+  const through = Number(plan.cursor);
+  const moveCursor = db
+    .update(sessions)
+    .set({ extractedThroughMessageId: through })
+    .where(and(ofSession, eq(sessions.extractedThroughMessageId, session.cursor)));
+  const { written } = await saveExtraction(deps, input, plan, [moveCursor]);
+  const extracted = after.filter((m) => m.id <= through).length;
+  return { status: "extracted", notes: written, extracted, remaining: after.length - extracted, cursor: through };
+}
+
+/** Sessions with non-ephemeral messages after their cursor, oldest first: the daily collection's work list. */
+export async function sessionsWithUnextractedMessages({ db }: Deps, limit: number): Promise<SessionTarget[]> {
+  return db
+    .select({ mindId: sessions.mindId, sessionId: sessions.id })
+    .from(sessions)
+    .where(
+      sql`exists (select 1 from ${messages} where ${messages.sessionId} = ${sessions.id} and ${messages.mindId} = ${sessions.mindId}
+          and ${messages.ephemeral} = 0 and ${messages.id} > ${sessions.extractedThroughMessageId})`,
+    )
+    .orderBy(asc(sessions.lastMessageAt))
+    .limit(limit);
+}
