@@ -1,10 +1,15 @@
+import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
 import type { Deps } from "../deps";
 import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import type { JobCounts } from "./job-runs";
 
 // Every retention step, in order.
-export const RETENTION_STEPS: RetentionStep[] = [...LONG_TERM_RETENTION_STEPS, ...SESSION_RETENTION_STEPS];
+export const RETENTION_STEPS: RetentionStep[] = [
+  ...LONG_TERM_RETENTION_STEPS,
+  ...SESSION_RETENTION_STEPS,
+  LOGIN_LINK_RETENTION_STEP,
+];
 
 /** The daily retention job: each step's deleted rows are counted, then PRAGMA optimize runs. */
 export async function runRetentionJob(deps: Deps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {

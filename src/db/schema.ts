@@ -211,3 +211,12 @@ export const jobRuns = sqliteTable("job_runs", {
 
 export type NoteRow = typeof notes.$inferSelect;
 export type ConsolidationRow = typeof consolidations.$inferSelect;
+
+export const loginLinks = sqliteTable("login_links", {
+  tokenHash: text("token_hash").primaryKey(),
+  accountId: text("account_id").notNull(),
+  mindId: text("mind_id"),
+  createdAt: text("created_at").notNull(),
+  expiresAt: text("expires_at").notNull(),
+  usedAt: text("used_at"),
+});

@@ -7,6 +7,7 @@ import {
   coldVersions,
   consolidations,
   llmUsage,
+  loginLinks,
   memories,
   memoryHistory,
   messages,
@@ -158,6 +159,8 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(consolidations).where(eq(consolidations.mindId, mindId)),
     db.select({ n: count() }).from(noteExtractions).where(eq(noteExtractions.mindId, mindId)),
     db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
+    db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
+    // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
   const sessionIds = counted[4].map((s) => s.id);
@@ -176,5 +179,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     consolidations: counted[9][0]?.n ?? 0,
     note_extractions: counted[10][0]?.n ?? 0,
     llm_usage: counted[11][0]?.n ?? 0,
+    login_links: counted[12][0]?.n ?? 0,
   };
 }

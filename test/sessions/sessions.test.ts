@@ -110,6 +110,7 @@ describe("the API document", () => {
       "/sessions/{id}",
       "/sessions/{id}/activate",
       "/sessions/{id}/complete",
+      "/sessions/{id}/extract",
       "/sessions/{id}/messages",
     ]);
     const role = paths["/sessions/{id}/messages"].post.requestBody.content["application/json"].schema.properties.role;
