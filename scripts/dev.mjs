@@ -26,7 +26,7 @@ const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
 const port = process.env.PORT ?? "8787";
-const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, ...process.argv.slice(2)], {
+const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...process.argv.slice(2)], {
   cwd: root,
   env,
   stdio: "inherit",
