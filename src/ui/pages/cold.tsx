@@ -89,7 +89,10 @@ coldPages.get("/cold/diff", async (c) => {
   const { t, deps } = c.var;
   const agent = agentOf(c.req.query("agent"));
   const diff = await diffCold(deps, { ...c.var.uiScope, agent }, versionOf(c.req.query("from")), versionOf(c.req.query("to")));
-  const lines = diff.patch.split("\n").slice(2);
+  // The hunks only: the file header lines would read as one more added and removed line.
+  const all = diff.patch.split("\n");
+  const first = all.findIndex((line) => line.startsWith("@@"));
+  const lines = first < 0 ? [] : all.slice(first).filter((line) => !line.startsWith("\\"));
   return page(
     c,
     `${t.diff}: v${diff.from} → v${diff.to}`,
