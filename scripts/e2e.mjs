@@ -7,6 +7,8 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromium } from "playwright-core";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -86,7 +88,27 @@ async function seed(base, adminToken) {
   await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "user", content: "Deploy the worker" }, human);
   await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "tool", content: "wrangler deploy: 42 files uploaded", ephemeral: true, tool: "shell" }, human);
   await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "assistant", content: "Deployed." }, human);
-  return { token, mind, session };
+  return { token, key, mind, session };
+}
+
+/** The official MCP client over real HTTP against the running Worker. */
+async function useMcp(base, key) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+  const client = new Client({ name: "edgemind-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    check(tools.length === 8, `MCP lists ${tools.length} tools over HTTP`);
+    const memory = await client.callTool({ name: "get_memory", arguments: {} });
+    check(memory.structuredContent?.version === 2, "MCP get_memory reads cold memory version 2");
+    const stale = await client.callTool({ name: "update_memory", arguments: { text: "stale", version: 1 } });
+    check(stale.isError === true && /memory changed/.test(stale.content[0].text), "MCP update_memory with a stale version answers 'memory changed'");
+    await client.callTool({ name: "save_memory_note", arguments: { text: "Prefers answers in Russian" } });
+  } finally {
+    await client.close();
+  }
 }
 
 async function drive(base, seeded) {
@@ -184,6 +206,7 @@ async function main() {
     log(`wrangler dev is up on ${base}`);
     const seeded = await seed(base, adminToken);
     log("seeded a mind over the REST API");
+    await useMcp(base, seeded.key);
     await drive(base, seeded);
     log(`passed; screenshots in ${path.relative(root, artifacts)}/`);
   } catch (err) {
