@@ -141,7 +141,8 @@ mindRoutes
       },
     }),
     async (c) => {
-      const imported = await importMind(c.var.deps, c.var.accountId, c.req.valid("param").id, await c.req.text());
+      const body = new TextDecoder().decode(await c.req.arrayBuffer());
+      const imported = await importMind(c.var.deps, c.var.accountId, c.req.valid("param").id, body);
       return c.json({ imported: { ...imported } }, 200);
     },
   )

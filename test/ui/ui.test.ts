@@ -1,4 +1,6 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
 import { createLoginLink } from "../../src/auth/login-links";
 import { call, newKey, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
@@ -34,6 +36,21 @@ describe("UI login", () => {
     const reuse = await browser().post("/ui/login", { token });
     expect(reuse.status).toBe(401);
     expect(reuse.text).toContain("invalid, used or expired");
+  });
+
+  it("marks the cookie Secure when ENVIRONMENT=production", async () => {
+    const t = await newTenant();
+    const res = await createApp().request(
+      "https://edgemind.test/ui/login",
+      {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://edgemind.test" },
+        body: new URLSearchParams({ jwt: t.token }),
+      },
+      { ...env, ENVIRONMENT: "production" },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get("Set-Cookie")).toMatch(/edgemind_ui=.*; Secure/);
   });
 
   it("refuses a bad JWT, a forged cookie, and pages without a session", async () => {
