@@ -6,7 +6,7 @@ import { coldRoutes } from "./api/cold";
 import { errorBody, handleError } from "./api/errors";
 import { jobRoutes } from "./api/jobs";
 import { memoryRoutes } from "./api/memory";
-import { mindRoutes } from "./api/minds";
+import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
 import { createRouter } from "./api/router";
 import { sessionRoutes } from "./api/sessions";
@@ -15,8 +15,12 @@ import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
 import { AppError } from "./errors";
+import { mcpRoutes } from "./mcp/routes";
+import { uiRoutes } from "./ui/routes";
 
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Only an import carries a whole mind. */
+const IMPORT_PATH = /^(\/minds\/[^/]+|\/ui)\/import$/;
 
 export interface AppOptions {
   clock?: Clock;
@@ -30,14 +34,18 @@ export function createApp(options: AppOptions = {}) {
   app.onError(handleError);
   app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
 
+  const limitBody = (maxSize: number) =>
+    bodyLimit({
+      maxSize,
+      onError: () => {
+        throw new AppError("payload_too_large", `request body is larger than ${maxSize} bytes`);
+      },
+    });
+  const defaultLimit = limitBody(MAX_BODY_BYTES);
+  const importLimit = limitBody(IMPORT_MAX_BODY_BYTES);
   app.use(
     "*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => {
-        throw new AppError("payload_too_large", `request body is larger than ${MAX_BODY_BYTES} bytes`);
-      },
-    }),
+    createMiddleware<AppEnv>((c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next)),
     createMiddleware<AppEnv>(async (c, next) => {
       c.set("deps", { db: createDb(c.env.DB), clock });
       await next();
@@ -53,6 +61,8 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", coldRoutes);
   app.route("/", usageRoutes);
   app.route("/", jobRoutes);
+  app.route("/", mcpRoutes);
+  app.route("/ui", uiRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, AGENT_PATTERN, requireHuman } from "../auth/middleware";
+import { archiveStream, exportMind } from "../minds/export";
+import { importMind } from "../minds/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
 import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
 import { bearerSecurity, createRouter } from "./router";
-import { guardedResponses, jsonBody, jsonContent } from "./schemas";
+import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
 
 const MindSchema = z
   .object({
@@ -43,6 +45,9 @@ const KeySchema = z
 const KeyCreate = z.strictObject({
   agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
 });
+
+/** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */
+export const IMPORT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 const MindParams = z.object({ id: z.string().max(100) });
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
@@ -100,6 +105,46 @@ mindRoutes
         { deleted: await deleteMind({ ...c.var.deps, sessionObjects: c.env.SESSIONS }, c.var.accountId, c.req.valid("param").id) },
         200,
       ),
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/minds/{id}/export", tags, security: bearerSecurity,
+      summary: "Export the mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages",
+      request: { params: MindParams },
+      responses: {
+        200: { description: "application/x-ndjson: one JSON object per line, the header first" },
+        ...guardedResponses,
+      },
+    }),
+    async (c) => {
+      const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
+      const stream = archiveStream(exportMind(c.var.deps, c.var.accountId, mind.id));
+      const name = `edgemind-${mind.id}-${c.var.deps.clock.now().toISOString().slice(0, 10)}.jsonl`;
+      return c.body(stream, 200, {
+        "Content-Type": "application/x-ndjson; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${name}"`,
+      });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/minds/{id}/import", tags, security: bearerSecurity,
+      summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BODY_BYTES / 1024 / 1024} MB`,
+      request: {
+        params: MindParams,
+        body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
+      },
+      responses: {
+        200: jsonContent(z.object({ imported: z.record(z.string(), z.number()) }), "Rows restored, per table"),
+        ...guardedResponses,
+        409: { description: "The mind is not empty", content: { "application/json": { schema: ErrorSchema } } },
+      },
+    }),
+    async (c) => {
+      const body = new TextDecoder().decode(await c.req.arrayBuffer());
+      const imported = await importMind(c.var.deps, c.var.accountId, c.req.valid("param").id, body);
+      return c.json({ imported: { ...imported } }, 200);
+    },
   )
   .openapi(
     createRoute({

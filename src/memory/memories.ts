@@ -43,6 +43,13 @@ function provenance(scope: Scope, confidence: number | undefined) {
 const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
 const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
 
+/** The normalised copies of a memory's key, content and tags that the search index holds. */
+export const memorySearchColumns = (key: string, content: string, tags: string[]) => ({
+  searchKey: toIndexText(key.replaceAll("_", " ")),
+  searchContent: toIndexText(content),
+  searchTags: tagsIndexText(tags),
+});
+
 /**
  * Creates the memory, or updates it in place when its (category, key) already exists in the
  * scope's mind and agent namespace. The change and its history row are written in one batch.
@@ -102,9 +109,7 @@ export async function storeMemory(
         expiresAt: input.expires_at ?? null,
         createdAt: now,
         updatedAt: now,
-        searchKey: toIndexText(input.key.replaceAll("_", " ")),
-        searchContent,
-        searchTags: tagsIndexText(tags ?? []),
+        ...memorySearchColumns(input.key, input.content, tags ?? []),
       })
       .onConflictDoUpdate({
         target: [memories.mindId, memories.agent, memories.category, memories.key],

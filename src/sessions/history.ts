@@ -19,6 +19,9 @@ export async function readAppendSettings({ db }: Deps, target: SessionTarget): P
   return row ? resolveSettings(row.settings) : null;
 }
 
+/** What the search index holds for a message: nothing for ephemeral output, which is never searched. */
+export const messageSearchText = (content: string, ephemeral: boolean) => (ephemeral ? "" : toIndexText(content));
+
 const ephemeralOf = (target: SessionTarget) =>
   and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), eq(messages.ephemeral, true));
 
@@ -55,8 +58,7 @@ export async function writeAppend(
           ephemeral: sql<number>`${ephemeral ? 1 : 0}`.as("ephemeral"),
           tool: sql<string | null>`${input.tool ?? null}`.as("tool"),
           createdAt: sql<string>`${now}`.as("created_at"),
-          // Ephemeral output is never searched: it is meant to disappear.
-          searchContent: sql<string>`${ephemeral ? "" : toIndexText(input.content)}`.as("search_content"),
+          searchContent: sql<string>`${messageSearchText(input.content, ephemeral)}`.as("search_content"),
         })
         .from(sessions)
         .where(ofSession),

@@ -1,0 +1,228 @@
+// Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
+// (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
+// with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export.
+// Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium).
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { chromium } from "playwright-core";
+
+const root = path.resolve(import.meta.dirname, "..");
+const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const artifacts = path.join(root, "test-artifacts", "e2e");
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
+};
+
+if (!existsSync(chromiumPath)) {
+  console.error(`e2e: ${chromiumPath} not found; install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  process.exit(1);
+}
+
+const started = Date.now();
+const log = (message) => console.log(`e2e ${((Date.now() - started) / 1000).toFixed(1)}s: ${message}`);
+const check = (condition, message) => {
+  if (!condition) throw new Error(`e2e check failed: ${message}`);
+  log(`ok - ${message}`);
+};
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(base, dev) {
+  for (let i = 0; i < 240; i++) {
+    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
+    try {
+      const res = await fetch(`${base}/health`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("wrangler dev did not answer /health within 60 s");
+}
+
+async function api(base, method, route, token, body, headers = {}) {
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A mind with memories from a person and an agent, two cold memory versions and a session. */
+async function seed(base, adminToken) {
+  const { token } = await api(base, "POST", "/auth/token", adminToken, { account: "e2e-person" });
+  const mind = await api(base, "POST", "/minds", token, { name: "E2E mind", locale: "ru" });
+  const { key } = await api(base, "POST", `/minds/${mind.id}/keys`, token, {});
+  const human = { "X-Mind-Id": mind.id };
+  await api(base, "POST", "/memory", key, {
+    category: "preference", key: "coffee_order", content: "Любит кофе без сахара", tags: ["coffee", "morning"], priority: "high",
+  });
+  await api(base, "POST", "/memory", key, { category: "project", key: "deploy_target", content: "Deploys the worker to Cloudflare", tags: ["work"] });
+  await api(base, "POST", "/memory", token, { category: "identity", key: "home_city", content: "Lives in Tbilisi" }, human);
+  await api(base, "PUT", "/cold", token, { text: "## Preferences\n- coffee without sugar\n\n## Work\n- Cloudflare", version: 0 }, human);
+  await api(base, "PUT", "/cold", token, { text: "## Preferences\n- coffee with milk, no sugar\n\n## Work\n- Cloudflare Workers and D1", version: 1 }, human);
+  const session = await api(base, "POST", "/sessions", token, { task_name: "deploy", repo_path: "/srv/app" }, human);
+  await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "user", content: "Deploy the worker" }, human);
+  await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "tool", content: "wrangler deploy: 42 files uploaded", ephemeral: true, tool: "shell" }, human);
+  await api(base, "POST", `/sessions/${session.id}/messages`, token, { role: "assistant", content: "Deployed." }, human);
+  return { token, key, mind, session };
+}
+
+/** The official MCP client over real HTTP against the running Worker. */
+async function useMcp(base, key) {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+  const client = new Client({ name: "edgemind-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    check(tools.length === 8, `MCP lists ${tools.length} tools over HTTP`);
+    const memory = await client.callTool({ name: "get_memory", arguments: {} });
+    check(memory.structuredContent?.version === 2, "MCP get_memory reads cold memory version 2");
+    const stale = await client.callTool({ name: "update_memory", arguments: { text: "stale", version: 1 } });
+    check(stale.isError === true && /memory changed/.test(stale.content[0].text), "MCP update_memory with a stale version answers 'memory changed'");
+    await client.callTool({ name: "save_memory_note", arguments: { text: "Prefers answers in Russian" } });
+  } finally {
+    await client.close();
+  }
+}
+
+async function drive(base, seeded) {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--headless"] });
+  try {
+    const context = await browser.newContext({ acceptDownloads: true, locale: "en-US", viewport: { width: 1100, height: 900 } });
+    const page = await context.newPage();
+    const shot = (name) => page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+
+    await page.goto(`${base}/ui/login`);
+    await page.fill("#jwt", seeded.token);
+    await Promise.all([page.waitForURL("**/ui/memories"), page.click("form:has(#jwt) button[type=submit]")]);
+    check((await page.locator("article.memory").count()) === 3, "logged in with a JWT: three memory cards");
+    const cookies = await context.cookies();
+    const session = cookies.find((c) => c.name === "edgemind_ui");
+    check(session?.httpOnly === true && session.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
+    await shot("01-memories");
+
+    await page.fill("input[name=q]", "кофе");
+    await Promise.all([page.waitForURL(/q=/), page.click("form[role=search] button[type=submit]")]);
+    const keys = await page.locator("article.memory h3").allTextContents();
+    check(keys.length === 1 && keys[0] === "coffee_order", `search for «кофе» finds only coffee_order (${keys.join(", ")})`);
+    await shot("02-search");
+
+    const card = page.locator('article.memory[data-key="coffee_order"]');
+    check((await card.locator(".badge.warn").count()) === 1, "the agent's card is unverified");
+    await Promise.all([page.waitForURL(/ok=verifiedDone/), card.locator("button", { hasText: "Verify" }).click()]);
+    check((await page.locator('article.memory[data-key="coffee_order"] .badge.ok').count()) === 1, "after Verify the card shows Verified");
+    await shot("03-verified");
+
+    await Promise.all([page.waitForURL(/\/ui\/memories\/mem_/), page.locator('article.memory[data-key="coffee_order"] a', { hasText: "Edit" }).click()]);
+    await page.fill("#content", "Любит кофе с молоком, без сахара");
+    await page.fill("#tags", "coffee, milk");
+    await Promise.all([page.waitForURL(/ok=saved/), page.click("form:has(#content) button[type=submit]")]);
+    check((await page.inputValue("#content")) === "Любит кофе с молоком, без сахара", "the edit is saved");
+    check((await page.locator("table tr").count()) >= 4, "the history lists create, verify and update");
+    await shot("04-edited");
+
+    await page.goto(`${base}/ui/cold`);
+    await Promise.all([page.waitForURL(/\/ui\/cold\/diff/), page.click("#compare")]);
+    const added = await page.locator("#diff .add").allTextContents();
+    const removed = await page.locator("#diff .del").allTextContents();
+    check(added.some((l) => l.includes("coffee with milk")) && removed.some((l) => l.includes("coffee without sugar")), "the diff of v1 → v2 marks added and removed lines");
+    await shot("05-diff");
+
+    await page.goto(`${base}/ui/sessions/${seeded.session.id}`);
+    check((await page.locator("article.msg.ephemeral").count()) === 1, "the session page marks the ephemeral tool output");
+    await shot("06-session");
+
+    await page.goto(`${base}/ui/data`);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click("#export")]);
+    const file = path.join(artifacts, "export.jsonl");
+    await download.saveAs(file);
+    const lines = readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    check(lines[0].type === "header" && lines.filter((l) => l.type === "memory").length === 3, `the export downloads as JSONL (${lines.length} lines)`);
+    check(lines.some((l) => l.type === "memory" && l.content === "Любит кофе с молоком, без сахара" && l.verified), "the export holds the edited, verified memory");
+    await shot("07-data");
+
+    const phone = await browser.newContext({ locale: "ru-RU", viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
+    await phone.addCookies(cookies.filter((c) => c.name === "edgemind_ui"));
+    const small = await phone.newPage();
+    await small.goto(`${base}/ui/memories`);
+    check((await small.locator("html").getAttribute("lang")) === "ru", "a Russian browser gets the Russian UI");
+    const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 1, `on a 390 px phone nothing scrolls sideways (overflow ${overflow}px)`);
+    await small.screenshot({ path: path.join(artifacts, "08-phone-ru.png"), fullPage: true });
+  } finally {
+    await browser.close();
+  }
+}
+
+async function main() {
+  rmSync(artifacts, { recursive: true, force: true });
+  mkdirSync(artifacts, { recursive: true });
+  mkdirSync(path.join(root, ".tmp"), { recursive: true });
+  const state = mkdtempSync(path.join(root, ".tmp", "e2e-state-"));
+  const adminToken = randomBytes(24).toString("base64url");
+  const secrets = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
+  const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: root, env, encoding: "utf8" });
+  if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+  log("migrations applied to a fresh local D1");
+
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const dev = spawn(
+    wrangler,
+    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...secrets],
+    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  let output = "";
+  dev.stdout.on("data", (d) => (output += d));
+  dev.stderr.on("data", (d) => (output += d));
+  try {
+    await waitForHealth(base, dev);
+    log(`wrangler dev is up on ${base}`);
+    const seeded = await seed(base, adminToken);
+    log("seeded a mind over the REST API");
+    await useMcp(base, seeded.key);
+    await drive(base, seeded);
+    log(`passed; screenshots in ${path.relative(root, artifacts)}/`);
+  } catch (err) {
+    console.error(output.slice(-4000));
+    throw err;
+  } finally {
+    try {
+      process.kill(-dev.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

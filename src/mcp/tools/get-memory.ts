@@ -1,0 +1,18 @@
+import { readCold } from "../../notes/cold-memory";
+import { jsonResult, runTool, type RegisterTool } from "../context";
+
+export const register: RegisterTool = (server, { deps, scope }) =>
+  server.registerTool(
+    "get_memory",
+    {
+      description:
+        "Read the long-term memory document (cold memory) and its version. " +
+        "Pass that version to update_memory; an empty document has version 0.",
+      inputSchema: {},
+    },
+    () =>
+      runTool(async () => {
+        const cold = await readCold(deps, scope);
+        return jsonResult({ text: cold.text, version: cold.version, updated_at: cold.updated_at });
+      }),
+  );

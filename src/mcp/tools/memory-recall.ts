@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { CATEGORIES } from "../../memory/model";
+import { recallMemories } from "../../memory/recall";
+import { getMindById } from "../../minds/minds";
+import { jsonResult, runTool, type RegisterTool } from "../context";
+
+export const register: RegisterTool = (server, { deps, scope }) =>
+  server.registerTool(
+    "memory_recall",
+    {
+      description:
+        "Recall structured memories as plain text: critical first, then newest; expired ones hidden, unverified ones marked. " +
+        "Use max_tokens to fit a budget.",
+      inputSchema: {
+        limit: z.number().int().min(1).max(500).optional().describe("Most memories to include (default 100)"),
+        category: z.enum(CATEGORIES).optional(),
+        max_tokens: z.number().int().min(50).max(100_000).optional(),
+      },
+    },
+    ({ limit, category, max_tokens }) =>
+      runTool(async () => {
+        const mind = await getMindById(deps, scope.mindId);
+        const recall = await recallMemories(deps, scope, mind.name, { limit: limit ?? 100, category, maxTokens: max_tokens });
+        return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
+      }),
+  );

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { CATEGORIES } from "../../memory/model";
+import { searchMemories } from "../../memory/search";
+import { jsonResult, runTool, type RegisterTool } from "../context";
+
+export const register: RegisterTool = (server, { deps, scope }) =>
+  server.registerTool(
+    "memory_search",
+    {
+      description:
+        "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, " +
+        "best first. Returns each memory's id for memory_forget.",
+      inputSchema: {
+        q: z.string().trim().min(1).max(500).describe("Words to look for"),
+        tag: z.string().trim().min(1).max(40).optional().describe("Only memories carrying this whole tag"),
+        category: z.enum(CATEGORIES).optional(),
+        limit: z.number().int().min(1).max(100).optional().describe("Default 10"),
+      },
+    },
+    ({ q, tag, category, limit }) =>
+      runTool(async () => {
+        const hits = await searchMemories(deps, scope, { q, tag, category, limit: limit ?? 10 });
+        return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })) });
+      }),
+  );

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { storeMemory } from "../../memory/memories";
+import { CATEGORIES, PRIORITIES } from "../../memory/model";
+import { jsonResult, runTool, type RegisterTool } from "../context";
+
+export const register: RegisterTool = (server, { deps, scope }) =>
+  server.registerTool(
+    "memory_store",
+    {
+      description:
+        "Store a structured memory under a stable (category, key); storing the same category and key again updates it in place. " +
+        "Your memories are unverified until a person verifies them.",
+      inputSchema: {
+        category: z.enum(CATEGORIES),
+        key: z
+          .string()
+          .max(100)
+          .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case")
+          .describe("Stable snake_case key, e.g. coffee_order"),
+        content: z.string().trim().min(1).max(8000),
+        tags: z.array(z.string().trim().min(1).max(40).regex(/^[^,]+$/)).max(10).optional().describe("2–5 short tags"),
+        priority: z.enum(PRIORITIES).optional(),
+        confidence: z.number().min(0).max(1).optional(),
+        expires_at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601; the memory is hidden after it"),
+      },
+    },
+    (input) =>
+      runTool(async () => {
+        const expires = input.expires_at === undefined ? undefined : new Date(input.expires_at).toISOString();
+        const { memory, created } = await storeMemory(deps, scope, { ...input, expires_at: expires });
+        return jsonResult({ created, memory });
+      }),
+  );

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { addNote } from "../../notes/notes";
+import { getSession } from "../../sessions/sessions";
+import { jsonResult, runTool, type RegisterTool } from "../context";
+
+export const register: RegisterTool = (server, { deps, scope }) =>
+  server.registerTool(
+    "save_memory_note",
+    {
+      description:
+        "Save one self-contained fact about the user or the work as a note (for example a preference, a correction or a decision). " +
+        "Notes are appended, never overwritten, and folded into the long-term memory document (see get_memory) by the hourly consolidation.",
+      inputSchema: {
+        text: z.string().trim().min(1).max(2000).describe("One fact, understandable without the conversation around it"),
+        sessionId: z.string().trim().min(1).max(100).optional().describe("The session the fact was heard in, if any"),
+      },
+    },
+    ({ text, sessionId }) =>
+      runTool(async () => {
+        if (sessionId !== undefined) await getSession(deps, scope, sessionId);
+        const note = await addNote(deps, scope, { text, session_id: sessionId });
+        return jsonResult({ saved: true, note });
+      }),
+  );

@@ -1,0 +1,124 @@
+import { and, asc, eq, gt } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { shownRepoPath } from "../sessions/model";
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
+import { getMind } from "./minds";
+
+const PAGE = 200;
+
+/**
+ * The mind as archive lines, read page by page so a large mind streams in constant memory:
+ * memories with their history, notes, cold memory with every version, chats, sessions and
+ * their messages. Keys are never exported.
+ */
+export async function* exportMind(deps: Deps, accountId: string, mindId: string): AsyncGenerator<ArchiveLine> {
+  const mind = await getMind(deps, accountId, mindId);
+  const { db } = deps;
+  yield {
+    type: "header",
+    format: ARCHIVE_FORMAT,
+    version: ARCHIVE_VERSION,
+    exported_at: isoNow(deps.clock),
+    mind: { id: mind.id, name: mind.name, locale: mind.locale as "en" | "ru", retention_hours: mind.retention_hours, settings: mind.settings },
+  };
+
+  for (let after = ""; ; ) {
+    const rows = await db.select().from(memories).where(and(eq(memories.mindId, mindId), gt(memories.id, after))).orderBy(asc(memories.id)).limit(PAGE);
+    for (const m of rows) {
+      yield {
+        type: "memory", id: m.id, agent: m.agent, category: m.category as never, key: m.key, content: m.content, tags: m.tags,
+        priority: m.priority as never, source: m.source as never, verified: m.verified, confidence: m.confidence,
+        expires_at: m.expiresAt, created_at: m.createdAt, updated_at: m.updatedAt,
+      };
+    }
+    if (rows.length < PAGE) break;
+    after = rows.at(-1)!.id;
+  }
+  for (let after = 0; ; ) {
+    const rows = await db.select().from(memoryHistory).where(and(eq(memoryHistory.mindId, mindId), gt(memoryHistory.id, after))).orderBy(asc(memoryHistory.id)).limit(PAGE);
+    for (const h of rows) {
+      yield { type: "memory_history", memory_id: h.memoryId, action: h.action, actor: h.actor, old_content: h.oldContent, new_content: h.newContent, at: h.at };
+    }
+    if (rows.length < PAGE) break;
+    after = rows.at(-1)!.id;
+  }
+  for (let after = ""; ; ) {
+    const rows = await db.select().from(notes).where(and(eq(notes.mindId, mindId), gt(notes.id, after))).orderBy(asc(notes.id)).limit(PAGE);
+    for (const n of rows) {
+      yield {
+        type: "note", id: n.id, agent: n.agent, session_id: n.sessionId, text: n.text, category_hint: n.categoryHint,
+        source: n.source === "user" ? "user" : "agent", confidence: n.confidence, created_at: n.createdAt,
+      };
+    }
+    if (rows.length < PAGE) break;
+    after = rows.at(-1)!.id;
+  }
+  for (const c of await db.select().from(coldMemory).where(eq(coldMemory.mindId, mindId)).orderBy(asc(coldMemory.agent))) {
+    yield { type: "cold_memory", agent: c.agent, text: c.text, version: c.version, updated_at: c.updatedAt };
+    for (let after = 0; ; ) {
+      const rows = await db
+        .select()
+        .from(coldVersions)
+        .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, c.agent), gt(coldVersions.version, after)))
+        .orderBy(asc(coldVersions.version))
+        .limit(PAGE);
+      for (const v of rows) {
+        yield { type: "cold_version", agent: v.agent, version: v.version, text: v.text, author: v.author, consolidation_id: v.consolidationId, created_at: v.createdAt };
+      }
+      if (rows.length < PAGE) break;
+      after = rows.at(-1)!.version;
+    }
+  }
+  const mindChats = await db.select().from(chats).where(eq(chats.mindId, mindId)).orderBy(asc(chats.id));
+  for (const chat of mindChats) {
+    yield { type: "chat", id: chat.id, kind: chat.kind, external_id: chat.externalId, active_session_id: chat.activeSessionId, created_at: chat.createdAt };
+  }
+  for (const chat of mindChats) {
+    const chatSessions = await db
+      .select()
+      .from(sessions)
+      .where(and(eq(sessions.mindId, mindId), eq(sessions.chatId, chat.id)))
+      .orderBy(asc(sessions.id));
+    for (const s of chatSessions) {
+      yield {
+        type: "session", id: s.id, chat_id: s.chatId, repo_path: shownRepoPath(s.repoPath), task_name: s.taskName,
+        conversation_id: s.conversationId, extracted_through_message_id: s.extractedThroughMessageId,
+        created_at: s.createdAt, last_message_at: s.lastMessageAt,
+      };
+      yield* sessionMessages(deps, mindId, s.id);
+    }
+  }
+}
+
+async function* sessionMessages(deps: Deps, mindId: string, sessionId: string): AsyncGenerator<ArchiveLine> {
+  for (let after = 0; ; ) {
+    const rows = await deps.db
+      .select()
+      .from(messages)
+      .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, mindId), gt(messages.id, after)))
+      .orderBy(asc(messages.id))
+      .limit(PAGE);
+    for (const m of rows) {
+      yield { type: "message", id: m.id, session_id: m.sessionId, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool, created_at: m.createdAt };
+    }
+    if (rows.length < PAGE) break;
+    after = rows.at(-1)!.id;
+  }
+}
+
+/** The archive as a JSONL byte stream, produced as the reader pulls it. */
+export function archiveStream(lines: AsyncGenerator<ArchiveLine>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(JSON.stringify(next.value) + "\n"));
+    },
+    async cancel() {
+      await lines.return(undefined);
+    },
+  });
+}

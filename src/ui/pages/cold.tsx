@@ -1,0 +1,120 @@
+import { Hono } from "hono";
+import { AGENT_PATTERN } from "../../auth/middleware";
+import { DEFAULT_AGENT } from "../../auth/principal";
+import { invalid } from "../../errors";
+import { listColdVersions } from "../../notes/cold";
+import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
+import { PostButton } from "../layout";
+import { formText, page, shortTime } from "../render";
+import type { UiEnv } from "../ui-env";
+
+export const coldPages = new Hono<UiEnv>();
+
+/** The namespace a cold page shows: `?agent=`, or `default`. */
+function agentOf(value: string | undefined): string {
+  if (value === undefined || value === "") return DEFAULT_AGENT;
+  if (!AGENT_PATTERN.test(value)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+  return value;
+}
+
+const versionOf = (value: string | undefined) => {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw invalid("version: a whole number from 0");
+  return n;
+};
+
+coldPages.get("/cold", async (c) => {
+  const { t, deps, csrf } = c.var;
+  const agent = agentOf(c.req.query("agent"));
+  const scope = { ...c.var.uiScope, agent };
+  const cold = await readCold(deps, scope);
+  const versions = await listColdVersions(deps, scope.mindId, agent, { limit: 100, offset: 0 });
+  const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
+  return page(
+    c,
+    t.cold,
+    <>
+      <form method="get" action="/ui/cold" class="filters card">
+        <label>
+          {t.agentNs}
+          <br />
+          <input name="agent" value={agent} size={12} />
+        </label>
+        <button type="submit" class="secondary">{t.apply}</button>
+      </form>
+      <p class="meta">{`${t.version} ${cold.version} · ${shortTime(cold.updated_at)}`}</p>
+      {cold.text ? <pre id="cold-text">{cold.text}</pre> : <p>{t.emptyCold}</p>}
+      <h2>{t.versions}</h2>
+      {versions.length > 1 ? (
+        <form method="get" action="/ui/cold/diff" class="filters card">
+          <input type="hidden" name="agent" value={agent} />
+          <label>
+            {t.from}
+            <br />
+            <select name="from">{versions.map((v, i) => <option value={String(v.version)} selected={i === 1}>{v.version}</option>)}</select>
+          </label>
+          <label>
+            {t.to}
+            <br />
+            <select name="to">{versions.map((v, i) => <option value={String(v.version)} selected={i === 0}>{v.version}</option>)}</select>
+          </label>
+          <button type="submit" id="compare">{t.diff}</button>
+        </form>
+      ) : null}
+      <div class="scroll">
+        <table>
+          <tr><th>{t.version}</th><th>{t.author}</th><th>{t.when}</th><th></th></tr>
+          {versions.map((v) => (
+            <tr>
+              <td>{v.version}</td>
+              <td>{v.author}</td>
+              <td>{shortTime(v.created_at)}</td>
+              <td>
+                <div class="actions" style="margin:0">
+                  <a class="button secondary" href={`/ui/cold/diff?from=${v.version - 1}&to=${v.version}${q}`}>{t.diff}</a>
+                  {v.version === cold.version ? null : (
+                    <PostButton action="/ui/cold/rollback" csrf={csrf} label={t.rollback} kind="secondary" fields={{ version: String(v.version), agent }} />
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </table>
+      </div>
+    </>,
+  );
+});
+
+coldPages.get("/cold/diff", async (c) => {
+  const { t, deps } = c.var;
+  const agent = agentOf(c.req.query("agent"));
+  const diff = await diffCold(deps, { ...c.var.uiScope, agent }, versionOf(c.req.query("from")), versionOf(c.req.query("to")));
+  // The hunks only: the file header lines would read as one more added and removed line.
+  const all = diff.patch.split("\n");
+  const first = all.findIndex((line) => line.startsWith("@@"));
+  const lines = first < 0 ? [] : all.slice(first).filter((line) => !line.startsWith("\\"));
+  return page(
+    c,
+    `${t.diff}: v${diff.from} → v${diff.to}`,
+    <>
+      <p class="meta">{`+${diff.added} ${t.linesAdded} · −${diff.removed} ${t.linesRemoved}`}</p>
+      <pre class="diff" id="diff">
+        {lines.map((line) => (
+          <span class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : undefined}>
+            {line}
+            {"\n"}
+          </span>
+        ))}
+      </pre>
+      <p>
+        <a class="button secondary" href={agent === DEFAULT_AGENT ? "/ui/cold" : `/ui/cold?agent=${agent}`}>{t.back}</a>
+      </p>
+    </>,
+  );
+});
+
+coldPages.post("/cold/rollback", async (c) => {
+  const agent = agentOf(await formText(c, "agent"));
+  await rollbackCold(c.var.deps, { ...c.var.uiScope, agent }, versionOf(await formText(c, "version")));
+  return c.redirect(`/ui/cold?ok=rolledBack${agent === DEFAULT_AGENT ? "" : `&agent=${agent}`}`, 303);
+});

@@ -1,0 +1,91 @@
+import { Hono } from "hono";
+import { AppError, invalid } from "../../errors";
+import { archiveStream, exportMind } from "../../minds/export";
+import { importMind } from "../../minds/import";
+import { deleteMind } from "../../minds/minds";
+import { CsrfField } from "../layout";
+import { formText, page } from "../render";
+import { switchUiMind } from "../session";
+import type { UiEnv } from "../ui-env";
+
+// Export, import and erasing of the current mind: the same domain functions as /minds/:id/…
+
+export const dataPages = new Hono<UiEnv>();
+
+function DataPage({ v }: { v: UiEnv["Variables"] }) {
+  const { t, csrf } = v;
+  return (
+    <>
+      <section class="card">
+        <h2>{t.exportTitle}</h2>
+        <p>{t.exportHelp}</p>
+        <a class="button" id="export" href="/ui/export">{t.download}</a>
+      </section>
+      <section class="card">
+        <h2>{t.importTitle}</h2>
+        <p>{t.importHelp}</p>
+        <form method="post" action="/ui/import" enctype="multipart/form-data">
+          <CsrfField token={csrf} />
+          <input type="file" name="archive" accept=".jsonl,application/x-ndjson,application/json" required />
+          <div class="actions"><button type="submit">{t.importButton}</button></div>
+        </form>
+      </section>
+      <section class="card">
+        <h2>{t.eraseTitle}</h2>
+        <p>{t.eraseHelp} <strong>{v.mind.name}</strong></p>
+        <form method="post" action="/ui/erase">
+          <CsrfField token={csrf} />
+          <input name="confirm" autocomplete="off" required />
+          <div class="actions"><button type="submit" class="danger">{t.eraseButton}</button></div>
+        </form>
+      </section>
+    </>
+  );
+}
+
+dataPages.get("/data", (c) => page(c, c.var.t.data, <DataPage v={c.var} />));
+
+dataPages.get("/export", async (c) => {
+  const { deps, session, mind } = c.var;
+  const name = `edgemind-${mind.id}-${deps.clock.now().toISOString().slice(0, 10)}.jsonl`;
+  return c.body(archiveStream(exportMind(deps, session.accountId, mind.id)), 200, {
+    "Content-Type": "application/x-ndjson; charset=utf-8",
+    "Content-Disposition": `attachment; filename="${name}"`,
+    "Cache-Control": "no-store",
+  });
+});
+
+dataPages.post("/import", async (c) => {
+  const { t, deps, session, mind } = c.var;
+  const file = (await c.req.parseBody())["archive"];
+  try {
+    if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
+    const counts = await importMind(deps, session.accountId, mind.id, await file.text());
+    const summary = Object.entries(counts).map(([table, n]) => `${table}: ${n}`).join(", ");
+    return page(c, t.data, <DataPage v={c.var} />, { notice: `${t.imported}: ${summary}` });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return page(c, t.data, <DataPage v={c.var} />, { error: err.message, status: err.status });
+  }
+});
+
+dataPages.post("/erase", async (c) => {
+  const { t, deps, session, mind } = c.var;
+  if ((await formText(c, "confirm")).trim() !== mind.name) {
+    return page(c, t.data, <DataPage v={c.var} />, { error: t.eraseMismatch, status: 400 });
+  }
+  const deleted = await deleteMind({ ...deps, sessionObjects: c.env.SESSIONS }, session.accountId, mind.id);
+  await switchUiMind(c, session, null);
+  return page(
+    c,
+    t.eraseTitle,
+    <section class="card" id="receipt">
+      <p>{t.receipt}</p>
+      <table>
+        <tr><th>{t.table}</th><th>{t.rows}</th></tr>
+        {Object.entries(deleted).map(([table, n]) => <tr><td>{table}</td><td>{n}</td></tr>)}
+      </table>
+      <p><a class="button secondary" href="/ui/minds">{t.minds}</a></p>
+    </section>,
+  );
+});

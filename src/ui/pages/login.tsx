@@ -1,0 +1,77 @@
+import { Hono } from "hono";
+import { verifyAccountToken } from "../../auth/jwt";
+import { redeemLoginLink } from "../../auth/login-links";
+import { readAuthConfig } from "../../config";
+import { AppError } from "../../errors";
+import { accountExists, listMinds } from "../../minds/minds";
+import { DICTIONARIES, type UiLocale } from "../i18n";
+import { Layout } from "../layout";
+import type { UiEnv } from "../ui-env";
+import { endUiSession, readUiSession, startUiSession } from "../session";
+
+/**
+ * Login: a one-time link from the bot opens a confirmation page whose POST redeems it (so a
+ * link preview fetching the GET does not use it up), or a human's JWT is pasted.
+ */
+export const loginRoutes = new Hono<UiEnv>();
+
+function LoginPage(props: { locale: UiLocale; token?: string; error?: string }) {
+  const t = DICTIONARIES[props.locale];
+  return (
+    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" flash={props.error ? { text: props.error, error: true } : null}>
+      {props.token ? (
+        <form method="post" action="/ui/login" class="card">
+          <p>{t.loginConfirm}</p>
+          <input type="hidden" name="token" value={props.token} />
+          <button type="submit" id="continue">{t.loginContinue}</button>
+        </form>
+      ) : null}
+      <form method="post" action="/ui/login" class="card">
+        <label for="jwt">{t.loginJwt}</label>
+        <textarea id="jwt" name="jwt" rows={3} style="min-height:4rem" autocomplete="off"></textarea>
+        <div class="actions">
+          <button type="submit" class="secondary">{t.login}</button>
+        </div>
+      </form>
+    </Layout>
+  );
+}
+
+loginRoutes.get("/login", (c) => {
+  const token = c.req.query("token");
+  c.header("Cache-Control", "no-store");
+  return c.html(<LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} />);
+});
+
+loginRoutes.post("/login", async (c) => {
+  const form = await c.req.parseBody();
+  const t = DICTIONARIES[c.var.locale];
+  const deps = c.var.deps;
+  const linkToken = typeof form.token === "string" ? form.token.trim() : "";
+  const jwt = typeof form.jwt === "string" ? form.jwt.trim() : "";
+  let accountId: string;
+  let mindId: string | null = null;
+  if (linkToken) {
+    try {
+      ({ accountId, mindId } = await redeemLoginLink(deps, linkToken));
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return c.html(<LoginPage locale={c.var.locale} error={t.loginFailed} />, 401);
+    }
+  } else {
+    const verified = jwt ? await verifyAccountToken(readAuthConfig(c.env), jwt) : null;
+    if (!verified || !(await accountExists(deps, verified))) {
+      return c.html(<LoginPage locale={c.var.locale} error={t.jwtFailed} />, 401);
+    }
+    accountId = verified;
+  }
+  mindId ??= (await listMinds(deps, accountId))[0]?.id ?? null;
+  await startUiSession(c, accountId, mindId);
+  return c.redirect(mindId ? "/ui/memories" : "/ui/minds", 303);
+});
+
+loginRoutes.post("/logout", async (c) => {
+  // Logging out needs no CSRF token: the worst a forged post can do is log someone out.
+  if (await readUiSession(c)) endUiSession(c);
+  return c.redirect("/ui/login", 303);
+});

@@ -1,0 +1,182 @@
+import { Hono } from "hono";
+import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
+import { CATEGORIES, PRIORITIES, SOURCES, type Memory, type Priority } from "../../memory/model";
+import { searchMemories } from "../../memory/search";
+import { invalid } from "../../errors";
+import { CsrfField, PostButton } from "../layout";
+import { formText, page, shortTime } from "../render";
+import type { UiEnv } from "../ui-env";
+
+export const memoryPages = new Hono<UiEnv>();
+
+const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
+  values.includes(value as T) ? (value as T) : undefined;
+
+function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variables"]["t"] }) {
+  return (
+    <article class="card memory" data-key={m.key}>
+      <h3>{m.key}</h3>
+      <div class="meta">
+        <span class="badge">{m.category}</span>
+        <span class="badge">{m.priority}</span>
+        <span class={m.verified ? "badge ok" : "badge warn"}>{m.verified ? t.verified : t.unverified}</span>
+        <span class="badge">{m.source === "user" ? t.user : t.agent}</span>
+        {m.agent !== "default" ? <span class="badge">{m.agent}</span> : null}
+        {m.tags.map((tag) => <span class="badge">#{tag}</span>)}
+      </div>
+      <p class="content">{m.content}</p>
+      <div class="meta">{`${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
+      <div class="actions">
+        {m.verified ? null : <PostButton action={`/ui/memories/${m.id}/verify`} csrf={csrf} label={t.verify} />}
+        <a class="button secondary" href={`/ui/memories/${m.id}`}>{`${t.edit} · ${t.history}`}</a>
+        <PostButton action={`/ui/memories/${m.id}/delete`} csrf={csrf} label={t.delete} kind="danger" />
+      </div>
+    </article>
+  );
+}
+
+memoryPages.get("/memories", async (c) => {
+  const { t, uiScope, deps, csrf } = c.var;
+  const q = (c.req.query("q") ?? "").trim().slice(0, 200);
+  const category = oneOf(CATEGORIES, c.req.query("category"));
+  const source = oneOf(SOURCES, c.req.query("source"));
+  const tag = (c.req.query("tag") ?? "").trim().slice(0, 40) || undefined;
+  const verifiedQuery = c.req.query("verified");
+  const verified = verifiedQuery === "true" ? true : verifiedQuery === "false" ? false : undefined;
+  let list: Memory[];
+  let total: number;
+  if (q) {
+    const hits = await searchMemories(deps, uiScope, { q, tag, category, limit: 100 });
+    list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
+    total = list.length;
+  } else {
+    ({ memories: list, total } = await listMemories(deps, uiScope, { category, tag, source, verified, limit: 100, offset: 0 }));
+  }
+  return page(
+    c,
+    t.memories,
+    <>
+      <form method="get" action="/ui/memories" class="filters card" role="search">
+        <label>
+          {t.search}
+          <br />
+          <input type="search" name="q" value={q} placeholder={t.searchPlaceholder} />
+        </label>
+        <label>
+          {t.category}
+          <br />
+          <select name="category">
+            <option value="">{t.any}</option>
+            {CATEGORIES.map((x) => <option value={x} selected={x === category}>{x}</option>)}
+          </select>
+        </label>
+        <label>
+          {t.tag}
+          <br />
+          <input name="tag" value={tag ?? ""} size={10} />
+        </label>
+        <label>
+          {t.source}
+          <br />
+          <select name="source">
+            <option value="">{t.any}</option>
+            <option value="user" selected={source === "user"}>{t.user}</option>
+            <option value="agent" selected={source === "agent"}>{t.agent}</option>
+          </select>
+        </label>
+        <label>
+          {t.verified}
+          <br />
+          <select name="verified">
+            <option value="">{t.any}</option>
+            <option value="true" selected={verified === true}>{t.verified}</option>
+            <option value="false" selected={verified === false}>{t.unverified}</option>
+          </select>
+        </label>
+        <button type="submit">{t.search}</button>
+      </form>
+      <p class="meta">{`${total} ${t.total}`}</p>
+      {list.length === 0 ? <p>{t.nothing}</p> : list.map((m) => <MemoryCard m={m} csrf={csrf} t={t} />)}
+    </>,
+  );
+});
+
+memoryPages.get("/memories/:id", async (c) => {
+  const { t, uiScope, deps, csrf } = c.var;
+  const m = await getMemory(deps, uiScope, c.req.param("id"));
+  const history = await memoryHistoryOf(deps, uiScope, m.id);
+  return page(
+    c,
+    `${t.edit}: ${m.key}`,
+    <>
+      <form method="post" action={`/ui/memories/${m.id}`} class="card">
+        <CsrfField token={csrf} />
+        <label for="content">{t.content}</label>
+        <textarea id="content" name="content" required maxlength={8000}>{m.content}</textarea>
+        <label for="tags">{t.tags}</label>
+        <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
+        <label for="priority">{t.priority}</label>
+        <select id="priority" name="priority">
+          {PRIORITIES.map((p) => <option value={p} selected={p === m.priority}>{p}</option>)}
+        </select>
+        <div class="actions">
+          <button type="submit">{t.save}</button>
+          <a class="button secondary" href="/ui/memories">{t.back}</a>
+        </div>
+      </form>
+      <h2>{t.history}</h2>
+      <div class="scroll">
+        <table>
+          <tr><th>{t.when}</th><th>{t.author}</th><th>action</th><th>{t.content}</th></tr>
+          {history.map((h) => (
+            <tr>
+              <td>{shortTime(h.at)}</td>
+              <td>{h.actor}</td>
+              <td>{h.action}</td>
+              <td>
+                {h.old_content !== null && h.old_content !== h.new_content ? <del>{h.old_content}</del> : null}
+                {h.old_content !== null && h.old_content !== h.new_content ? <br /> : null}
+                {h.new_content}
+              </td>
+            </tr>
+          ))}
+        </table>
+      </div>
+    </>,
+  );
+});
+
+memoryPages.post("/memories/:id", async (c) => {
+  const { uiScope, deps } = c.var;
+  const content = (await formText(c, "content")).trim();
+  if (!content || content.length > 8000) throw invalid("content: 1 to 8000 characters");
+  const tags = (await formText(c, "tags")).split(",").map((x) => x.trim()).filter(Boolean);
+  if (tags.length > 10 || tags.some((x) => x.length > 40)) throw invalid("tags: at most 10, each up to 40 characters");
+  const priority = oneOf<Priority>(PRIORITIES, await formText(c, "priority"));
+  const m = await updateMemory(deps, uiScope, c.req.param("id"), { content, tags, priority });
+  return c.redirect(`/ui/memories/${m.id}?ok=saved`, 303);
+});
+
+memoryPages.post("/memories/:id/verify", async (c) => {
+  await verifyMemory(c.var.deps, c.var.uiScope, c.req.param("id"));
+  return c.redirect(`${backTo(c.req.header("Referer"))}`, 303);
+});
+
+memoryPages.post("/memories/:id/delete", async (c) => {
+  await deleteMemory(c.var.deps, c.var.uiScope, c.req.param("id"));
+  return c.redirect("/ui/memories?ok=deleted", 303);
+});
+
+/** Back to the list the action came from (its filters kept), on this site only. */
+function backTo(referer: string | undefined): string {
+  try {
+    const url = new URL(referer ?? "");
+    if (url.pathname === "/ui/memories") {
+      url.searchParams.set("ok", "verifiedDone");
+      return `${url.pathname}${url.search}`;
+    }
+  } catch {
+    // No usable referrer: the plain list.
+  }
+  return "/ui/memories?ok=verifiedDone";
+}

@@ -1,0 +1,34 @@
+import type { Context } from "hono";
+import type { Child } from "hono/jsx";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Dictionary } from "./i18n";
+import { Layout } from "./layout";
+import type { UiEnv } from "./ui-env";
+
+/** Renders a signed-in page. A `?ok=` naming a dictionary entry shows as a confirmation. */
+export function page(c: Context<UiEnv>, title: string, body: Child, options: { error?: string; notice?: string; status?: ContentfulStatusCode } = {}) {
+  const { t } = c.var;
+  const ok = c.req.query("ok");
+  const flash = options.error
+    ? { text: options.error, error: true }
+    : options.notice
+      ? { text: options.notice }
+      : ok && ok in t
+      ? { text: t[ok as keyof Dictionary] }
+      : null;
+  c.header("Cache-Control", "no-store");
+  return c.html(
+    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} flash={flash} signedIn mindName={c.var.mind?.name} csrf={c.var.csrf}>
+      {body}
+    </Layout>,
+    options.status ?? 200,
+  );
+}
+
+/** A form field as a string ('' when absent or a file). */
+export async function formText(c: Context<UiEnv>, name: string): Promise<string> {
+  const value = (await c.req.parseBody())[name];
+  return typeof value === "string" ? value : "";
+}
+
+export const shortTime = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");

@@ -1,0 +1,157 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { call, newKey, newTenant, store, unique } from "../helpers";
+import { append, openSession } from "../sessions/session-helpers";
+
+/** The official SDK client, talking to the Worker over streamable HTTP with a Bearer token. */
+async function connect(token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+  });
+  const client = new Client({ name: "edgemind-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+const textOf = (result: CallToolResult) => result.content.map((c) => (c.type === "text" ? c.text : "")).join("");
+const data = (result: CallToolResult): any => {
+  if (result.isError) throw new Error(`tool failed: ${textOf(result)}`);
+  return result.structuredContent;
+};
+
+async function agentOfNewMind(agent?: string) {
+  const tenant = await newTenant();
+  const { key } = await newKey(tenant.token, tenant.mind.id, agent);
+  return { ...tenant, key, client: await connect(key) };
+}
+
+describe("MCP server", () => {
+  it("lists every tool with a description and an input schema", async () => {
+    const { client } = await agentOfNewMind();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      ["get_memory", "memory_forget", "memory_recall", "memory_search", "memory_store", "save_memory_note", "session_context", "update_memory"],
+    );
+    for (const t of tools) {
+      expect(t.description?.length).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe("object");
+    }
+    const update = tools.find((t) => t.name === "update_memory")!;
+    expect(update.inputSchema.required).toEqual(["text", "version"]);
+  });
+
+  it("saves notes, reads and updates cold memory by compare-and-swap", async () => {
+    const { client, token, mind } = await agentOfNewMind();
+    const saved = data(await tool(client, "save_memory_note", { text: "Prefers tea in the evening" }));
+    expect(saved.note).toMatchObject({ text: "Prefers tea in the evening", source: "agent", confidence: 0.7 });
+    const notes = await call("GET", "/notes", { token, mind: mind.id });
+    expect(notes.json.notes.map((n: { text: string }) => n.text)).toEqual(["Prefers tea in the evening"]);
+
+    expect(data(await tool(client, "get_memory"))).toMatchObject({ text: "", version: 0 });
+    expect(data(await tool(client, "update_memory", { text: "## Preferences\n- tea", version: 0 }))).toMatchObject({ updated: true, version: 1 });
+    expect(data(await tool(client, "get_memory"))).toMatchObject({ text: "## Preferences\n- tea", version: 1 });
+    const cold = await call("GET", "/cold", { token, mind: mind.id });
+    expect(cold.json).toMatchObject({ text: "## Preferences\n- tea", version: 1 });
+  });
+
+  it("answers a stale version with 'memory changed' and writes nothing", async () => {
+    const { client } = await agentOfNewMind();
+    data(await tool(client, "update_memory", { text: "v1", version: 0 }));
+    data(await tool(client, "update_memory", { text: "v2", version: 1 }));
+    const stale = await tool(client, "update_memory", { text: "lost?", version: 1 });
+    expect(stale.isError).toBe(true);
+    expect(textOf(stale)).toMatch(/memory changed.*version 2, not 1.*call get_memory again/is);
+    expect(data(await tool(client, "get_memory"))).toMatchObject({ text: "v2", version: 2 });
+  });
+
+  it("folds a client consolidation's notes with update_memory and its consolidationId", async () => {
+    const { client, key } = await agentOfNewMind();
+    data(await tool(client, "save_memory_note", { text: "Lives in Tbilisi" }));
+    const claim = await call("POST", "/cold/consolidations", { token: key, body: {} });
+    expect(claim.json.notes).toHaveLength(1);
+    const done = data(
+      await tool(client, "update_memory", { text: "- lives in Tbilisi", version: 0, consolidationId: claim.json.consolidation_id }),
+    );
+    expect(done).toMatchObject({ updated: true, version: 1, folded_notes: 1 });
+    expect((await call("GET", "/notes", { token: key })).json.total).toBe(0);
+  });
+
+  it("stores, recalls, searches and forgets structured memories", async () => {
+    const { client, key } = await agentOfNewMind();
+    const stored = data(
+      await tool(client, "memory_store", { category: "preference", key: "coffee_order", content: "Любит кофе без сахара", tags: ["coffee"], priority: "high" }),
+    );
+    expect(stored).toMatchObject({ created: true, memory: { source: "agent", verified: false, priority: "high" } });
+    const recall = await tool(client, "memory_recall", {});
+    expect(textOf(recall)).toContain("content: Любит кофе без сахара");
+    expect(textOf(recall)).toContain("[unverified]");
+    const found = data(await tool(client, "memory_search", { q: "кофейку любить" }));
+    expect(found.results.map((r: { id: string }) => r.id)).toEqual([stored.memory.id]);
+    expect(data(await tool(client, "memory_forget", { id: stored.memory.id }))).toEqual({ forgotten: stored.memory.id });
+    expect((await call("GET", `/memory/${stored.memory.id}`, { token: key })).status).toBe(404);
+    const again = await tool(client, "memory_forget", { id: stored.memory.id });
+    expect(again.isError).toBe(true);
+    expect(textOf(again)).toBe("not_found: memory not found");
+  });
+
+  it("gives a session's context: cold memory and the LLM window without ephemeral output", async () => {
+    const { client, token, mind } = await agentOfNewMind();
+    const auth = { token, mind: mind.id };
+    const session = await openSession(auth);
+    await append(auth, session.id, { content: "Deploy the worker" });
+    await append(auth, session.id, { role: "tool", content: "tool dump 123", ephemeral: true, tool: "shell" });
+    await append(auth, session.id, { role: "assistant", content: "Deployed" });
+    data(await tool(client, "update_memory", { text: "Uses Cloudflare", version: 0 }));
+    const context = data(await tool(client, "session_context", { sessionId: session.id }));
+    expect(context.messages.map((m: { content: string }) => m.content)).toEqual(["Deploy the worker", "Deployed"]);
+    expect(context.cold_memory).toEqual({ text: "Uses Cloudflare", version: 1 });
+    expect(context.text).toContain("Uses Cloudflare");
+    expect(context.text).not.toContain("tool dump");
+  });
+
+  it("keeps tenants apart: another mind's session and memory are not found", async () => {
+    const owner = await agentOfNewMind();
+    const other = await agentOfNewMind();
+    const session = await openSession({ token: owner.token, mind: owner.mind.id });
+    const memory = await store({ token: owner.key }, { key: unique("k").replaceAll("-", "_"), content: "secret" });
+    const ctx = await tool(other.client, "session_context", { sessionId: session.id });
+    expect(textOf(ctx)).toBe("not_found: session not found");
+    const note = await tool(other.client, "save_memory_note", { text: "x", sessionId: session.id });
+    expect(note.isError).toBe(true);
+    const forget = await tool(other.client, "memory_forget", { id: memory.id });
+    expect(textOf(forget)).toBe("not_found: memory not found");
+    expect((await call("GET", `/memory/${memory.id}`, { token: owner.key })).status).toBe(200);
+    expect(data(await tool(other.client, "memory_search", { q: "secret" })).results).toEqual([]);
+  });
+
+  it("rejects invalid arguments without writing", async () => {
+    const { client, key } = await agentOfNewMind();
+    const bad = await tool(client, "memory_store", { category: "nonsense", key: "Not Snake", content: "" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/category|key|content/);
+    expect((await call("GET", "/memory", { token: key })).json.total).toBe(0);
+  });
+
+  it("refuses a bad key, a revoked key and a human's token with 401", async () => {
+    await expect(connect("emk_nothing.wrong")).rejects.toThrow(/401|mind key/);
+    const tenant = await newTenant();
+    const { id, key } = await newKey(tenant.token, tenant.mind.id);
+    await call("DELETE", `/minds/${tenant.mind.id}/keys/${id}`, { token: tenant.token });
+    await expect(connect(key)).rejects.toThrow(/401|mind key/);
+    const res = await call("POST", "/mcp", {
+      token: tenant.token,
+      headers: { Accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    });
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("unauthorized");
+  });
+});
