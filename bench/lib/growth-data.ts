@@ -3,43 +3,36 @@ import { toIndexText } from "../../src/memory/normalize";
 // The memories of the growth measure: LoCoMo turns cycled with a running number, so every
 // size has realistic text and the same rows can be built again in node for raw SQLite.
 
-const PRIORITIES = ["low", "normal", "normal", "high", "critical"] as const;
-const CATEGORIES = ["fact", "preference", "project", "context", "note"] as const;
-const BASE = Date.UTC(2026, 0, 1);
+// Rows are generated inside SQLite by one statement per range, the same statements on D1 and
+// on raw SQLite, so both hold identical data; JavaScript only hands over the base texts.
 
-/** The column values of memory i, in the order of GROWTH_COLUMNS. */
-export function growthRow(mindId: string, i: number, texts: readonly string[]): (string | number | null)[] {
-  const key = `turn_${i}`;
-  const content = `${texts[i % texts.length]!} (#${i})`;
-  const tags = [`batch${i % 50}`];
-  const at = new Date(BASE + i * 60_000).toISOString();
-  return [
-    `mem_bench${String(i).padStart(8, "0")}`,
-    mindId,
-    "default",
-    CATEGORIES[i % CATEGORIES.length]!,
-    key,
-    content,
-    JSON.stringify(tags),
-    PRIORITIES[i % PRIORITIES.length]!,
-    "agent",
-    0,
-    0.7,
-    null,
-    at,
-    at,
-    toIndexText(key.replaceAll("_", " ")),
-    toIndexText(content),
-    toIndexText(tags.join(" ")),
-  ];
-}
+/** The base texts with their search form; ids 0…n-1. */
+export const GROWTH_TEXTS_TABLE = "create table bench_texts (id integer primary key, content text not null, search_content text not null)";
+export const GROWTH_TEXT_INSERT = "insert into bench_texts (id, content, search_content) values (?, ?, ?)";
 
-export const GROWTH_COLUMNS = [
-  "id", "mind_id", "agent", "category", "key", "content", "tags", "priority", "source", "verified", "confidence",
-  "expires_at", "created_at", "updated_at", "search_key", "search_content", "search_tags",
-];
+/** Values for GROWTH_TEXT_INSERT: text i and its index text, as storeMemory would write it. */
+export const growthText = (i: number, text: string) => [i, text, toIndexText(text)];
 
-export const GROWTH_INSERT = `insert into memories (${GROWTH_COLUMNS.join(", ")}) values (${GROWTH_COLUMNS.map(() => "?").join(", ")})`;
+/**
+ * Memories from (first) up to (end), for (mind id), cycling over (text count) base texts:
+ * content "text (#i)", key turn_i, tag batch<i % 50>, priorities and categories in turn, one
+ * minute apart. The search columns are what storeMemory writes for them (numbers stem to themselves).
+ */
+export const GROWTH_FILL = `with recursive n(i) as (select ? union all select i + 1 from n where i + 1 < ?)
+insert into memories (id, mind_id, agent, category, key, content, tags, priority, source, verified, confidence,
+  expires_at, created_at, updated_at, search_key, search_content, search_tags)
+select printf('mem_bench%08d', i), ?, 'default',
+  case i % 5 when 0 then 'fact' when 1 then 'preference' when 2 then 'project' when 3 then 'context' else 'note' end,
+  'turn_' || i, t.content || ' (#' || i || ')', json_array('batch' || (i % 50)),
+  case i % 5 when 0 then 'low' when 1 then 'normal' when 2 then 'normal' when 3 then 'high' else 'critical' end,
+  'agent', 0, 0.7, null,
+  strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' minutes'),
+  strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' minutes'),
+  'turn ' || i, t.search_content || ' ' || i, 'batch' || (i % 50)
+from n join bench_texts t on t.id = i % ?`;
+
+/** Values for GROWTH_FILL. */
+export const growthFillParams = (mindId: string, first: number, end: number, textCount: number) => [first, end, mindId, textCount];
 
 export interface GrowthInput {
   size: number;
@@ -61,5 +54,6 @@ export interface GrowthResult {
   insertMs: number;
   search: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[] };
   recall: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[] };
+  recallPlan: string;
   recallWithoutIndex: { ms: number[]; rowsRead: number[] };
 }
