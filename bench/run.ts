@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { Part } from "./lib/part";
 import { cost } from "./parts/cost";
@@ -22,8 +23,10 @@ const chosen = asked.length === 0 ? PARTS : PARTS.filter((p) => asked.includes(p
 const log = (line: string) => console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
 const started = new Date();
-const sections: string[] = [`# edgemind benchmarks`, "", `Run ${started.toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}.`];
-const json: Record<string, unknown> = { started: started.toISOString(), node: process.version };
+// Other work on the machine skews latency: the load average is recorded beside the figures.
+const machine = () => `load average ${loadavg().map((l) => l.toFixed(1)).join(" / ")} on ${cpus().length} cores`;
+const sections: string[] = [`# edgemind benchmarks`, "", `Run ${started.toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}, ${machine()} at the start.`];
+const json: Record<string, unknown> = { started: started.toISOString(), node: process.version, machineAtStart: machine() };
 let failed = false;
 for (const part of chosen) {
   log(`${part.name}: ${part.title}`);
@@ -40,7 +43,8 @@ for (const part of chosen) {
     sections.push("", `## ${part.title}`, "", `Failed: ${message.split("\n")[0]}`);
     log(`${part.name} failed: ${message}`);
   }
-  log(`${part.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  log(`${part.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s, ${machine()}`);
+  sections.push("", `_${part.name}: ${((Date.now() - t0) / 1000).toFixed(0)} s; ${machine()} when it ended._`);
 }
 
 // A full run is the committed record; a partial run is kept beside it under its own name.

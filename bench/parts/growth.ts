@@ -93,6 +93,8 @@ export const growth: Part = {
       "",
       table(["memories", "call", "p50 ms", "p95 ms", "mean ms", "rows_read", "SQLite p50 ms", "SQLite p95 ms", "p50 ratio"], body),
       "",
+      `Recall's plan on D1 with the index: \`${(rows as { recallPlan?: string }[])[0]?.recallPlan ?? "–"}\` (no sort step). Local D1 still reports rows_read = 2×N for recall with and without the index, although the time falls with it: read that column as what local D1 counts, not as the rows the index walk touches.`,
+      "",
       (rows as Row[]).map((r) => `Loading ${fmt(r.size, 0)} memories in ranges of 10,000 generated inside SQLite: ${fmt(r.insertMs / 1000)} s.`).join(" "),
       ...(failures.length > 0 ? ["", `Sizes that did not run: ${failures.join("; ")}`] : []),
     ].join("\n");
