@@ -14,7 +14,7 @@ const LATIN = /\p{Script=Latin}/u;
 const MAX_QUERY_TERMS = 32;
 
 // Function words that say nothing about what a memory is about; dropped from queries only.
-const STOP_WORDS = new Set([
+export const STOP_WORDS: ReadonlySet<string> = new Set([
   ..."a an and are as at be but by did do does for from had has have he her his how i if in is it its me my of on or our she so that the their them they this to was we were what when where which who whom why will with you your".split(" "),
   ..."а без бы был была были было в во вы да для до его ее если есть же за и из или им их к как ли мне мы на не нет ни но о об от по при с со так то ты у уже что чтобы это я".split(" "),
 ]);

@@ -1,6 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { desc, eq } from "drizzle-orm";
+import { memories } from "../../src/db/schema";
+import { priorityRank } from "../../src/memory/filters";
 import { call, newKey, newTenant, store } from "../helpers";
+import { testDeps } from "../support/deps";
 
 const hoursFromNow = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString();
 
@@ -231,6 +235,22 @@ describe("GET /memory/recall", () => {
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(11);
     expect((await call("GET", "/memory/recall?max_tokens=0", auth)).status).toBe(400);
+  });
+
+  it("walks the mind's priority index in recall order instead of sorting every memory", async () => {
+    const query = testDeps()
+      .db.select({ id: memories.id })
+      .from(memories)
+      .where(eq(memories.mindId, "mind_x"))
+      .orderBy(desc(priorityRank), desc(memories.updatedAt), desc(memories.id))
+      .limit(5)
+      .toSQL();
+    const { results } = await env.DB.prepare(`explain query plan ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    const plan = results.map((r) => r.detail).join("; ");
+    expect(plan).toContain("USING INDEX memories_mind_recall");
+    expect(plan).not.toContain("TEMP B-TREE");
   });
 });
 

@@ -1,0 +1,96 @@
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import { usageSince } from "../../src/llm/ledger";
+import { loadTokenCounter } from "../../src/llm/tokens";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { extractNotes, saveExtraction, type PlainMessage } from "../../src/notes/extraction";
+import { foldingTurn } from "../../test/support/long-term";
+import { scriptedModel, section } from "../../test/support/scripted-model";
+import { turnContent, type Conversation } from "../lib/dataset";
+import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
+import { topSearchHits, type ContextSource } from "./context";
+import { progress, report } from "./report";
+
+const input = env.BENCH_INPUT as { conversations: Conversation[]; messages: number; extractEvery: number };
+
+/** The whole conversation as one prompt would hold it: session headers, then every turn. */
+function fullConversation(c: Conversation): string {
+  const lines: string[] = [];
+  let session = 0;
+  for (const t of c.turns) {
+    if (t.session !== session) lines.push(`\nSession ${(session = t.session)} (${t.date})`);
+    lines.push(turnContent(t));
+  }
+  return lines.join("\n");
+}
+
+/** Tokens of what the context source hands over per question, against the whole conversation. */
+async function contextTokens(source: ContextSource) {
+  const deps = benchDeps();
+  const countTokens = await loadTokenCounter();
+  const totals = { questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0 };
+  for (const c of input.conversations) {
+    const scope = await newMindScope(c.id);
+    await ingestConversation(deps, scope, c);
+    const fullTokens = countTokens(fullConversation(c));
+    for (const q of c.questions) {
+      const context = await source(deps, scope, q.text);
+      totals.questions++;
+      totals.contextTokens += countTokens(context.text);
+      totals.fullTokens += fullTokens;
+      totals.evidence += q.evidence.length;
+      totals.inside += q.evidence.filter((id) => context.turnIds.includes(id)).length;
+    }
+    progress(`context: ${c.id}`);
+  }
+  return {
+    questions: totals.questions,
+    contextTokensPerQuestion: totals.contextTokens / totals.questions,
+    fullTokensPerQuestion: totals.fullTokens / totals.questions,
+    evidenceInsidePercent: (100 * totals.inside) / totals.evidence,
+  };
+}
+
+// A scripted extraction answer: one note for every user message it was shown, as a model
+// that keeps what the user says about themselves would write.
+const extractionTurn = (prompt: string) =>
+  JSON.stringify({
+    notes: section(prompt, "conversation")
+      .filter((line) => line.startsWith("user: "))
+      .slice(0, 30)
+      .map((line) => ({ text: line.slice(6, 400), section: "context", signal: "fact" })),
+  });
+
+/** Extraction every `extractEvery` messages over a scripted conversation, then one consolidation. */
+async function scriptedConversation() {
+  const deps = benchDeps();
+  const scope = await newMindScope("scripted");
+  const turns = input.conversations[0]!.turns.slice(0, input.messages);
+  const messages: PlainMessage[] = turns.map((t, i) => ({
+    id: `m${String(i).padStart(4, "0")}`,
+    role: i % 2 === 0 ? "user" : "assistant",
+    content: t.text,
+  }));
+  const extraction = scriptedModel([extractionTurn], "counted");
+  let cursor: string | null = null;
+  let notes = 0;
+  for (let end = input.extractEvery; end <= messages.length; end += input.extractEvery) {
+    const batch = messages.slice(end - input.extractEvery, end);
+    const job = { mindId: scope.mindId, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
+    const plan = await extractNotes({ ...deps, llm: extraction.model }, job);
+    if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
+    notes += (await saveExtraction(deps, job, plan)).written;
+    cursor = plan.cursor;
+  }
+  const consolidation = scriptedModel([foldingTurn], "counted");
+  const outcome = await consolidateNotes({ ...deps, llm: consolidation.model }, { mindId: scope.mindId, agent: "default" });
+  if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
+  const ledger = await usageSince(deps, scope.mindId, "2000-01-01");
+  return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
+}
+
+it("context size and model cost", async () => {
+  const context = await contextTokens(topSearchHits(10));
+  const scripted = await scriptedConversation();
+  report({ context, scripted });
+});

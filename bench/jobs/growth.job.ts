@@ -1,0 +1,86 @@
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import { recallMemories } from "../../src/memory/recall";
+import { searchMemories } from "../../src/memory/search";
+import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
+import { benchDeps, newMindScope } from "./bench-deps";
+import { recordingD1 } from "./recording-d1";
+import { progress, report } from "./report";
+
+const input = env.BENCH_INPUT as GrowthInput;
+// Rows go in through bounded ranges generated inside SQLite: binding 100k rows from JavaScript
+// in batches brought the local workerd down (a V8 fatal error) after some 50k rows.
+const RANGE = 10_000;
+const WARM_UP = 10;
+// Calls whose statements are captured for rows_read and for the raw SQLite replay.
+const CAPTURED = 50;
+
+/** rows_read as D1 reports it in the result meta, for each captured statement. */
+async function rowsRead(captured: CapturedQuery[]): Promise<number[]> {
+  const out: number[] = [];
+  for (const q of captured) out.push((await env.DB.prepare(q.sql).bind(...q.params).all()).meta.rows_read);
+  return out;
+}
+
+/** SQLite's plan for a statement, when D1 allows asking for it. */
+async function queryPlan(q: CapturedQuery): Promise<string> {
+  try {
+    const { results } = await env.DB.prepare(`explain query plan ${q.sql}`).bind(...q.params).all<{ detail: string }>();
+    return results.map((r) => r.detail).join("; ");
+  } catch (error) {
+    return `not available: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/** Times `run` once per query; the statements of the timed calls are captured. */
+async function measure(count: number, captureCount: number, run: (i: number, deps: ReturnType<typeof benchDeps>) => Promise<unknown>) {
+  const captured: CapturedQuery[] = [];
+  const recording = benchDeps({ d1: recordingD1(env.DB, captured) });
+  const plain = benchDeps();
+  for (let i = 0; i < WARM_UP; i++) await run(i, plain);
+  const ms: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t0 = performance.now();
+    await run(i, plain);
+    ms.push(performance.now() - t0);
+  }
+  // The same calls once more through the recording handle, to learn their SQL and rows read.
+  for (let i = 0; i < captureCount; i++) await run(i, recording);
+  return { ms, captured };
+}
+
+it("search and recall as a mind grows", async () => {
+  const scope = await newMindScope(`growth-${input.size}`);
+  const text = env.DB.prepare(GROWTH_TEXT_INSERT);
+  await env.DB.exec(GROWTH_TEXTS_TABLE);
+  await env.DB.batch(input.texts.map((t, i) => text.bind(...growthText(i, t))));
+  const t0 = Date.now();
+  const fill = env.DB.prepare(GROWTH_FILL);
+  for (let first = 0; first < input.size; first += RANGE) {
+    await fill.bind(...growthFillParams(scope.mindId, first, Math.min(input.size, first + RANGE), input.texts.length)).run();
+    progress(`${input.size}: inserted ${Math.min(input.size, first + RANGE)}`);
+  }
+  const insertMs = Date.now() - t0;
+  progress(`${input.size}: ${input.size} memories in ${insertMs} ms; measuring`);
+
+  const search = await measure(input.queries, CAPTURED, (i, deps) =>
+    searchMemories(deps, scope, { q: input.questions[i % input.questions.length]!, limit: 20 }),
+  );
+  const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories(deps, scope, "bench", { limit: 100 });
+  const recall = await measure(input.queries, CAPTURED, recallCall);
+  const plan = await queryPlan(recall.captured[0]!);
+  // The same recall once more without the recall index of migration 0006, to show what it changes.
+  await env.DB.exec("drop index memories_mind_recall");
+  const unindexed = await measure(Math.min(input.queries, 50), CAPTURED, recallCall);
+  const result: GrowthResult = {
+    size: input.size,
+    mindId: scope.mindId,
+    accountId: scope.principal.kind === "human" ? scope.principal.accountId : "",
+    insertMs,
+    search: { ms: search.ms, rowsRead: await rowsRead(search.captured), captured: search.captured },
+    recall: { ms: recall.ms, rowsRead: await rowsRead(recall.captured), captured: recall.captured },
+    recallPlan: plan,
+    recallWithoutIndex: { ms: unindexed.ms, rowsRead: await rowsRead(unindexed.captured) },
+  };
+  report(result);
+});

@@ -1,0 +1,68 @@
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import { searchMemories } from "../../src/memory/search";
+import type { Conversation } from "../lib/dataset";
+import { scoreRetrieval, type Ranking } from "../lib/metrics";
+import { columns, columnWeights, matchExpression, VARIANTS, type Variant } from "./ablation";
+import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
+import { progress, report } from "./report";
+
+const DEPTH = 50;
+const input = env.BENCH_INPUT as { conversations: Conversation[] };
+
+/** Each conversation in its own mind through storeMemory, then every question through searchMemories. */
+async function edgemind() {
+  const deps = benchDeps();
+  const rankings: Ranking[] = [];
+  const writeMs: number[] = [];
+  for (const conversation of input.conversations) {
+    const scope = await newMindScope(conversation.id);
+    writeMs.push(...(await ingestConversation(deps, scope, conversation)));
+    for (const q of conversation.questions) {
+      const hits = await searchMemories(deps, scope, { q: q.text, limit: DEPTH });
+      rankings.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
+    }
+    progress(`edgemind: ${conversation.id} (${conversation.turns.length} turns, ${conversation.questions.length} questions)`);
+  }
+  return {
+    score: scoreRetrieval(rankings),
+    ingest: { turns: writeMs.length, totalMs: writeMs.reduce((a, b) => a + b, 0) },
+  };
+}
+
+/** A raw FTS5 table per variant (no edgemind code path), queried with plain bm25. */
+async function rawFts(v: Variant, table: string): Promise<Ranking[]> {
+  await env.DB.exec(`create virtual table ${table} using fts5(conv unindexed, dia unindexed, body, date, near)`);
+  const insert = env.DB.prepare(`insert into ${table}(conv, dia, body, date, near) values (?, ?, ?, ?, ?)`);
+  for (const c of input.conversations) {
+    const statements = c.turns.map((t, i) => {
+      const cols = columns(v, c.turns, i);
+      return insert.bind(c.id, t.id, cols.body, cols.date, cols.near);
+    });
+    for (let i = 0; i < statements.length; i += 500) await env.DB.batch(statements.slice(i, i + 500));
+  }
+  const [wb, wd, wn] = columnWeights(v);
+  const query = env.DB.prepare(
+    `select dia from ${table} where ${table} match ?1 and conv = ?2 order by bm25(${table}, 0, 0, ${wb}, ${wd}, ${wn}) limit ${DEPTH}`,
+  );
+  const rankings: Ranking[] = [];
+  for (const c of input.conversations) {
+    for (const q of c.questions) {
+      const match = matchExpression(v, q.text);
+      const rows = match === null ? [] : (await query.bind(match, c.id).all<{ dia: string }>()).results;
+      rankings.push({ category: q.category, evidence: q.evidence, ranked: rows.map((r) => r.dia) });
+    }
+  }
+  return rankings;
+}
+
+it("retrieval on LoCoMo", async () => {
+  const product = await edgemind();
+  const variants: { name: string; group: string; score: ReturnType<typeof scoreRetrieval> }[] = [];
+  const all = [...VARIANTS.ladder.map((v) => ({ v, group: "ladder" })), ...VARIANTS.leaveOneOut.map((v) => ({ v, group: "leave-one-out" }))];
+  for (const [i, { v, group }] of all.entries()) {
+    variants.push({ name: v.name, group, score: scoreRetrieval(await rawFts(v, `bench_fts_${i}`)) });
+    progress(`raw FTS5 variant ${i + 1}/${all.length}: ${v.name}`);
+  }
+  report({ edgemind: product, variants });
+});

@@ -1,0 +1,70 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { OFFLINE_ENV } from "./workerd";
+
+const ROOT = path.join(import.meta.dirname, "../..");
+const WRANGLER = path.join(ROOT, "node_modules/.bin/wrangler");
+
+/** A port nothing listens on right now. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export interface DevServer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * `wrangler dev` on a free loopback port with its own local D1 (migrations applied) and the
+ * given vars, offline. Resolves once /health answers.
+ */
+export async function startWranglerDev(vars: Record<string, string>, log: (line: string) => void): Promise<DevServer> {
+  const state = mkdtempSync(path.join(tmpdir(), "edgemind-dev-"));
+  const env = { ...process.env, ...OFFLINE_ENV, XDG_CONFIG_HOME: path.join(state, "config") };
+  const migrate = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
+  if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+  const port = await freePort();
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false"];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited: ${output.slice(-2000)}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGTERM");
+      throw new Error(`wrangler dev did not start: ${output.slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  log(`wrangler dev ready on ${url}`);
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 5_000).unref();
+      }),
+  };
+}

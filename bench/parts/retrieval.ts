@@ -1,0 +1,81 @@
+import type { RetrievalScore } from "../lib/metrics";
+import { loadLocomo, LOCOMO_PATH } from "../lib/locomo";
+import type { Part } from "../lib/part";
+import { delta, fmt, table } from "../lib/table";
+import { runJob } from "../lib/workerd";
+
+interface JobResult {
+  edgemind: {
+    score: RetrievalScore;
+    ingest: { turns: number; totalMs: number };
+  };
+  variants: { name: string; group: string; score: RetrievalScore }[];
+}
+
+// LoCoMo paper, Table 3: DRAGON retriever over dialog turns.
+export const DRAGON_ANCHOR = { "@5": 56.7, "@10": 66.2, "@25": 76.7, "@50": 82.7 };
+const KS = ["@5", "@10", "@25", "@50"] as const;
+const CATEGORY_NAMES: Record<string, string> = {
+  "1": "1 multi-hop",
+  "2": "2 temporal",
+  "3": "3 open-domain",
+  "4": "4 single-hop",
+  "5": "5 adversarial",
+};
+
+const recallRow = (name: string, s: { recall: Record<string, number>; ndcg10: number; questions: number }) => [
+  name,
+  s.questions,
+  ...KS.map((k) => s.recall[k]!),
+  s.ndcg10,
+];
+
+export const retrieval: Part = {
+  name: "retrieval",
+  title: "Retrieval quality on LoCoMo",
+  async run(log) {
+    const locomo = loadLocomo();
+    log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions`);
+    const result = await runJob<JobResult>("retrieval", { conversations: locomo.conversations }, log);
+    const naive = result.variants.find((v) => v.name === "naive")!.score;
+    const e = result.edgemind.score;
+    const header = ["system", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"];
+    const ladder = result.variants.filter((v) => v.group === "ladder");
+    const full = ladder[ladder.length - 1]!.score;
+    const lines = [
+      `Data: \`${LOCOMO_PATH.replace(/^.*\/shared\//, "shared/")}\` — ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions; ${locomo.malformedEvidence.length} malformed evidence ids skipped (${locomo.malformedEvidence.map((m) => `\`${m.id}\``).join(", ")}), ${locomo.questionsWithoutEvidence} questions left without evidence and not scored.`,
+      "",
+      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date. Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
+      "",
+      table(header, [
+        recallRow("edgemind (storeMemory + searchMemories)", e),
+        recallRow("naive: raw FTS5 bm25, question words OR-ed", naive),
+        ["LoCoMo paper: DRAGON, dialog turns (anchor)", "", ...KS.map((k) => DRAGON_ANCHOR[k]), "–"],
+      ]),
+      "",
+      "Per category (edgemind / naive):",
+      "",
+      table(
+        ["category", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"],
+        Object.keys(e.byCategory).map((c) => {
+          const a = e.byCategory[c]!;
+          const b = naive.byCategory[c]!;
+          return [CATEGORY_NAMES[c] ?? c, a.questions, ...KS.map((k) => `${fmt(a.recall[k]!)} / ${fmt(b.recall[k]!)}`), `${fmt(a.ndcg10)} / ${fmt(b.ndcg10)}`];
+        }),
+      ),
+      "",
+      "Ablation on raw FTS5 tables (same data, plain bm25, no priority or recency): ideas added one at a time, then each taken out of the full set. Δ is against the row above (ladder) or the full set (leave-one-out).",
+      "",
+      table(
+        ["variant", "R@5", "R@10", "R@25", "R@50", "NDCG@10", "Δ R@10", "Δ NDCG@10"],
+        result.variants.map((v, i) => {
+          const ref = v.group === "ladder" ? (i === 0 ? v.score : result.variants[i - 1]!.score) : full;
+          return [v.name, ...KS.map((k) => v.score.recall[k]!), v.score.ndcg10, delta(v.score.recall["@10"]! - ref.recall["@10"]!), delta(v.score.ndcg10 - ref.ndcg10)];
+        }),
+      ),
+      "",
+      `Ingest through storeMemory: ${result.edgemind.ingest.turns} turns in ${fmt(result.edgemind.ingest.totalMs / 1000)} s (${fmt(result.edgemind.ingest.totalMs / result.edgemind.ingest.turns)} ms a turn, inside workerd on local D1).`,
+    ];
+    return { json: { locomo: { ...locomo, conversations: undefined }, ...result }, markdown: lines.join("\n") };
+  },
+};

@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+// Bench jobs run inside workerd like the Worker itself. The node runner passes a job's input
+// as a JSON file named by BENCH_INPUT; the job prints its result on one marked stdout line.
+const root = path.join(import.meta.dirname, "..");
+const migrations = await readD1Migrations(path.join(root, "migrations"));
+const inputFile = process.env.BENCH_INPUT;
+const input: unknown = inputFile ? JSON.parse(readFileSync(inputFile, "utf8")) : {};
+
+export default defineConfig({
+  root,
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: path.join(root, "wrangler.toml") },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: migrations,
+          BENCH_INPUT: input as Record<string, unknown>,
+          ADMIN_TOKEN: "bench-admin-token-0123456789",
+          JWT_SECRET: "bench-jwt-secret-0123456789abcdef",
+        },
+      },
+    }),
+  ],
+  test: {
+    setupFiles: [path.join(root, "test/setup.ts")],
+    include: ["bench/jobs/*.job.ts"],
+    testTimeout: 3_600_000,
+    hookTimeout: 600_000,
+    fileParallelism: false,
+  },
+});
