@@ -15,6 +15,7 @@ import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
 import { AppError } from "./errors";
+import { telegramRoutes } from "./telegram/webhook";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", coldRoutes);
   app.route("/", usageRoutes);
   app.route("/", jobRoutes);
+  app.route("/", telegramRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
