@@ -16,7 +16,7 @@ const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
 /** Handlings of one update at most; after the last failure the person is told and the update dropped. */
 export const MAX_ATTEMPTS = 4;
-const BACKOFF_MS = [1_000, 5_000, 30_000];
+const BACKOFF_MS = [1_000, 2_000, 4_000];
 
 interface QueuedUpdate {
   update: Update;
