@@ -20,6 +20,9 @@ const read = () =>
     ? Object.fromEntries(readFileSync(devVars, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]))
     : {};
 const wanted = {
+  // What `npm run dev` would create, in case this runs first.
+  ADMIN_TOKEN: randomBytes(24).toString("base64url"),
+  JWT_SECRET: randomBytes(24).toString("base64url"),
   TELEGRAM_BOT_TOKEN: "1000001:local-stand-in",
   TELEGRAM_WEBHOOK_SECRET: randomBytes(24).toString("base64url"),
   TELEGRAM_BOT_USERNAME: "edgemind_local_bot",

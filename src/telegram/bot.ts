@@ -34,6 +34,8 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     ctx.t = translator(ctx.locale);
     const sender = ctx.from;
     const chat = ctx.chat;
+    // Only new messages and button presses are handled: an edit changes nothing already said.
+    if (!ctx.message && !ctx.callbackQuery) return;
     if (!sender || sender.is_bot || !chat || chat.type === "channel") return;
     ctx.who = await services.journal.once("identity", () =>
       ensureTelegramIdentity(services.deps, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),

@@ -143,6 +143,9 @@ describe("free text", () => {
     await send(p, textUpdate(p, "original"));
     const before = telegram.calls.length;
     await send(p, editedUpdate(p, "edited text"));
+    const stranger = newPerson();
+    await send(stranger, editedUpdate(stranger, "an edit from someone new"));
+    expect(await env.DB.prepare("select count(*) as n from accounts where telegram_user_id = ?").bind(stranger.user.id).first()).toEqual({ n: 0 });
     const poll = { update_id: nextId(), poll: { id: "1", question: "?", options: [], total_voter_count: 0, is_closed: false, is_anonymous: true, type: "regular", allows_multiple_answers: false } };
     const res = await postUpdate(poll);
     expect(res.status).toBe(200);

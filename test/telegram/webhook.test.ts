@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { deleteMind } from "../../src/minds/minds";
+import { readTelegramConfig } from "../../src/config";
 import { RETENTION_STEPS } from "../../src/cron/retention";
 import { DEFAULT_RETENTION } from "../../src/notes/retention";
 import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
@@ -167,6 +168,24 @@ describe("failures", () => {
     expect(model.prompts).toHaveLength(MAX_ATTEMPTS);
     expect(sentTexts(telegram, p.chat.id)).toEqual(["Sorry, something went wrong. Please try again in a moment."]);
     expect(await userMessagesOf(p.chat.id)).toEqual([{ role: "user", content: "hello?" }]);
+  });
+});
+
+describe("configuration", () => {
+  const base = { ...env, TELEGRAM_BOT_TOKEN: "777:abc", TELEGRAM_WEBHOOK_SECRET: "a-good-secret_0123456789", TELEGRAM_BOT_USERNAME: undefined };
+
+  it("is off without a token, reads botInfo from TELEGRAM_BOT_INFO or the username, and refuses bad settings", () => {
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_TOKEN: undefined })).toBeNull();
+    const info = { id: 777, is_bot: true, first_name: "Mind", username: "mind_bot", can_join_groups: false };
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_INFO: JSON.stringify(info) })!.botInfo).toMatchObject(info);
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "@mind_bot", TELEGRAM_API_ROOT: "http://127.0.0.1:8081/" })).toMatchObject({
+      botInfo: { id: 777, username: "mind_bot", is_bot: true },
+      apiRoot: "http://127.0.0.1:8081",
+    });
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "mind_bot", TELEGRAM_API_ROOT: undefined })!.apiRoot).toBe("https://api.telegram.org");
+    expect(() => readTelegramConfig(base)).toThrow("TELEGRAM_BOT_INFO");
+    expect(() => readTelegramConfig({ ...base, TELEGRAM_BOT_INFO: "{not json" })).toThrow("getMe");
+    expect(() => readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "mind_bot", TELEGRAM_WEBHOOK_SECRET: "short" })).toThrow("TELEGRAM_WEBHOOK_SECRET");
   });
 });
 
