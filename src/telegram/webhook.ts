@@ -1,12 +1,11 @@
 import type { Context } from "hono";
-import { createMiddleware } from "hono/factory";
 import { Api } from "grammy";
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import type { AppEnv } from "../app-env";
-import { bearerToken } from "../auth/middleware";
+import { requireAdmin } from "../auth/middleware";
 import { secretsEqual } from "../auth/secrets";
-import { readAuthConfig, readTelegramConfig, type TelegramConfig } from "../config";
+import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError, invalid, unauthorized } from "../errors";
 import { createRouter } from "../api/router";
 import { commandMenu } from "./commands";
@@ -54,12 +53,6 @@ telegramRoutes.post("/telegram/webhook", async (c) => {
     throw error;
   }
   return c.json({ ok: true }, 200);
-});
-
-const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const presented = bearerToken(c.req.header("Authorization"));
-  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) throw unauthorized("admin token required");
-  await next();
 });
 
 /**
