@@ -7,7 +7,7 @@ import { words } from "./normalize";
 
 const CATEGORY_PATTERNS: [Category, RegExp][] = [
   ["identity", /\b(my name is|i am|i'm|call me)\b|меня зовут|\bя\s+—|\bмне\s+\d+/iu],
-  ["preference", /\b(i (like|love|prefer|hate|dislike|enjoy)|favou?rite)\b|(люблю|нравится|предпочитаю|ненавижу|не люблю|любимый|любимая)/iu],
+  ["preference", /\b(i (like|love|prefer|hate|dislike|enjoy|usually|always)|favou?rite)\b|(люблю|нравится|предпочитаю|ненавижу|не люблю|любимый|любимая|обычно|всегда)/iu],
   ["mistake", /\b(never|don't|do not|avoid)\b|(никогда|не надо|не нужно|избегай|нельзя)/iu],
   ["skill", /\b(i (can|know how)|i'm good at|expert in)\b|(умею|владею|разбираюсь)/iu],
   ["project", /\b(project|repo|repository|deadline|release)\b|(проект|репозитори|дедлайн|релиз)/iu],

@@ -59,7 +59,9 @@ const friendlyErrors: MiddlewareFn<BotContext> = async (ctx, next) => {
   } catch (error) {
     const id = error instanceof AppError ? FRIENDLY[error.code] : undefined;
     if (!id || !ctx.chat) throw error;
-    console.warn("telegram update answered with an error", error);
-    await ctx.reply(ctx.t(id, { message: (error as AppError).message }));
+    const { code, message } = error as AppError;
+    console.warn(`telegram update ${ctx.update.update_id} answered with ${code}: ${message}`);
+    if (ctx.callbackQuery) await ctx.answerCallbackQuery();
+    await ctx.reply(ctx.t(id, { message }));
   }
 };

@@ -68,11 +68,15 @@ export async function ensureTelegramIdentity(
 }
 
 async function ensureTelegramAccount({ db, clock }: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
-  await db
-    .insert(accounts)
-    .values({ id: newId("acc"), name: `telegram:${sender.id}`, telegramUserId: sender.id, locale, createdAt: isoNow(clock) })
-    .onConflictDoNothing();
-  const row = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.telegramUserId, sender.id)).get();
-  if (!row) throw notFound("account");
-  return row.id;
+  const find = () => db.select({ id: accounts.id }).from(accounts).where(eq(accounts.telegramUserId, sender.id)).get();
+  // Account names are unique too: should another account hold the usual name, a longer one is used.
+  for (const name of [`telegram:${sender.id}`, `telegram:${sender.id}:${newId("acc")}`]) {
+    await db
+      .insert(accounts)
+      .values({ id: newId("acc"), name, telegramUserId: sender.id, locale, createdAt: isoNow(clock) })
+      .onConflictDoNothing();
+    const row = await find();
+    if (row) return row.id;
+  }
+  throw notFound("account");
 }

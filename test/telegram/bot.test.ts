@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
 import { redeemLoginLink } from "../../src/auth/login-links";
 import { storeMemory } from "../../src/memory/memories";
+import { updateMind } from "../../src/minds/minds";
 import { updateCold } from "../../src/notes/cold-memory";
 import { appendMessage } from "../../src/sessions/messages";
 import { messageIds } from "../../src/telegram/i18n";
@@ -81,6 +82,18 @@ describe("first contact", () => {
     expect((await mindOf(en))!.mind_id).not.toBe(mapping!.mind_id);
   });
 
+  it("a Telegram user whose usual account name is taken still gets an account", async () => {
+    const p = newPerson();
+    await env.DB.prepare("insert into accounts (id, name, locale, created_at) values (?, ?, 'en', ?)")
+      .bind(`acc_taken_${p.user.id}`, `telegram:${p.user.id}`, new Date().toISOString())
+      .run();
+    await send(p, textUpdate(p, "/start"));
+    expect(lastText(p)).toContain("Hi, Alice!");
+    const account = await env.DB.prepare("select id, name from accounts where telegram_user_id = ?").bind(p.user.id).first<{ id: string; name: string }>();
+    expect(account!.name).toMatch(new RegExp(`^telegram:${p.user.id}:acc_`));
+    expect((await mindOf(p))!.account_id).toBe(account!.id);
+  });
+
   it("a group chat gets a mind of its own, owned by the person who started the bot there", async () => {
     const p = newPerson();
     const group = inGroup(p);
@@ -119,6 +132,19 @@ describe("free text", () => {
     ]);
     const usage = await env.DB.prepare("select calls from llm_usage where mind_id = ? and purpose = 'chat'").bind(session!.mind_id).first();
     expect(usage).toEqual({ calls: 1 });
+  });
+
+  it("over the mind's daily token budget, says so in the person's language and keeps the message", async () => {
+    const p = newPerson("ru");
+    const model = scriptedModel(["never sent"]);
+    await useModel(p.chat.id, model.model);
+    await send(p, textUpdate(p, "/start"));
+    const { mind_id, account_id } = (await mindOf(p))!;
+    await updateMind(testDeps(), account_id, mind_id, { settings: { daily_token_budget: 0 } });
+    await send(p, textUpdate(p, "ответь"));
+    expect(lastText(p)).toBe("Дневной лимит модели исчерпан; ответить смогу завтра. Сообщение сохранено.");
+    expect(model.prompts).toEqual([]);
+    expect(await messagesOf((await activeSessionOf(p))!.id)).toEqual([{ role: "user", content: "ответь", ephemeral: 0 }]);
   });
 
   it("splits a 5,000-character Russian reply with emoji into Telegram-sized parts, cutting no character", async () => {
