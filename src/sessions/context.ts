@@ -99,14 +99,21 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
   ]
     .sort((a, b) => b.score - a.score)
     .map((s) => s.item);
-  const fitter = new Fitter(budget, count(INSTRUCTIONS) + count(frame([])) + 8);
+  const headings = Object.values(HEADINGS).reduce((n, h) => n + count(h) + 1, 0);
+  const fitter = new Fitter(budget, count(INSTRUCTIONS) + count(frame([])) + headings + 8);
 
-  // The dialogue first, newest first, up to its share; then memory; then older dialogue.
+  // The dialogue first, newest first, up to its share; then memory; then older dialogue with
+  // what memory left. The dialogue stays contiguous: after one message is dropped, so are older ones.
   const windowItems = window.map((m) => messageItem(m, count)).reverse();
-  windowItems.forEach((item, i) => fitter.offer(item, i === 0 ? "latest_message" : undefined, budget * WINDOW_SHARE));
+  let contiguous = true;
+  for (const [i, item] of windowItems.entries()) {
+    if (contiguous) fitter.offer(item, i === 0 ? "latest_message" : undefined, budget * WINDOW_SHARE);
+    else fitter.drop(item);
+    contiguous = item.included;
+  }
   for (const item of [...searchItems, ...recall.memories.map((m) => memoryItem("recall", m, count))]) fitter.offer(item);
   for (const item of coldItems(cold.text, fitter, count)) fitter.offer(item);
-  for (const item of windowItems) if (item.reason === "over_budget") fitter.retry(item);
+  for (const item of windowItems) if (!item.included && !fitter.retry(item)) break;
 
   const chosen = (part: ContextPart) => fitter.items.filter((i) => i.part === part && i.included);
   const system = `${INSTRUCTIONS}\n\n${frame(
@@ -154,9 +161,16 @@ class Fitter {
     }
   }
 
+  /** Drops an item without looking at its cost (it would break the dialogue's order). */
+  drop(item: ContextItem): void {
+    this.items.push(Object.assign(item, { included: false, reason: "over_budget" }));
+  }
+
   /** An item dropped for its share gets a second chance with what memory left over. */
-  retry(item: ContextItem): void {
-    if (this.used + item.tokens <= this.budget) this.take(item, "fits");
+  retry(item: ContextItem): boolean {
+    if (this.used + item.tokens > this.budget) return false;
+    this.take(item, "fits");
+    return true;
   }
 
   /** Whether a fact of this text was already taken. */

@@ -65,13 +65,21 @@ describe("context assembly", () => {
   it("fits the budget: the latest message always, then what fits, the rest dropped with the reason", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);
-    for (let i = 0; i < 8; i++) await append(auth, s.id, { content: `Message ${i}: ${"lorem ipsum dolor ".repeat(20)}` });
+    // The oldest message is short: it would fit where longer, newer ones did not.
+    for (let i = 0; i < 8; i++) await append(auth, s.id, { content: i === 0 ? "Message 0: ok" : `Message ${i}: ${"lorem ipsum dolor ".repeat(20)}` });
     for (let i = 0; i < 10; i++) await store(auth, { key: `fact_${i}`, content: `Fact number ${i} ${"sit amet ".repeat(10)}` });
     const ctx = await contextOf(auth, s.id, "?max_tokens=300");
     expect(ctx.tokens).toBeLessThanOrEqual(300);
     const latest = ctx.parts.find((p: any) => p.reason === "latest_message");
     expect(latest.text).toContain("Message 7");
     expect(ctx.parts.filter((p: any) => p.reason === "over_budget").length).toBeGreaterThan(10);
+    // The dialogue kept is the newest messages, with no gap.
+    for (const budget of [300, 600, 900]) {
+      const wider = await contextOf(auth, s.id, `?max_tokens=${budget}`);
+      const kept = wider.parts.filter((p: any) => p.part === "window").map((p: any) => p.included);
+      expect(kept).toEqual([...kept].sort((a: boolean, b: boolean) => Number(b) - Number(a)));
+      expect(wider.prompt.startsWith("user: Message 0")).toBe(kept.every(Boolean));
+    }
     const usedTokens = ctx.parts.filter((p: any) => p.included).reduce((n: number, p: any) => n + p.tokens, 0);
     expect(usedTokens).toBeLessThanOrEqual(300);
     expect((await call("GET", `/sessions/${s.id}/context?max_tokens=10`, auth)).status).toBe(400);
