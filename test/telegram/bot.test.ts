@@ -123,6 +123,10 @@ describe("free text", () => {
     await send(p, textUpdate(p, "/remember I like green tea in the morning"));
     await send(p, textUpdate(p, "What do I like to drink?"));
     expect(lastText(p)).toBe("You drink green tea.");
+    expect(telegram.to(p.chat.id).slice(-2).map((c) => [c.method, c.payload.action ?? c.payload.text])).toEqual([
+      ["sendChatAction", "typing"],
+      ["sendMessage", "You drink green tea."],
+    ]);
     expect(model.systems[0]).toMatch(/<memory>[\s\S]*\[verified\] preference\/i_like_green_tea_in_the_[0-9a-f]+: I like green tea in the morning[\s\S]*<\/memory>/);
     expect(model.prompts[0]).toContain("user: What do I like to drink?");
     const session = await activeSessionOf(p);

@@ -21,6 +21,8 @@ chatFeature.on("message:text", async (ctx) => {
     await ctx.reply(ctx.t("no-model", { task: session.task_name }));
     return;
   }
+  // "typing…" while the model works; a failure to show it changes nothing else.
+  await ctx.replyWithChatAction("typing").catch(() => undefined);
   const answer = await journal.once("answer", () => answerInSession({ ...deps, llm }, scope, session.id, text));
   await journal.once("append-assistant", () => appendMessage(deps, scope, session.id, { role: "assistant", content: answer }));
   await replyLong(ctx, answer);
