@@ -13,6 +13,11 @@ export default defineConfig({
           TEST_MIGRATIONS: migrations,
           ADMIN_TOKEN: "test-admin-token-0123456789",
           JWT_SECRET: "test-jwt-secret-0123456789abcdef",
+          // The bot talks to a stand-in Bot API that the tests capture (test/support/telegram.ts).
+          TELEGRAM_BOT_TOKEN: "123456789:test-bot-token",
+          TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret-0123456789",
+          TELEGRAM_BOT_USERNAME: "edgemind_test_bot",
+          TELEGRAM_API_ROOT: "https://telegram.test",
         },
       },
     }),

@@ -17,6 +17,7 @@ import { createDb } from "./db/client";
 import { AppError } from "./errors";
 import { mcpRoutes } from "./mcp/routes";
 import { uiRoutes } from "./ui/routes";
+import { telegramRoutes } from "./telegram/webhook";
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Only an import carries a whole mind. */
@@ -63,6 +64,7 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", jobRoutes);
   app.route("/", mcpRoutes);
   app.route("/ui", uiRoutes);
+  app.route("/", telegramRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",

@@ -1,4 +1,6 @@
+import type { UserFromGetMe } from "grammy/types";
 import type { SessionObject } from "./sessions/session-object";
+import type { TelegramChatObject } from "./telegram/chat-object";
 
 /** Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`). */
 export interface Env {
@@ -23,6 +25,20 @@ export interface Env {
    * `[ai]\nbinding = "AI"` there.
    */
   AI?: Ai;
+  /** One object per Telegram chat: handles the chat's updates in order, off the request path. */
+  TELEGRAM_CHATS: DurableObjectNamespace<TelegramChatObject>;
+  /** The bot's token from @BotFather; the bot is off while it is unset. */
+  TELEGRAM_BOT_TOKEN?: string;
+  /** Telegram sends it in X-Telegram-Bot-Api-Secret-Token with every webhook call. */
+  TELEGRAM_WEBHOOK_SECRET?: string;
+  /** The bot's getMe answer as JSON, so handling an update never asks Telegram who the bot is. */
+  TELEGRAM_BOT_INFO?: string;
+  /** Enough instead of TELEGRAM_BOT_INFO: the bot's username (its id is read from the token). */
+  TELEGRAM_BOT_USERNAME?: string;
+  /** The Bot API server (default https://api.telegram.org): a local stand-in in development and tests. */
+  TELEGRAM_API_ROOT?: string;
+  /** The Worker's public origin, for links the bot hands out (default: the webhook request's origin). */
+  PUBLIC_URL?: string;
 }
 
 export interface AuthConfig {
@@ -93,3 +109,67 @@ function isHttpUrl(value: string | undefined): value is string {
     return false;
   }
 }
+
+export interface TelegramConfig {
+  token: string;
+  webhookSecret: string;
+  botInfo: UserFromGetMe;
+  apiRoot: string;
+}
+
+export const DEFAULT_TELEGRAM_API_ROOT = "https://api.telegram.org";
+// Telegram allows 1-256 characters of A-Z, a-z, 0-9, _ and - in a webhook secret token.
+const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{16,256}$/;
+
+/**
+ * The bot's settings, or null when TELEGRAM_BOT_TOKEN is unset (the bot is off). Whatever is
+ * set must be consistent: a bad secret or bot description is a configuration error.
+ */
+export function readTelegramConfig(env: Env): TelegramConfig | null {
+  const token = env.TELEGRAM_BOT_TOKEN?.trim();
+  if (!token) return null;
+  const webhookSecret = env.TELEGRAM_WEBHOOK_SECRET ?? "";
+  if (!WEBHOOK_SECRET.test(webhookSecret)) {
+    throw new Error("TELEGRAM_WEBHOOK_SECRET must be 16-256 characters of A-Z, a-z, 0-9, _ and -");
+  }
+  const apiRoot = (env.TELEGRAM_API_ROOT?.trim() || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, "");
+  if (!isHttpUrl(apiRoot)) throw new Error("TELEGRAM_API_ROOT must be an http(s) URL");
+  return { token, webhookSecret, botInfo: readBotInfo(env, token), apiRoot };
+}
+
+function readBotInfo(env: Env, token: string): UserFromGetMe {
+  if (env.TELEGRAM_BOT_INFO) {
+    let info: Partial<UserFromGetMe>;
+    try {
+      info = JSON.parse(env.TELEGRAM_BOT_INFO) as Partial<UserFromGetMe>;
+    } catch {
+      throw new Error("TELEGRAM_BOT_INFO must be the JSON of the bot's getMe answer");
+    }
+    if (typeof info.id !== "number" || typeof info.username !== "string") {
+      throw new Error("TELEGRAM_BOT_INFO must have the bot's numeric id and its username");
+    }
+    return { ...botInfoDefaults(info.id, info.username), ...info } as UserFromGetMe;
+  }
+  const username = env.TELEGRAM_BOT_USERNAME?.trim().replace(/^@/, "");
+  const id = Number(token.split(":")[0]);
+  if (!username || !Number.isSafeInteger(id)) {
+    throw new Error("set TELEGRAM_BOT_INFO (the getMe JSON) or TELEGRAM_BOT_USERNAME with a token of the form <id>:<secret>");
+  }
+  return botInfoDefaults(id, username);
+}
+
+const botInfoDefaults = (id: number, username: string): UserFromGetMe => ({
+  id,
+  is_bot: true,
+  first_name: username,
+  username,
+  can_join_groups: true,
+  can_read_all_group_messages: false,
+  supports_inline_queries: false,
+  can_connect_to_business: false,
+  has_main_web_app: false,
+  has_topics_enabled: false,
+  allows_users_to_create_topics: false,
+  can_manage_bots: false,
+  supports_join_request_queries: false,
+});

@@ -3,6 +3,7 @@ import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
 
 export { SessionObject } from "./sessions/session-object";
+export { TelegramChatObject } from "./telegram/chat-object";
 
 const app = createApp();
 

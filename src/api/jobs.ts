@@ -1,20 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app-env";
-import { bearerToken } from "../auth/middleware";
-import { secretsEqual } from "../auth/secrets";
-import { readAuthConfig } from "../config";
+import { requireAdmin } from "../auth/middleware";
 import { JOB_NAMES, listJobRuns } from "../cron/job-runs";
-import { unauthorized } from "../errors";
 import { bearerSecurity, createRouter } from "./router";
 import { errorResponses, jsonContent, pageQuery } from "./schemas";
-
-/** Job runs are the operator's view of the whole service, not of one tenant: ADMIN_TOKEN only. */
-const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
-  const presented = bearerToken(c.req.header("Authorization"));
-  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) throw unauthorized("admin token required");
-  await next();
-});
 
 const JobRunSchema = z
   .object({

@@ -4,6 +4,7 @@ import type { AppEnv } from "../app-env";
 import { authenticate, requireScope } from "../auth/middleware";
 import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
+import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../sessions/context";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import type { SessionDeps } from "../sessions/objects";
@@ -70,6 +71,29 @@ const MessageSchema = z
     created_at: z.string(),
   })
   .openapi("Message");
+
+const ContextSchema = z
+  .object({
+    session_id: z.string().nullable(),
+    q: z.string().nullable(),
+    budget: z.number(),
+    tokens: z.number().describe("Tokens of system and prompt together"),
+    parts: z.array(
+      z.object({
+        part: z.enum(["window", "search", "recall", "cold"]),
+        ref: z.string(),
+        verified: z.boolean().nullable(),
+        text: z.string(),
+        tokens: z.number(),
+        included: z.boolean(),
+        reason: z.enum(["fits", "latest_message", "duplicate", "over_budget"]),
+        duplicate_of: z.string().optional(),
+      }),
+    ),
+    system: z.string().describe("Instructions and the <memory> data block"),
+    prompt: z.string().describe("The dialogue, oldest first"),
+  })
+  .openapi("Context");
 
 const name = (max: number) => z.string().trim().min(1).max(max);
 
@@ -228,6 +252,25 @@ sessionRoutes
       }
       const page = await uiHistory(c.var.deps, c.var.scope, id, { after: after ?? 0, limit: limit ?? 50 });
       return c.json({ channel, ...page }, 200);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/sessions/{id}/context", tags, security: bearerSecurity,
+      summary: "The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens",
+      request: {
+        params: IdParams,
+        query: z.object({
+          q: z.string().trim().max(2000).optional().openapi({ description: "The current message: memory related to it is searched" }),
+          max_tokens: z.coerce.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional(),
+        }),
+      },
+      responses: { 200: jsonContent(ContextSchema, "Parts with their token cost, and the prompt as sent"), ...guarded },
+    }),
+    async (c) => {
+      const { q, max_tokens } = c.req.valid("query");
+      const context = await assembleContext(c.var.deps, c.var.scope, { session_id: c.req.valid("param").id, q, max_tokens });
+      return c.json(context, 200);
     },
   )
   .openapi(

@@ -6,6 +6,7 @@ import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { accountExists, getMind } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
 import { DEFAULT_AGENT, type Principal } from "./principal";
+import { secretsEqual } from "./secrets";
 
 export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -14,6 +15,13 @@ export function bearerToken(header: string | undefined): string | null {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
   return match ? match[1]! : null;
 }
+
+/** The operator's routes (the whole service, not one tenant): ADMIN_TOKEN only. */
+export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  const presented = bearerToken(c.req.header("Authorization"));
+  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) throw unauthorized("admin token required");
+  await next();
+});
 
 /** Accepts a human's JWT or a mind key; anything else is 401. */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {

@@ -2,6 +2,7 @@ import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
 import type { Deps } from "../deps";
 import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
+import { TELEGRAM_RETENTION_STEPS } from "../telegram/updates";
 import type { JobCounts } from "./job-runs";
 
 // Every retention step, in order.
@@ -9,6 +10,7 @@ export const RETENTION_STEPS: RetentionStep[] = [
   ...LONG_TERM_RETENTION_STEPS,
   ...SESSION_RETENTION_STEPS,
   LOGIN_LINK_RETENTION_STEP,
+  ...TELEGRAM_RETENTION_STEPS,
 ];
 
 /** The daily retention job: each step's deleted rows are counted, then PRAGMA optimize runs. */

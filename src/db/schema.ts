@@ -220,3 +220,16 @@ export const loginLinks = sqliteTable("login_links", {
   expiresAt: text("expires_at").notNull(),
   usedAt: text("used_at"),
 });
+
+export const telegramUpdates = sqliteTable("telegram_updates", {
+  updateId: integer("update_id").primaryKey(),
+  receivedAt: text("received_at").notNull(),
+});
+
+export const telegramChats = sqliteTable("telegram_chats", {
+  telegramChatId: integer("telegram_chat_id").primaryKey(),
+  mindId: text("mind_id").notNull(),
+  accountId: text("account_id").notNull(),
+  kind: text("kind", { enum: ["private", "group"] }).notNull(),
+  createdAt: text("created_at").notNull(),
+});

@@ -284,3 +284,20 @@ export async function expiringMemories(
     .limit(limit);
   return rows.map(toMemory);
 }
+
+/**
+ * Deletes a memory named by its id, or every memory of the scope's namespace with that key
+ * (whatever its category); returns what went. Nothing found is not_found.
+ */
+export async function forgetMemory(deps: Deps, scope: Scope, keyOrId: string): Promise<Memory[]> {
+  const byId = await deps.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
+  const rows = byId
+    ? [byId]
+    : await deps.db
+        .select()
+        .from(memories)
+        .where(and(eq(memories.key, keyOrId), eq(memories.mindId, scope.mindId), eq(memories.agent, scope.agentFilter ?? scope.agent)));
+  if (rows.length === 0) throw notFound("memory");
+  for (const row of rows) await deleteMemory(deps, scope, row.id);
+  return rows.map(toMemory);
+}

@@ -16,6 +16,7 @@ import {
   noteExtractions,
   notes,
   sessions,
+  telegramChats,
   type MindRow,
 } from "../db/schema";
 import type { Deps } from "../deps";
@@ -160,6 +161,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(noteExtractions).where(eq(noteExtractions.mindId, mindId)),
     db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
     db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
+    db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
@@ -180,5 +182,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     note_extractions: counted[10][0]?.n ?? 0,
     llm_usage: counted[11][0]?.n ?? 0,
     login_links: counted[12][0]?.n ?? 0,
+    telegram_chats: counted[13][0]?.n ?? 0,
   };
 }

@@ -208,6 +208,9 @@ describe("erasing a mind", () => {
     await env.DB.prepare(
       "insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)",
     ).bind(t.mind.id, sessions[0], new Date().toISOString()).run();
+    await env.DB.prepare("insert into telegram_chats (telegram_chat_id, mind_id, account_id, kind, created_at) values (?, ?, ?, 'group', ?)")
+      .bind(-Date.now(), t.mind.id, t.accountId, new Date().toISOString())
+      .run();
     expect((await storedState(sessions[0]!)).kv).not.toEqual({});
 
     const { results: tables } = await env.DB.prepare(
@@ -216,7 +219,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "sessions"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

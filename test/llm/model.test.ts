@@ -93,7 +93,13 @@ describe("model calls through the AI SDK", () => {
 });
 
 describe("providers", () => {
-  const base = { DB: {} as D1Database, SESSIONS: {} as Env["SESSIONS"], ADMIN_TOKEN: "", JWT_SECRET: "" } satisfies Env;
+  const base = {
+    DB: {} as D1Database,
+    SESSIONS: {} as Env["SESSIONS"],
+    TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
+    ADMIN_TOKEN: "",
+    JWT_SECRET: "",
+  } satisfies Env;
 
   it("reads the provider from configuration, defaulting to none", () => {
     expect(readLlmConfig(base)).toEqual({ provider: "none" });

@@ -95,14 +95,16 @@ describe("MCP server", () => {
     expect(textOf(recall)).toContain("[unverified]");
     const found = data(await tool(client, "memory_search", { q: "кофейку любить" }));
     expect(found.results.map((r: { id: string }) => r.id)).toEqual([stored.memory.id]);
-    expect(data(await tool(client, "memory_forget", { id: stored.memory.id }))).toEqual({ forgotten: stored.memory.id });
+    expect(data(await tool(client, "memory_forget", { id: stored.memory.id }))).toEqual({ forgotten: [stored.memory.id] });
     expect((await call("GET", `/memory/${stored.memory.id}`, { token: key })).status).toBe(404);
     const again = await tool(client, "memory_forget", { id: stored.memory.id });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toBe("not_found: memory not found");
+    const byKey = data(await tool(client, "memory_store", { category: "fact", key: "home_city", content: "Lives in Tbilisi" }));
+    expect(data(await tool(client, "memory_forget", { id: "home_city" }))).toEqual({ forgotten: [byKey.memory.id] });
   });
 
-  it("gives a session's context: cold memory and the LLM window without ephemeral output", async () => {
+  it("gives a session's assembled context: the LLM window without ephemeral output, search hits and cold memory", async () => {
     const { client, token, mind } = await agentOfNewMind();
     const auth = { token, mind: mind.id };
     const session = await openSession(auth);
@@ -110,11 +112,18 @@ describe("MCP server", () => {
     await append(auth, session.id, { role: "tool", content: "tool dump 123", ephemeral: true, tool: "shell" });
     await append(auth, session.id, { role: "assistant", content: "Deployed" });
     data(await tool(client, "update_memory", { text: "Uses Cloudflare", version: 0 }));
-    const context = data(await tool(client, "session_context", { sessionId: session.id }));
-    expect(context.messages.map((m: { content: string }) => m.content)).toEqual(["Deploy the worker", "Deployed"]);
-    expect(context.cold_memory).toEqual({ text: "Uses Cloudflare", version: 1 });
-    expect(context.text).toContain("Uses Cloudflare");
-    expect(context.text).not.toContain("tool dump");
+    await tool(client, "memory_store", { category: "project", key: "deploy_region", content: "Workers deploy to the EU region" });
+    const result = await tool(client, "session_context", { sessionId: session.id, q: "which region do workers deploy to?" });
+    const context = data(result);
+    const included = (part: string) =>
+      context.parts.filter((p: { part: string; included: boolean }) => p.part === part && p.included).map((p: { text: string }) => p.text);
+    expect(included("window").join("\n")).toContain("Deploy the worker");
+    expect(included("window")).toHaveLength(2);
+    expect(included("search").join("\n")).toContain("EU region");
+    expect(included("cold").join("\n")).toContain("Uses Cloudflare");
+    expect(context.prompt).not.toContain("tool dump");
+    expect(textOf(result)).toContain("Uses Cloudflare");
+    expect(textOf(result)).toContain("Deployed");
   });
 
   it("keeps tenants apart: another mind's session and memory are not found", async () => {

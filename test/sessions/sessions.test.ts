@@ -110,6 +110,7 @@ describe("the API document", () => {
       "/sessions/{id}",
       "/sessions/{id}/activate",
       "/sessions/{id}/complete",
+      "/sessions/{id}/context",
       "/sessions/{id}/extract",
       "/sessions/{id}/messages",
     ]);

@@ -1,17 +1,17 @@
 import { z } from "zod";
-import { deleteMemory } from "../../memory/memories";
+import { forgetMemory } from "../../memory/memories";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
   server.registerTool(
     "memory_forget",
     {
-      description: "Delete a structured memory by its id (from memory_search or memory_store). Its history is kept.",
-      inputSchema: { id: z.string().trim().min(1).max(100).describe("The memory's id, mem_…") },
+      description: "Delete a structured memory by its id (mem_…, from memory_search or memory_store) or by its key. Its history is kept.",
+      inputSchema: { id: z.string().trim().min(1).max(100).describe("The memory's id (mem_…) or its key") },
     },
     ({ id }) =>
       runTool(async () => {
-        await deleteMemory(deps, scope, id);
-        return jsonResult({ forgotten: id });
+        const forgotten = await forgetMemory(deps, scope, id);
+        return jsonResult({ forgotten: forgotten.map((m) => m.id) });
       }),
   );

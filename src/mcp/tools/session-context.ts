@@ -1,19 +1,25 @@
 import { z } from "zod";
+import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../sessions/context";
 import { jsonResult, runTool, type RegisterTool } from "../context";
-import { sessionContext } from "../session-context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
   server.registerTool(
     "session_context",
     {
       description:
-        "The context to work with in a session: the long-term memory document and the session's recent conversation " +
-        "(its last non-ephemeral messages, oldest first), as one text and as parts.",
-      inputSchema: { sessionId: z.string().trim().min(1).max(100).describe("The session's id, ses_…") },
+        "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent " +
+        "conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and " +
+        "fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the " +
+        "conversation; `parts` says what was included or dropped, why, and its token cost.",
+      inputSchema: {
+        sessionId: z.string().trim().min(1).max(100).describe("The session's id, ses_…"),
+        q: z.string().max(4000).optional().describe("The message being answered: memories matching it are searched for"),
+        max_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional().describe("Token budget (default 4000)"),
+      },
     },
-    ({ sessionId }) =>
+    ({ sessionId, q, max_tokens }) =>
       runTool(async () => {
-        const context = await sessionContext(deps, scope, sessionId);
-        return jsonResult(context, context.text || "(no memory and no messages yet)");
+        const context = await assembleContext(deps, scope, { session_id: sessionId, q: q ?? null, max_tokens });
+        return jsonResult(context, `${context.system}\n\n${context.prompt}`);
       }),
   );

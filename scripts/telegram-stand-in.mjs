@@ -1,0 +1,73 @@
+// A local stand-in for the Telegram Bot API, for trying the bot with `npm run dev` and no
+// network: it answers the bot's Bot API calls (and prints what the bot says), and turns each
+// line typed here into a Telegram update posted to the local webhook.
+//   1. npm run telegram:local        (adds the TELEGRAM_* settings to .dev.vars if missing)
+//   2. npm run dev                   (in another terminal; restart it after step 1 changed .dev.vars)
+//   3. type messages or commands here: /start, /remember I like tea, /task new docs, …
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { createInterface } from "node:readline";
+
+const root = path.resolve(import.meta.dirname, "..");
+const devVars = path.join(root, ".dev.vars");
+const port = Number(process.env.STAND_IN_PORT ?? 8081);
+const worker = (process.env.EDGEMIND_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+
+const read = () =>
+  existsSync(devVars)
+    ? Object.fromEntries(readFileSync(devVars, "utf8").split("\n").filter((l) => l.includes("=")).map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]))
+    : {};
+const wanted = {
+  // What `npm run dev` would create, in case this runs first.
+  ADMIN_TOKEN: randomBytes(24).toString("base64url"),
+  JWT_SECRET: randomBytes(24).toString("base64url"),
+  TELEGRAM_BOT_TOKEN: "1000001:local-stand-in",
+  TELEGRAM_WEBHOOK_SECRET: randomBytes(24).toString("base64url"),
+  TELEGRAM_BOT_USERNAME: "edgemind_local_bot",
+  TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`,
+};
+const missing = Object.entries(wanted).filter(([name]) => !(name in read()));
+if (missing.length > 0) {
+  appendFileSync(devVars, missing.map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
+  console.log(`added ${missing.map(([k]) => k).join(", ")} to .dev.vars: restart npm run dev`);
+}
+const secret = read().TELEGRAM_WEBHOOK_SECRET;
+
+let messageId = 1;
+createServer((req, res) => {
+  let body = "";
+  req.on("data", (chunk) => (body += chunk));
+  req.on("end", () => {
+    const method = req.url?.split("/").at(-1) ?? "";
+    const payload = body ? JSON.parse(body) : {};
+    if (method === "sendMessage" || method === "editMessageText") {
+      const buttons = payload.reply_markup?.inline_keyboard?.flat().map((b) => `[${b.text} → ${b.callback_data}]`).join(" ") ?? "";
+      console.log(`\nbot: ${payload.text}${buttons ? `\n     ${buttons}` : ""}`);
+    } else console.log(`\n(bot called ${method})`);
+    const result = method === "sendMessage" ? { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text } : true;
+    res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ ok: true, result }));
+  });
+}).listen(port, "127.0.0.1", () => console.log(`Bot API stand-in on http://127.0.0.1:${port}; type a message (a line starting with "press " sends a button's data)`));
+
+const user = { id: 424242, is_bot: false, first_name: "Local", language_code: process.env.LANG?.startsWith("ru") ? "ru" : "en" };
+let updateId = Date.now();
+createInterface({ input: process.stdin }).on("line", async (line) => {
+  const text = line.trim();
+  if (!text) return;
+  const date = Math.floor(Date.now() / 1000);
+  const chat = { id: user.id, type: "private" };
+  const update = text.startsWith("press ")
+    ? { update_id: ++updateId, callback_query: { id: String(updateId), from: user, chat_instance: "local", data: text.slice(6), message: { message_id: messageId, date, chat, text: "" } } }
+    : {
+        update_id: ++updateId,
+        message: { message_id: ++messageId, date, chat, from: user, text, ...(text.startsWith("/") && { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] }) },
+      };
+  const response = await fetch(`${worker}/telegram/webhook`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret },
+    body: JSON.stringify(update),
+  }).catch((error) => ({ status: `unreachable (${error.message})` }));
+  if (response.status !== 200) console.log(`webhook answered ${response.status}`);
+});

@@ -1,0 +1,140 @@
+import { DurableObject } from "cloudflare:workers";
+import { BotError, GrammyError } from "grammy";
+import type { Update } from "grammy/types";
+import { systemClock } from "../clock";
+import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
+import { createDb } from "../db/client";
+import { createLanguageModel, type LanguageModel } from "../llm/providers";
+import type { SessionDeps } from "../sessions/objects";
+import { RetryLater } from "./api";
+import { createBot } from "./bot";
+import { localeOf, translator } from "./i18n";
+import { kvJournal } from "./journal";
+import { chatOfUpdate } from "./updates";
+
+const SEQUENCE_KEY = "sequence";
+const QUEUE_PREFIX = "queue:";
+/** Handlings of one update at most; after the last failure the person is told and the update dropped. */
+export const MAX_ATTEMPTS = 4;
+const BACKOFF_MS = [1_000, 2_000, 4_000];
+
+interface QueuedUpdate {
+  update: Update;
+  /** The Worker's public origin, for links in replies. */
+  origin: string;
+  attempts: number;
+}
+
+type Outcome = { done: true } | { done: false; afterMs: number; permanent: boolean; error: unknown };
+
+/**
+ * One per Telegram chat (named by its id). Updates are queued in its storage and handled one
+ * at a time, in arrival order, by its alarm, off the webhook's request path. A failed handling
+ * is tried again a bounded number of times; the journal keeps a retry from repeating a write,
+ * a model call or a reply that already happened.
+ */
+export class TelegramChatObject extends DurableObject<Env> {
+  private readonly deps: SessionDeps;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.deps = { db: createDb(env.DB), clock: systemClock, sessionObjects: env.SESSIONS };
+  }
+
+  /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */
+  async enqueue(update: Update, origin: string): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    const sequence = (kv.get<number>(SEQUENCE_KEY) ?? 0) + 1;
+    kv.put(SEQUENCE_KEY, sequence);
+    kv.put(`${QUEUE_PREFIX}${String(sequence).padStart(12, "0")}`, { update, origin, attempts: 0 } satisfies QueuedUpdate);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /** How many updates wait to be handled. */
+  pending(): number {
+    return [...this.ctx.storage.kv.list({ prefix: QUEUE_PREFIX })].length;
+  }
+
+  override async alarm(): Promise<void> {
+    await this.serially(() => this.drain());
+  }
+
+  /**
+   * The model replies use, from the Worker's configuration (null: none configured). Built per
+   * handling; tests replace it on the instance with a scripted model.
+   */
+  protected model(): LanguageModel | null {
+    return createLanguageModel(readLlmConfig(this.env));
+  }
+
+  private async drain(): Promise<void> {
+    const kv = this.ctx.storage.kv;
+    for (;;) {
+      const [next] = [...kv.list<QueuedUpdate>({ prefix: QUEUE_PREFIX, limit: 1 })];
+      if (!next) return;
+      const [key, item] = next;
+      const outcome = await this.handle(item);
+      if (!outcome.done) {
+        const attempts = item.attempts + 1;
+        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, outcome.error);
+        if (!outcome.permanent && attempts < MAX_ATTEMPTS) {
+          kv.put(key, { ...item, attempts });
+          await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
+          return;
+        }
+        await this.giveUp(item);
+      }
+      kv.delete(key);
+      for (const [journalKey] of kv.list({ prefix: journalPrefix(item) })) kv.delete(journalKey);
+    }
+  }
+
+  private async handle(item: QueuedUpdate): Promise<Outcome> {
+    try {
+      const config = readTelegramConfig(this.env);
+      if (!config) throw new Error("TELEGRAM_BOT_TOKEN is not set");
+      const services = { deps: this.deps, llm: this.model(), journal: kvJournal(this.ctx.storage.kv, journalPrefix(item)), origin: item.origin };
+      await createBot(config, services).handleUpdate(item.update);
+      return { done: true };
+    } catch (thrown) {
+      const error = thrown instanceof BotError ? thrown.error : thrown;
+      const backoff = BACKOFF_MS[Math.min(item.attempts, BACKOFF_MS.length - 1)]!;
+      if (error instanceof RetryLater) return { done: false, afterMs: Math.max(error.afterMs, backoff), permanent: false, error };
+      // Telegram refused the call itself (blocked by the user, bad request): trying again cannot help.
+      const permanent = error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500;
+      return { done: false, afterMs: backoff, permanent, error };
+    }
+  }
+
+  /** The last attempt failed: the person gets a short message in their language, once. */
+  private async giveUp(item: QueuedUpdate): Promise<void> {
+    const where = chatOfUpdate(item.update);
+    const config = safely(() => readTelegramConfig(this.env));
+    if (!where || !config) return;
+    const journal = kvJournal(this.ctx.storage.kv, `${journalPrefix(item)}gave-up:`);
+    const bot = createBot(config as TelegramConfig, { deps: this.deps, llm: null, journal, origin: item.origin });
+    try {
+      await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
+    } catch (error) {
+      console.error(`telegram update ${item.update.update_id}: could not tell the person`, error);
+    }
+  }
+
+  /** Runs calls one after another, in arrival order, whatever they await. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+const journalPrefix = (item: QueuedUpdate) => `journal:${item.update.update_id}:`;
+
+function safely<T>(read: () => T): T | null {
+  try {
+    return read();
+  } catch {
+    return null;
+  }
+}

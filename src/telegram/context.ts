@@ -1,0 +1,37 @@
+import type { Context } from "grammy";
+import type { MessageEntity } from "grammy/types";
+import type { LanguageModel } from "../llm/providers";
+import type { SessionDeps } from "../sessions/objects";
+import type { BotLocale, Translate } from "./i18n";
+import type { TelegramIdentity } from "./identity";
+import type { Journal } from "./journal";
+import { splitMessage } from "./split";
+
+/** What the bot's handlers use besides the update: the domain, the model and the journal. */
+export interface BotServices {
+  deps: SessionDeps;
+  llm: LanguageModel | null;
+  journal: Journal;
+  /** The Worker's public origin, for links. */
+  origin: string;
+}
+
+export interface BotFlavor {
+  services: BotServices;
+  locale: BotLocale;
+  t: Translate;
+  /** Set for every update that has a sender and a chat. */
+  who: TelegramIdentity;
+}
+
+export type BotContext = Context & BotFlavor;
+
+/** Sends a reply of any length as Telegram-sized parts, in order. */
+export async function replyLong(ctx: BotContext, text: string, entities: MessageEntity[] = []): Promise<void> {
+  for (const part of splitMessage(text, entities)) {
+    await ctx.reply(part.text, part.entities.length > 0 ? { entities: part.entities } : {});
+  }
+}
+
+/** The text after a command, trimmed ("" when there is none). */
+export const argumentsOf = (ctx: BotContext) => (typeof ctx.match === "string" ? ctx.match.trim() : "");

@@ -1,0 +1,33 @@
+import { Composer } from "grammy";
+import { MAX_MESSAGE_CHARS } from "../../sessions/model";
+import { answerInSession } from "../../sessions/answer";
+import { appendMessage } from "../../sessions/messages";
+import { replyLong, type BotContext } from "../context";
+import { activeSession } from "./tasks";
+
+/**
+ * Free text: appended to the active session, answered by the model with the assembled context,
+ * the answer appended too. Every step is journaled, so a retried update repeats none of them.
+ */
+export const chatFeature = new Composer<BotContext>();
+
+chatFeature.on("message:text", async (ctx) => {
+  const { deps, llm, journal } = ctx.services;
+  const { scope } = ctx.who;
+  const text = ctx.message.text.slice(0, MAX_MESSAGE_CHARS);
+  const session = await journal.once("session", () => activeSession(deps, ctx.who));
+  await journal.once("append-user", () => appendMessage(deps, scope, session.id, { role: "user", content: text }));
+  if (!llm) {
+    await ctx.reply(ctx.t("no-model", { task: session.task_name }));
+    return;
+  }
+  // "typing…" while the model works; a failure to show it changes nothing else.
+  await ctx.replyWithChatAction("typing").catch(() => undefined);
+  const answer = await journal.once("answer", () => answerInSession({ ...deps, llm }, scope, session.id, text));
+  await journal.once("append-assistant", () => appendMessage(deps, scope, session.id, { role: "assistant", content: answer }));
+  await replyLong(ctx, answer);
+});
+
+chatFeature.on("message", async (ctx) => {
+  await ctx.reply(ctx.t("not-text"));
+});

@@ -1,0 +1,82 @@
+import { eq } from "drizzle-orm";
+import { DEFAULT_AGENT, type Scope } from "../auth/principal";
+import { isoNow } from "../clock";
+import { accounts, telegramChats } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+import { createMind } from "../minds/minds";
+import { ensureChat } from "../sessions/chats";
+import type { Chat } from "../sessions/model";
+import type { BotLocale } from "./i18n";
+
+export interface TelegramSender {
+  id: number;
+  first_name: string;
+  username?: string;
+}
+
+export interface TelegramChatRef {
+  id: number;
+  type: "private" | "group" | "supergroup" | "channel";
+  title?: string;
+}
+
+/** Who speaks in a Telegram chat, and the mind and chat their words belong to. */
+export interface TelegramIdentity {
+  accountId: string;
+  mindId: string;
+  chat: Chat;
+  /** The Telegram chat was seen for the first time (a mind was made for it). */
+  created: boolean;
+  /** The sender acting as a human of the mind: their writes are verified, they may verify. */
+  scope: Scope;
+}
+
+/**
+ * The account of a Telegram user, created on first contact; the mind of a Telegram chat (the
+ * user's personal mind in a private chat, a mind of its own in a group), created on first
+ * contact; and the chat's row in `chats`.
+ */
+export async function ensureTelegramIdentity(
+  deps: Deps,
+  sender: TelegramSender,
+  chat: TelegramChatRef,
+  locale: BotLocale,
+): Promise<TelegramIdentity> {
+  const accountId = await ensureTelegramAccount(deps, sender, locale);
+  const { db, clock } = deps;
+  let mindId = (await db.select().from(telegramChats).where(eq(telegramChats.telegramChatId, chat.id)).get())?.mindId;
+  let created = false;
+  if (!mindId) {
+    const personal = chat.type === "private";
+    const mind = await createMind(deps, accountId, {
+      name: personal ? `Telegram: ${sender.first_name}` : `Telegram group: ${chat.title ?? chat.id}`,
+      locale,
+    });
+    await db
+      .insert(telegramChats)
+      .values({ telegramChatId: chat.id, mindId: mind.id, accountId, kind: personal ? "private" : "group", createdAt: isoNow(clock) })
+      .onConflictDoNothing();
+    mindId = (await db.select().from(telegramChats).where(eq(telegramChats.telegramChatId, chat.id)).get())?.mindId;
+    if (!mindId) throw notFound("mind");
+    created = mindId === mind.id;
+  }
+  const { chat: chatRow } = await ensureChat(deps, mindId, "telegram", String(chat.id));
+  const scope: Scope = { mindId, principal: { kind: "human", accountId }, agent: DEFAULT_AGENT, agentFilter: null };
+  return { accountId, mindId, chat: chatRow, created, scope };
+}
+
+async function ensureTelegramAccount({ db, clock }: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
+  const find = () => db.select({ id: accounts.id }).from(accounts).where(eq(accounts.telegramUserId, sender.id)).get();
+  // Account names are unique too: should another account hold the usual name, a longer one is used.
+  for (const name of [`telegram:${sender.id}`, `telegram:${sender.id}:${newId("acc")}`]) {
+    await db
+      .insert(accounts)
+      .values({ id: newId("acc"), name, telegramUserId: sender.id, locale, createdAt: isoNow(clock) })
+      .onConflictDoNothing();
+    const row = await find();
+    if (row) return row.id;
+  }
+  throw notFound("account");
+}

@@ -1,0 +1,79 @@
+// English replies and buttons of the bot, in Fluent syntax (projectfluent.org).
+export default `
+start =
+    Hi, { $name }! I am edgemind, an assistant that remembers.
+    Write to me as to a person; I keep each task's conversation apart and remember what matters.
+    /help shows what I can do.
+start-group = Hi! This group has a memory of its own now. /help shows what I can do.
+help =
+    What I can do:
+    { $commands }
+
+    Anything else you write goes to the current task's conversation.
+no-model = No language model is configured, so I cannot answer. Your message is saved in the task "{ $task }".
+not-text = I only read text messages.
+remembered = Remembered ({ $category }): { $content }
+remember-extracted = { $notes ->
+    [0] I read the recent dialogue and found nothing new to remember.
+    [one] I found one fact in the recent dialogue. It waits in memory as unverified until consolidation.
+   *[other] I found { $notes } facts in the recent dialogue. They wait in memory as unverified until consolidation.
+  }
+remember-nothing = There is nothing new in the dialogue to remember.
+remember-no-model = No language model is configured, so I cannot extract facts. Use /remember followed by the fact.
+remember-later = I could not read the dialogue now (daily limit or model error); I will do it later.
+forget-usage = Tell me what to forget: /forget <key or id>
+forgotten = { $count ->
+    [one] Forgotten: { $what }
+   *[other] Forgotten { $count } memories with the key { $what }
+  }
+memory-empty = The consolidated memory is empty so far.
+recall-empty = No memories yet. Use /remember <fact>.
+search-usage = Tell me what to search for: /search <words>
+search-empty = Nothing found for “{ $q }”.
+search-results = Found for “{ $q }”:
+task-usage =
+    /task new <name> [repo path] — start a task
+    /task list — your tasks
+    /task switch <name> — go back to a task
+    /task delete <name> — erase a task and its conversation
+task-created = New task “{ $task }” is now active.
+task-existing = Task “{ $task }” already existed; it is active again.
+task-list = Tasks (▶ is active):
+task-list-empty = No tasks yet.
+task-switched = Switched to “{ $task }”.
+task-deleted = Task “{ $task }” is erased ({ $messages } messages).
+task-not-found = There is no task “{ $task }”. /task list shows them.
+done-question = Done with this part of the task? “Yes” clears the temporary tool output from the conversation; “No” keeps it.
+done-yes = Yes
+done-no = No
+done-cleared = Cleared { $count } temporary messages.
+done-kept = Kept everything.
+verify-empty = There are no unverified memories.
+verify-intro = { $count ->
+    [one] One memory written by an agent waits for you:
+   *[other] { $count } memories written by agents wait for you:
+  }
+verify-button = Verify
+delete-button = Delete
+verified = Verified: { $content }
+deleted = Deleted: { $content }
+login-link = Your one-time link to the web interface (works once, for { $minutes } minutes):
+    { $url }
+login-private = For your safety, ask for a login link in a private chat with me.
+error-generic = Sorry, something went wrong. Please try again in a moment.
+error-not-found = I could not find that.
+error-invalid = That did not work: { $message }
+error-forbidden = That is not allowed here.
+error-budget = Today's model budget is used up; I will be able to answer tomorrow. Your message is saved.
+cmd-start = Start and introduce yourself
+cmd-help = What the bot can do
+cmd-remember = Remember a fact (without text: from the dialogue)
+cmd-forget = Forget a memory by key or id
+cmd-memory = Show the consolidated memory
+cmd-recall = List memories, most important first
+cmd-search = Search memory
+cmd-task = Tasks: new, list, switch, delete
+cmd-done = Finish a step and clear tool output
+cmd-verify = Review memories written by agents
+cmd-login = One-time link to the web interface
+`;

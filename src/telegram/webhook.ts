@@ -1,0 +1,70 @@
+import type { Context } from "hono";
+import { Api } from "grammy";
+import type { Update } from "grammy/types";
+import { z } from "zod";
+import type { AppEnv } from "../app-env";
+import { requireAdmin } from "../auth/middleware";
+import { secretsEqual } from "../auth/secrets";
+import { readTelegramConfig, type TelegramConfig } from "../config";
+import { AppError, invalid, unauthorized } from "../errors";
+import { createRouter } from "../api/router";
+import { commandMenu } from "./commands";
+import { translator } from "./i18n";
+import { chatOfUpdate, claimUpdate, releaseUpdate } from "./updates";
+
+/** Update types the bot handles; Telegram sends no others once the webhook is registered. */
+export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+
+const UpdateSchema = z.looseObject({ update_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
+
+function telegramConfig(c: Context<AppEnv>): TelegramConfig {
+  const config = readTelegramConfig(c.env);
+  if (!config) throw new AppError("not_found", "the Telegram bot is not configured (TELEGRAM_BOT_TOKEN)");
+  return config;
+}
+
+/** The origin links in replies point at: PUBLIC_URL, or where the request came in. */
+const publicOrigin = (c: Context<AppEnv>) => (c.env.PUBLIC_URL?.trim() || new URL(c.req.url).origin).replace(/\/+$/, "");
+
+export const telegramRoutes = createRouter();
+
+/**
+ * Telegram's webhook: the secret token is checked before anything else, the update id is
+ * claimed in D1 (a re-delivery is answered 200 and dropped), and the update is queued in its
+ * chat's object, which handles it after this answer.
+ */
+telegramRoutes.post("/telegram/webhook", async (c) => {
+  const config = telegramConfig(c);
+  const presented = c.req.header("X-Telegram-Bot-Api-Secret-Token");
+  if (!presented || !(await secretsEqual(presented, config.webhookSecret))) throw unauthorized("wrong or missing secret token");
+  const parsed = UpdateSchema.safeParse(await c.req.json().catch(() => null));
+  if (!parsed.success) throw invalid("the body is not a Telegram update");
+  const update = parsed.data as unknown as Update;
+  const deps = c.var.deps;
+  if (!(await claimUpdate(deps, update.update_id))) return c.json({ ok: true, duplicate: true }, 200);
+  const where = chatOfUpdate(update);
+  if (!where) return c.json({ ok: true, ignored: true }, 200);
+  try {
+    const chat = c.env.TELEGRAM_CHATS.get(c.env.TELEGRAM_CHATS.idFromName(String(where.chatId)));
+    await chat.enqueue(update, publicOrigin(c));
+  } catch (error) {
+    // Not queued: give the claim back and fail, so Telegram delivers the update again.
+    await releaseUpdate(deps, update.update_id);
+    throw error;
+  }
+  return c.json({ ok: true }, 200);
+});
+
+/**
+ * Registers the webhook with Telegram (this Worker's URL, the secret token, the update types
+ * handled) and the command menu in English (the default) and Russian. ADMIN_TOKEN only.
+ */
+telegramRoutes.post("/telegram/setup", requireAdmin, async (c) => {
+  const config = telegramConfig(c);
+  const api = new Api(config.token, { apiRoot: config.apiRoot });
+  const url = `${publicOrigin(c)}/telegram/webhook`;
+  await api.setWebhook(url, { secret_token: config.webhookSecret, allowed_updates: [...ALLOWED_UPDATES], drop_pending_updates: false });
+  await api.setMyCommands(commandMenu(translator("en")));
+  await api.setMyCommands(commandMenu(translator("ru")), { language_code: "ru" });
+  return c.json({ ok: true, webhook: url, allowed_updates: ALLOWED_UPDATES, command_languages: ["default", "ru"] }, 200);
+});

@@ -1,0 +1,238 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { deleteMind } from "../../src/minds/minds";
+import { readTelegramConfig } from "../../src/config";
+import { RETENTION_STEPS } from "../../src/cron/retention";
+import { DEFAULT_RETENTION } from "../../src/notes/retention";
+import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
+import { TELEGRAM_RETENTION_STEPS } from "../../src/telegram/updates";
+import { ADMIN_TOKEN, call } from "../helpers";
+import { testDeps } from "../support/deps";
+import { scriptedModel } from "../support/scripted-model";
+import {
+  chatObject,
+  newPerson,
+  nextId,
+  postUpdate,
+  send,
+  sentTexts,
+  serverError,
+  settled,
+  standInTelegram,
+  textUpdate,
+  tooManyRequests,
+  useModel,
+} from "../support/telegram";
+
+const telegram = standInTelegram();
+
+const claimsOf = async (updateId: number) =>
+  (await env.DB.prepare("select count(*) as n from telegram_updates where update_id = ?").bind(updateId).first<{ n: number }>())!.n;
+const accountsOf = async (userId: number) =>
+  (await env.DB.prepare("select count(*) as n from accounts where telegram_user_id = ?").bind(userId).first<{ n: number }>())!.n;
+const userMessagesOf = async (chatId: number) =>
+  (
+    await env.DB.prepare(
+      `select m.role, m.content from messages m join chats c on c.active_session_id = m.session_id
+       where c.kind = 'telegram' and c.external_id = ? order by m.id`,
+    )
+      .bind(String(chatId))
+      .all<{ role: string; content: string }>()
+  ).results;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("the webhook's secret", () => {
+  it.each([
+    ["a wrong secret", "not-the-secret-0123456789"],
+    ["no secret", null],
+    ["an empty secret", ""],
+  ])("%s: 401 and no work done", async (_case, secret) => {
+    const p = newPerson();
+    const update = textUpdate(p, "/start");
+    const res = await postUpdate(update, secret);
+    expect(res.status).toBe(401);
+    expect(res.json.error.code).toBe("unauthorized");
+    await sleep(200);
+    expect(await claimsOf(update.update_id)).toBe(0);
+    expect(await accountsOf(p.user.id)).toBe(0);
+    expect(telegram.to(p.chat.id)).toEqual([]);
+  });
+
+  it("a body that is not an update is refused with the error shape", async () => {
+    const res = await postUpdate({ hello: "world" });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error: { code: "invalid_request", message: "the body is not a Telegram update" } });
+  });
+});
+
+describe("idempotency and order", () => {
+  it("the same update posted 10 times concurrently is handled once", async () => {
+    const p = newPerson();
+    const update = textUpdate(p, "only once");
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postUpdate(update)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((a) => a.json.duplicate === true)).toHaveLength(9);
+    await settled(p.chat.id);
+    expect(await claimsOf(update.update_id)).toBe(1);
+    expect(sentTexts(telegram, p.chat.id)).toHaveLength(1);
+    expect(await userMessagesOf(p.chat.id)).toEqual([{ role: "user", content: "only once" }]);
+  });
+
+  it("a chat's updates are answered in the order they came", async () => {
+    const p = newPerson();
+    const model = scriptedModel([(prompt) => `re: ${prompt.trim().split("\n").at(-1)!.replace(/^user: /, "")}`]);
+    await useModel(p.chat.id, model.model);
+    for (let i = 1; i <= 5; i++) expect((await postUpdate(textUpdate(p, `message ${i}`))).status).toBe(200);
+    await settled(p.chat.id);
+    expect(sentTexts(telegram, p.chat.id)).toEqual([1, 2, 3, 4, 5].map((i) => `re: message ${i}`));
+  });
+});
+
+describe("a slow model", () => {
+  it("the webhook answers at once; the reply arrives later, once", { timeout: 90_000 }, async () => {
+    const MODEL_MS = 15_000;
+    const people = Array.from({ length: 20 }, () => newPerson());
+    for (const p of people) {
+      await useModel(p.chat.id, scriptedModel([async () => (await sleep(MODEL_MS), "slow answer")]).model);
+    }
+    const acks: number[] = [];
+    const started = Date.now();
+    for (const p of people) {
+      const t0 = performance.now();
+      const res = await postUpdate(textUpdate(p, "take your time"));
+      acks.push(performance.now() - t0);
+      expect(res.status).toBe(200);
+      expect(sentTexts(telegram, p.chat.id)).toEqual([]);
+    }
+    expect(Date.now() - started).toBeLessThan(MODEL_MS);
+    const sorted = [...acks].sort((a, b) => a - b);
+    const median = (sorted[9]! + sorted[10]!) / 2;
+    console.log(
+      `[figures] webhook acknowledgement with a ${MODEL_MS / 1000} s model, 20 posts: median ${median.toFixed(1)} ms, max ${sorted[19]!.toFixed(1)} ms`,
+    );
+    for (const p of people) await settled(p.chat.id, 60_000);
+    for (const p of people) expect(sentTexts(telegram, p.chat.id)).toEqual(["slow answer"]);
+  });
+});
+
+describe("failures", () => {
+  it("a failed model call is retried; the message is recorded once and the reply sent once", async () => {
+    const p = newPerson();
+    const model = scriptedModel([new Error("provider unavailable"), "recovered"]);
+    await useModel(p.chat.id, model.model);
+    await send(p, textUpdate(p, "are you there?"));
+    expect(model.prompts).toHaveLength(2);
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["recovered"]);
+    expect(await userMessagesOf(p.chat.id)).toEqual([
+      { role: "user", content: "are you there?" },
+      { role: "assistant", content: "recovered" },
+    ]);
+  });
+
+  it("when a later part of a reply fails, the retry sends only what was not sent, without asking the model again", async () => {
+    const p = newPerson();
+    const model = scriptedModel([`${"first part ".repeat(300)}\n\n${"second part ".repeat(300)}`]);
+    await useModel(p.chat.id, model.model);
+    await send(p, textUpdate(p, "/start"));
+    const before = telegram.to(p.chat.id, "sendMessage").length;
+    telegram.failNext("sendMessage", { status: 200, body: { ok: true, result: { message_id: 1, date: 0, chat: { id: p.chat.id, type: "private" }, text: "" } } }, serverError);
+    await send(p, textUpdate(p, "write a lot"));
+    const sends = telegram.to(p.chat.id, "sendMessage").slice(before).map((c) => c.payload.text.split(" ")[0]);
+    expect(sends).toEqual(["first", "second", "second"]);
+    expect(model.prompts).toHaveLength(1);
+  });
+
+  it("a 429 from Telegram is respected: the call waits retry_after and is made again", async () => {
+    const p = newPerson();
+    telegram.failNext("sendMessage", tooManyRequests(1));
+    await send(p, textUpdate(p, "/help"));
+    const calls = telegram.to(p.chat.id, "sendMessage");
+    expect(calls).toHaveLength(2);
+    expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(1000);
+    expect(calls[1]!.payload.text).toBe(calls[0]!.payload.text);
+  });
+
+  it("a call Telegram refuses is not retried forever: the person gets a short message in their language", async () => {
+    const p = newPerson("ru");
+    telegram.failNext("sendMessage", { status: 400, body: { ok: false, error_code: 400, description: "Bad Request: can't parse entities" } });
+    await send(p, textUpdate(p, "/help"));
+    expect(sentTexts(telegram, p.chat.id).at(-1)).toBe("Извините, что-то пошло не так. Попробуйте ещё раз чуть позже.");
+    expect(await chatObject(p.chat.id).pending()).toBe(0);
+  });
+
+  it(`a model that keeps failing is tried ${MAX_ATTEMPTS} times, then the person is told once`, { timeout: 30_000 }, async () => {
+    const p = newPerson();
+    const model = scriptedModel([new Error("still down")]);
+    await useModel(p.chat.id, model.model);
+    await send(p, textUpdate(p, "hello?"));
+    expect(model.prompts).toHaveLength(MAX_ATTEMPTS);
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["Sorry, something went wrong. Please try again in a moment."]);
+    expect(await userMessagesOf(p.chat.id)).toEqual([{ role: "user", content: "hello?" }]);
+  });
+});
+
+describe("configuration", () => {
+  const base = { ...env, TELEGRAM_BOT_TOKEN: "777:abc", TELEGRAM_WEBHOOK_SECRET: "a-good-secret_0123456789", TELEGRAM_BOT_USERNAME: undefined };
+
+  it("is off without a token, reads botInfo from TELEGRAM_BOT_INFO or the username, and refuses bad settings", () => {
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_TOKEN: undefined })).toBeNull();
+    const info = { id: 777, is_bot: true, first_name: "Mind", username: "mind_bot", can_join_groups: false };
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_INFO: JSON.stringify(info) })!.botInfo).toMatchObject(info);
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "@mind_bot", TELEGRAM_API_ROOT: "http://127.0.0.1:8081/" })).toMatchObject({
+      botInfo: { id: 777, username: "mind_bot", is_bot: true },
+      apiRoot: "http://127.0.0.1:8081",
+    });
+    expect(readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "mind_bot", TELEGRAM_API_ROOT: undefined })!.apiRoot).toBe("https://api.telegram.org");
+    expect(() => readTelegramConfig(base)).toThrow("TELEGRAM_BOT_INFO");
+    expect(() => readTelegramConfig({ ...base, TELEGRAM_BOT_INFO: "{not json" })).toThrow("getMe");
+    expect(() => readTelegramConfig({ ...base, TELEGRAM_BOT_USERNAME: "mind_bot", TELEGRAM_WEBHOOK_SECRET: "short" })).toThrow("TELEGRAM_WEBHOOK_SECRET");
+  });
+});
+
+describe("setup, retention and erasure", () => {
+  it("registers the webhook with its secret and update types, and the command menu in both languages (admin only)", async () => {
+    expect((await call("POST", "/telegram/setup")).status).toBe(401);
+    const before = telegram.calls.length;
+    const res = await call("POST", "/telegram/setup", { token: ADMIN_TOKEN });
+    expect(res.status).toBe(200);
+    const calls = telegram.calls.slice(before);
+    expect(calls.map((c) => c.method)).toEqual(["setWebhook", "setMyCommands", "setMyCommands"]);
+    expect(calls[0]!.payload).toEqual({
+      url: "https://edgemind.test/telegram/webhook",
+      secret_token: "test-webhook-secret-0123456789",
+      allowed_updates: ["message", "callback_query"],
+      drop_pending_updates: false,
+    });
+    expect(calls[1]!.payload.commands).toContainEqual({ command: "remember", description: "Remember a fact (without text: from the dialogue)" });
+    expect(calls[2]!.payload.language_code).toBe("ru");
+    expect(calls[2]!.payload.commands).toContainEqual({ command: "login", description: "Одноразовая ссылка в веб-интерфейс" });
+  });
+
+  it("update claims older than 7 days are deleted by the daily retention", async () => {
+    expect(RETENTION_STEPS).toContain(TELEGRAM_RETENTION_STEPS[0]);
+    const now = new Date();
+    const old = nextId();
+    const fresh = nextId();
+    await env.DB.batch([
+      env.DB.prepare("insert into telegram_updates (update_id, received_at) values (?, ?)").bind(old, new Date(now.getTime() - 8 * 86_400_000).toISOString()),
+      env.DB.prepare("insert into telegram_updates (update_id, received_at) values (?, ?)").bind(fresh, new Date(now.getTime() - 6 * 86_400_000).toISOString()),
+    ]);
+    expect(await TELEGRAM_RETENTION_STEPS[0]!.run(testDeps(), now, DEFAULT_RETENTION)).toBeGreaterThanOrEqual(1);
+    expect(await claimsOf(old)).toBe(0);
+    expect(await claimsOf(fresh)).toBe(1);
+  });
+
+  it("erasing a mind erases its Telegram chat mapping and counts it", async () => {
+    const p = newPerson();
+    await send(p, textUpdate(p, "/start"));
+    const mapping = await env.DB.prepare("select mind_id, account_id from telegram_chats where telegram_chat_id = ?")
+      .bind(p.chat.id)
+      .first<{ mind_id: string; account_id: string }>();
+    const receipt = await deleteMind({ ...testDeps(), sessionObjects: env.SESSIONS }, mapping!.account_id, mapping!.mind_id);
+    expect(receipt).toMatchObject({ minds: 1, telegram_chats: 1, chats: 1 });
+    expect(await env.DB.prepare("select count(*) as n from telegram_chats where telegram_chat_id = ?").bind(p.chat.id).first()).toEqual({ n: 0 });
+    await send(p, textUpdate(p, "/start"));
+    const again = await env.DB.prepare("select mind_id from telegram_chats where telegram_chat_id = ?").bind(p.chat.id).first<{ mind_id: string }>();
+    expect(again!.mind_id).not.toBe(mapping!.mind_id);
+  });
+});
