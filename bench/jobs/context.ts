@@ -1,6 +1,9 @@
+import { inArray } from "drizzle-orm";
 import type { Scope } from "../../src/auth/principal";
+import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { searchMemories } from "../../src/memory/search";
+import { assembleContext } from "../../src/sessions/context";
 
 /** What an LLM would be handed for one question: the text, and which turns it holds. */
 export interface AssembledContext {
@@ -8,10 +11,10 @@ export interface AssembledContext {
   turnIds: string[];
 }
 
-/** One way of building that context; context assembly plugs in here when it exists. */
+/** One way of building that context. */
 export type ContextSource = (deps: Deps, scope: Scope, question: string) => Promise<AssembledContext>;
 
-/** Today's context: the top-10 search hits, one line each. */
+/** The top-k search hits, one line each. */
 export const topSearchHits =
   (k: number): ContextSource =>
   async (deps, scope, question) => {
@@ -20,4 +23,18 @@ export const topSearchHits =
       text: hits.map((h) => `- ${h.memory.content} (${h.memory.tags.join(", ")})`).join("\n"),
       turnIds: hits.map((h) => h.memory.key),
     };
+  };
+
+/**
+ * The product's context assembly (`assembleContext`, what the bot and MCP's session_context
+ * hand a model) for the question as the current message, with no session dialogue: the system
+ * text with its memory block. Turns inside are the memories it included (search and recall).
+ */
+export const assembled =
+  (maxTokens: number): ContextSource =>
+  async (deps, scope, question) => {
+    const context = await assembleContext(deps, scope, { q: question, max_tokens: maxTokens });
+    const ids = context.parts.filter((p) => p.included && (p.part === "search" || p.part === "recall")).map((p) => p.ref);
+    const keys = ids.length === 0 ? [] : await deps.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids));
+    return { text: context.system, turnIds: keys.map((k) => k.key) };
   };

@@ -8,7 +8,7 @@ import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, section } from "../../test/support/scripted-model";
 import { turnContent, type Conversation } from "../lib/dataset";
 import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
-import { topSearchHits, type ContextSource } from "./context";
+import { assembled, topSearchHits, type ContextSource } from "./context";
 import { progress, report } from "./report";
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; messages: number; extractEvery: number };
@@ -24,31 +24,43 @@ function fullConversation(c: Conversation): string {
   return lines.join("\n");
 }
 
-/** Tokens of what the context source hands over per question, against the whole conversation. */
-async function contextTokens(source: ContextSource) {
+/** Tokens of what each context source hands over per question, against the whole conversation. */
+async function contextTokens(sources: Record<string, ContextSource>) {
   const deps = benchDeps();
   const countTokens = await loadTokenCounter();
-  const totals = { questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0 };
+  const names = Object.keys(sources);
+  const totals = Object.fromEntries(names.map((n) => [n, { questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0 }]));
   for (const c of input.conversations) {
     const scope = await newMindScope(c.id);
     await ingestConversation(deps, scope, c);
     const fullTokens = countTokens(fullConversation(c));
     for (const q of c.questions) {
-      const context = await source(deps, scope, q.text);
-      totals.questions++;
-      totals.contextTokens += countTokens(context.text);
-      totals.fullTokens += fullTokens;
-      totals.evidence += q.evidence.length;
-      totals.inside += q.evidence.filter((id) => context.turnIds.includes(id)).length;
+      for (const name of names) {
+        const context = await sources[name]!(deps, scope, q.text);
+        const t = totals[name]!;
+        t.questions++;
+        t.contextTokens += countTokens(context.text);
+        t.fullTokens += fullTokens;
+        t.evidence += q.evidence.length;
+        t.inside += q.evidence.filter((id) => context.turnIds.includes(id)).length;
+      }
     }
     progress(`context: ${c.id}`);
   }
-  return {
-    questions: totals.questions,
-    contextTokensPerQuestion: totals.contextTokens / totals.questions,
-    fullTokensPerQuestion: totals.fullTokens / totals.questions,
-    evidenceInsidePercent: (100 * totals.inside) / totals.evidence,
-  };
+  return Object.fromEntries(
+    names.map((n) => {
+      const t = totals[n]!;
+      return [
+        n,
+        {
+          questions: t.questions,
+          contextTokensPerQuestion: t.contextTokens / t.questions,
+          fullTokensPerQuestion: t.fullTokens / t.questions,
+          evidenceInsidePercent: (100 * t.inside) / t.evidence,
+        },
+      ];
+    }),
+  );
 }
 
 // A scripted extraction answer: one note for every user message it was shown, as a model
@@ -90,7 +102,11 @@ async function scriptedConversation() {
 }
 
 it("context size and model cost", async () => {
-  const context = await contextTokens(topSearchHits(10));
+  const context = await contextTokens({
+    "edgemind context assembly, default budget (4,000)": assembled(4000),
+    "edgemind context assembly, 1,500-token budget": assembled(1500),
+    "edgemind top-10 search hits": topSearchHits(10),
+  });
   const scripted = await scriptedConversation();
   report({ context, scripted });
 });

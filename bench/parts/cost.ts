@@ -4,7 +4,7 @@ import { fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";
 
 interface JobResult {
-  context: { questions: number; contextTokensPerQuestion: number; fullTokensPerQuestion: number; evidenceInsidePercent: number };
+  context: Record<string, { questions: number; contextTokensPerQuestion: number; fullTokensPerQuestion: number; evidenceInsidePercent: number }>;
   scripted: {
     messages: number;
     extractEvery: number;
@@ -23,19 +23,20 @@ export const cost: Part = {
   async run(log) {
     const locomo = loadLocomo();
     const r = await runJob<JobResult>("cost", { conversations: locomo.conversations, messages: 100, extractEvery: 20 }, log);
-    const c = r.context;
+    const rows = Object.entries(r.context);
+    const c = rows[0]![1];
     const per100 = (n: number) => (n * 100) / r.scripted.messages;
     const total = r.scripted.ledger.reduce(
       (s, row) => ({ calls: s.calls + row.calls, input: s.input + row.inputTokens, output: s.output + row.outputTokens }),
       { calls: 0, input: 0, output: 0 },
     );
     const markdown = [
-      `Tokens counted with cl100k (gpt-tokenizer, src/llm/tokens.ts), averaged over ${c.questions} LoCoMo questions. edgemind's context today is the top-10 \`searchMemories\` hits, one line each (the \`ContextSource\` in bench/jobs/context.ts, where context assembly plugs in). Full context: the whole conversation with session headers.`,
+      `Tokens counted with cl100k (gpt-tokenizer, src/llm/tokens.ts), averaged over ${c.questions} LoCoMo questions. edgemind's context is what \`assembleContext\` (src/sessions/context.ts) gives a model for the question as the current message, without session dialogue: instructions plus the memory block (search hits, recall, cold memory) fitted to its token budget; beside it the bare top-10 \`searchMemories\` hits, one line each (sources in bench/jobs/context.ts). Full context: the whole conversation with session headers.`,
       "",
       table(
         ["context", "tokens per question", "share of full context", "evidence turns inside"],
         [
-          ["edgemind top-10 search hits", c.contextTokensPerQuestion, `${fmt((100 * c.contextTokensPerQuestion) / c.fullTokensPerQuestion)} %`, `${fmt(c.evidenceInsidePercent)} %`],
+          ...rows.map(([name, x]) => [name, x.contextTokensPerQuestion, `${fmt((100 * x.contextTokensPerQuestion) / x.fullTokensPerQuestion)} %`, `${fmt(x.evidenceInsidePercent)} %`]),
           ["full conversation (measured here)", c.fullTokensPerQuestion, "100 %", "100 %"],
           ["full context, mem0 paper (anchor)", ANCHOR.fullContext, "", ""],
           ["mem0, mem0 paper (anchor)", ANCHOR.mem0, `${fmt((100 * ANCHOR.mem0) / ANCHOR.fullContext)} %`, ""],
