@@ -53,6 +53,8 @@ async function rawFts(v: Variant, table: string): Promise<Ranking[]> {
       rankings.push({ category: q.category, evidence: q.evidence, ranked: rows.map((r) => r.dia) });
     }
   }
+  // Twelve full-text tables of every turn at once have crashed workerd: keep one at a time.
+  await env.DB.exec(`drop table ${table}`);
   return rankings;
 }
 
