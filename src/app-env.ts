@@ -1,6 +1,7 @@
-import type { Principal, Scope } from "./auth/principal";
+import type { Principal } from "./auth/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
+import type { MindContext } from "./minds/context";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
 export interface AppEnv {
@@ -8,7 +9,8 @@ export interface AppEnv {
   Variables: {
     deps: Deps;
     principal: Principal;
-    scope: Scope;
+    /** Set by requireScope: the mind, scope and database the request works in. */
+    mindContext: MindContext;
     /** Set by requireHuman. */
     accountId: string;
   };

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import type { Scope } from "../../src/auth/principal";
+import { resolveMindContext, type MindContext } from "../../src/minds/context";
 import { systemClock } from "../../src/clock";
 import { createDb } from "../../src/db/client";
 import type { ModelDeps } from "../../src/llm/generate";
@@ -14,20 +14,20 @@ export function benchDeps(options: { d1?: D1Database; llm?: LanguageModel | null
   return { db: createDb(options.d1 ?? env.DB), clock: systemClock, llm: options.llm ?? null };
 }
 
-/** A fresh account and mind, and the scope a human writing to it works in. */
-export async function newMindScope(name: string): Promise<Scope> {
+/** A fresh account and mind, and the context of a human writing to it. */
+export async function newMindScope(name: string): Promise<MindContext> {
   const deps = benchDeps();
   const account = await ensureAccount(deps, `bench-${name}`);
   const mind = await createMind(deps, account.id, { name });
-  return { mindId: mind.id, principal: { kind: "human", accountId: account.id }, agent: "default", agentFilter: null };
+  return resolveMindContext(deps, { kind: "human", accountId: account.id }, { mindId: mind.id });
 }
 
 /** Writes every turn as a memory through storeMemory; returns each write's time in ms. */
-export async function ingestConversation(deps: Deps, scope: Scope, conversation: Conversation): Promise<number[]> {
+export async function ingestConversation(deps: Deps, scope: MindContext, conversation: Conversation): Promise<number[]> {
   const times: number[] = [];
   for (const turn of conversation.turns) {
     const t0 = Date.now();
-    await storeMemory(deps, scope, { category: "context", key: turn.id, content: turnContent(turn), tags: [dateTag(turn)] });
+    await storeMemory({ ...scope, ...deps }, { category: "context", key: turn.id, content: turnContent(turn), tags: [dateTag(turn)] });
     times.push(Date.now() - t0);
   }
   return times;

@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import type { Scope } from "../../src/auth/principal";
+import type { MindContext } from "../../src/minds/context";
 import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { searchMemories } from "../../src/memory/search";
@@ -12,13 +12,13 @@ export interface AssembledContext {
 }
 
 /** One way of building that context. */
-export type ContextSource = (deps: Deps, scope: Scope, question: string) => Promise<AssembledContext>;
+export type ContextSource = (deps: Deps, scope: MindContext, question: string) => Promise<AssembledContext>;
 
 /** The top-k search hits, one line each. */
 export const topSearchHits =
   (k: number): ContextSource =>
   async (deps, scope, question) => {
-    const hits = await searchMemories(deps, scope, { q: question, limit: k });
+    const hits = await searchMemories({ ...scope, ...deps }, { q: question, limit: k });
     return {
       text: hits.map((h) => `- ${h.memory.content} (${h.memory.tags.join(", ")})`).join("\n"),
       turnIds: hits.map((h) => h.memory.key),
@@ -33,7 +33,7 @@ export const topSearchHits =
 export const assembled =
   (maxTokens: number): ContextSource =>
   async (deps, scope, question) => {
-    const context = await assembleContext(deps, scope, { q: question, max_tokens: maxTokens });
+    const context = await assembleContext({ ...scope, ...deps }, { q: question, max_tokens: maxTokens });
     const ids = context.parts.filter((p) => p.included && (p.part === "search" || p.part === "recall")).map((p) => p.ref);
     const keys = ids.length === 0 ? [] : await deps.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids));
     return { text: context.system, turnIds: keys.map((k) => k.key) };

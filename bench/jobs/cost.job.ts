@@ -88,16 +88,16 @@ async function scriptedConversation() {
   let notes = 0;
   for (let end = input.extractEvery; end <= messages.length; end += input.extractEvery) {
     const batch = messages.slice(end - input.extractEvery, end);
-    const job = { mindId: scope.mindId, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
+    const job = { mindId: scope.mind.id, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
     const plan = await extractNotes({ ...deps, llm: extraction.model }, job);
     if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
     notes += (await saveExtraction(deps, job, plan)).written;
     cursor = plan.cursor;
   }
   const consolidation = scriptedModel([foldingTurn], "counted");
-  const outcome = await consolidateNotes({ ...deps, llm: consolidation.model }, { mindId: scope.mindId, agent: "default" });
+  const outcome = await consolidateNotes({ ...deps, llm: consolidation.model }, { mindId: scope.mind.id, agent: "default" });
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
-  const ledger = await usageSince(deps, scope.mindId, "2000-01-01");
+  const ledger = await usageSince(deps, scope.mind.id, "2000-01-01");
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
 }
 

@@ -57,16 +57,16 @@ it("search and recall as a mind grows", async () => {
   const t0 = Date.now();
   const fill = env.DB.prepare(GROWTH_FILL);
   for (let first = 0; first < input.size; first += RANGE) {
-    await fill.bind(...growthFillParams(scope.mindId, first, Math.min(input.size, first + RANGE), input.texts.length)).run();
+    await fill.bind(...growthFillParams(scope.mind.id, first, Math.min(input.size, first + RANGE), input.texts.length)).run();
     progress(`${input.size}: inserted ${Math.min(input.size, first + RANGE)}`);
   }
   const insertMs = Date.now() - t0;
   progress(`${input.size}: ${input.size} memories in ${insertMs} ms; measuring`);
 
   const search = await measure(input.queries, CAPTURED, (i, deps) =>
-    searchMemories(deps, scope, { q: input.questions[i % input.questions.length]!, limit: 20 }),
+    searchMemories({ ...scope, ...deps }, { q: input.questions[i % input.questions.length]!, limit: 20 }),
   );
-  const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories(deps, scope, "bench", { limit: 100 });
+  const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories({ ...scope, ...deps }, { limit: 100 });
   const recall = await measure(input.queries, CAPTURED, recallCall);
   const plan = await queryPlan(recall.captured[0]!);
   // The same recall once more without the recall index of migration 0006, to show what it changes.
@@ -74,8 +74,8 @@ it("search and recall as a mind grows", async () => {
   const unindexed = await measure(Math.min(input.queries, 50), CAPTURED, recallCall);
   const result: GrowthResult = {
     size: input.size,
-    mindId: scope.mindId,
-    accountId: scope.principal.kind === "human" ? scope.principal.accountId : "",
+    mindId: scope.mind.id,
+    accountId: scope.scope.principal.kind === "human" ? scope.scope.principal.accountId : "",
     insertMs,
     search: { ms: search.ms, rowsRead: await rowsRead(search.captured), captured: search.captured },
     recall: { ms: recall.ms, rowsRead: await rowsRead(recall.captured), captured: recall.captured },

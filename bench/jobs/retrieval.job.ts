@@ -19,7 +19,7 @@ async function edgemind() {
     const scope = await newMindScope(conversation.id);
     writeMs.push(...(await ingestConversation(deps, scope, conversation)));
     for (const q of conversation.questions) {
-      const hits = await searchMemories(deps, scope, { q: q.text, limit: DEPTH });
+      const hits = await searchMemories({ ...scope, ...deps }, { q: q.text, limit: DEPTH });
       rankings.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
     }
     progress(`edgemind: ${conversation.id} (${conversation.turns.length} turns, ${conversation.questions.length} questions)`);

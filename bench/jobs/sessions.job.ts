@@ -34,9 +34,9 @@ async function parallel(lanes: Append[], count: number) {
 async function sessionAppender(name: string): Promise<{ append: Append; raw: Append }> {
   const deps = benchDeps();
   const scope = await newMindScope(name);
-  const { chat } = await ensureChat(deps, scope.mindId, "api", name);
-  const { session } = await openSession(deps, scope, chat.id, { task_name: name });
-  const target = { mindId: scope.mindId, sessionId: session.id };
+  const { chat } = await ensureChat(deps, scope.mind.id, "api", name);
+  const { session } = await openSession({ ...scope, ...deps }, chat.id, { task_name: name });
+  const target = { mindId: scope.mind.id, sessionId: session.id };
   const stub = sessionObject(env.SESSIONS, session.id);
   const text = (i: number) => input.texts[i % input.texts.length]!;
   const insert = env.DB.prepare(
@@ -48,7 +48,7 @@ async function sessionAppender(name: string): Promise<{ append: Append; raw: App
       if (!result.ok) throw new Error(result.message);
     },
     raw: async (i) => {
-      await insert.bind(scope.mindId, session.id, text(i), new Date().toISOString(), toIndexText(text(i))).run();
+      await insert.bind(scope.mind.id, session.id, text(i), new Date().toISOString(), toIndexText(text(i))).run();
     },
   };
 }

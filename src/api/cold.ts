@@ -65,7 +65,7 @@ coldRoutes
       request: { query: agentOnly },
       responses: { 200: jsonContent(ColdSchema, "Cold memory"), ...guarded },
     }),
-    async (c) => c.json({ agent: c.var.scope.agent, ...(await readCold(c.var.deps, c.var.scope)) }, 200),
+    async (c) => c.json({ agent: c.var.mindContext.scope.agent, ...(await readCold(c.var.mindContext)) }, 200),
   )
   .openapi(
     createRoute({
@@ -74,7 +74,7 @@ coldRoutes
       request: { query: agentOnly, body: jsonBody(ColdUpdate) },
       responses: { 200: jsonContent(ColdSchema.extend({ folded_notes: z.number() }), "Written"), ...guarded, 409: changed },
     }),
-    async (c) => c.json({ agent: c.var.scope.agent, ...(await updateCold(c.var.deps, c.var.scope, c.req.valid("json"))) }, 200),
+    async (c) => c.json({ agent: c.var.mindContext.scope.agent, ...(await updateCold(c.var.mindContext, c.req.valid("json"))) }, 200),
   )
   .openapi(
     createRoute({
@@ -84,8 +84,8 @@ coldRoutes
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { mindId, agent } = c.var.scope;
-      return c.json({ versions: await listColdVersions(c.var.deps, mindId, agent, { limit, offset }) }, 200);
+      const { mindId, agent } = c.var.mindContext.scope;
+      return c.json({ versions: await listColdVersions(c.var.mindContext, mindId, agent, { limit, offset }) }, 200);
     },
   )
   .openapi(
@@ -96,7 +96,7 @@ coldRoutes
     }),
     async (c) => {
       const v = c.req.valid("param").version;
-      const found = await getColdVersion(c.var.deps, c.var.scope.mindId, c.var.scope.agent, v);
+      const found = await getColdVersion(c.var.mindContext, c.var.mindContext.scope.mindId, c.var.mindContext.scope.agent, v);
       if (!found) throw notFound(`cold memory version ${v}`);
       return c.json(found, 200);
     },
@@ -116,8 +116,8 @@ coldRoutes
     }),
     async (c) => {
       const { from, to } = c.req.valid("query");
-      const target = to ?? (await readCold(c.var.deps, c.var.scope)).version;
-      return c.json(await diffCold(c.var.deps, c.var.scope, from, target), 200);
+      const target = to ?? (await readCold(c.var.mindContext)).version;
+      return c.json(await diffCold(c.var.mindContext, from, target), 200);
     },
   )
   .openapi(
@@ -128,7 +128,7 @@ coldRoutes
       responses: { 200: jsonContent(ColdSchema, "The new current version"), ...guarded, 409: changed },
     }),
     async (c) =>
-      c.json({ agent: c.var.scope.agent, ...(await rollbackCold(c.var.deps, c.var.scope, c.req.valid("json").version)) }, 200),
+      c.json({ agent: c.var.mindContext.scope.agent, ...(await rollbackCold(c.var.mindContext, c.req.valid("json").version)) }, 200),
   )
   .openapi(
     createRoute({
@@ -144,9 +144,9 @@ coldRoutes
       },
     }),
     async (c) => {
-      const scope = c.var.scope;
-      const claim = await startClientConsolidation(c.var.deps, scope, c.req.valid("json").limit);
-      const cold = claim?.cold ?? (await readCold(c.var.deps, scope));
+      const scope = c.var.mindContext.scope;
+      const claim = await startClientConsolidation(c.var.mindContext, c.req.valid("json").limit);
+      const cold = claim?.cold ?? (await readCold(c.var.mindContext));
       return c.json({ consolidation_id: claim?.consolidationId ?? null, notes: claim?.notes ?? [], cold: { agent: scope.agent, ...cold } }, 200);
     },
   )
@@ -157,7 +157,7 @@ coldRoutes
       responses: { 200: jsonContent(z.object({ consolidations: z.array(ConsolidationSchema) }), "Consolidations"), ...guarded },
     }),
     async (c) => {
-      const { mindId, agentFilter } = c.var.scope;
-      return c.json({ consolidations: await listConsolidations(c.var.deps, mindId, agentFilter, c.req.valid("query").limit) }, 200);
+      const { mindId, agentFilter } = c.var.mindContext.scope;
+      return c.json({ consolidations: await listConsolidations(c.var.mindContext, mindId, agentFilter, c.req.valid("query").limit) }, 200);
     },
   );

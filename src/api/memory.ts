@@ -15,7 +15,6 @@ import {
 import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { searchMemories } from "../memory/search";
-import { getMindById } from "../minds/minds";
 import { bearerSecurity, createRouter } from "./router";
 import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
 
@@ -105,7 +104,7 @@ memoryRoutes
       responses: { 201: jsonContent(MemorySchema, "Created"), 200: jsonContent(MemorySchema, "Updated in place"), ...guardedResponses },
     }),
     async (c) => {
-      const { memory, created } = await storeMemory(c.var.deps, c.var.scope, editableOnly(c.req.valid("json")));
+      const { memory, created } = await storeMemory(c.var.mindContext, editableOnly(c.req.valid("json")));
       return created ? c.json(memory, 201) : c.json(memory, 200);
     },
   )
@@ -129,7 +128,7 @@ memoryRoutes
     }),
     async (c) => {
       const { agent, ...filter } = c.req.valid("query");
-      const page = await listMemories(c.var.deps, c.var.scope, filter);
+      const page = await listMemories(c.var.mindContext, filter);
       return c.json({ ...page, limit: filter.limit, offset: filter.offset }, 200);
     },
   )
@@ -149,8 +148,7 @@ memoryRoutes
     }),
     async (c) => {
       const { limit, category, max_tokens } = c.req.valid("query");
-      const mind = await getMindById(c.var.deps, c.var.scope.mindId);
-      const recall = await recallMemories(c.var.deps, c.var.scope, mind.name, { limit, category, maxTokens: max_tokens });
+      const recall = await recallMemories(c.var.mindContext, { limit, category, maxTokens: max_tokens });
       c.header("X-Token-Count", String(recall.tokens));
       return c.text(recall.text, 200);
     },
@@ -174,7 +172,7 @@ memoryRoutes
       },
     }),
     async (c) => {
-      const hits = await searchMemories(c.var.deps, c.var.scope, c.req.valid("query"));
+      const hits = await searchMemories(c.var.mindContext, c.req.valid("query"));
       return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })) }, 200);
     },
   )
@@ -186,7 +184,7 @@ memoryRoutes
     }),
     async (c) => {
       const { tag, limit } = c.req.valid("query");
-      return c.json({ memories: await memoriesByTag(c.var.deps, c.var.scope, tag, limit) }, 200);
+      return c.json({ memories: await memoriesByTag(c.var.mindContext, tag, limit) }, 200);
     },
   )
   .openapi(
@@ -198,7 +196,7 @@ memoryRoutes
     }),
     async (c) => {
       const { within, limit } = c.req.valid("query");
-      return c.json({ memories: await expiringMemories(c.var.deps, c.var.scope, parseDuration(within), limit) }, 200);
+      return c.json({ memories: await expiringMemories(c.var.mindContext, parseDuration(within), limit) }, 200);
     },
   )
   .openapi(
@@ -207,7 +205,7 @@ memoryRoutes
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
       responses: { 200: jsonContent(MemorySchema, "The memory"), ...guardedResponses },
     }),
-    async (c) => c.json(await getMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+    async (c) => c.json(await getMemory(c.var.mindContext, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -216,7 +214,7 @@ memoryRoutes
       responses: { 200: jsonContent(MemorySchema, "The updated memory"), ...guardedResponses },
     }),
     async (c) =>
-      c.json(await updateMemory(c.var.deps, c.var.scope, c.req.valid("param").id, editableOnly(c.req.valid("json"))), 200),
+      c.json(await updateMemory(c.var.mindContext, c.req.valid("param").id, editableOnly(c.req.valid("json"))), 200),
   )
   .openapi(
     createRoute({
@@ -225,7 +223,7 @@ memoryRoutes
       responses: { 204: { description: "Deleted" }, ...guardedResponses },
     }),
     async (c) => {
-      await deleteMemory(c.var.deps, c.var.scope, c.req.valid("param").id);
+      await deleteMemory(c.var.mindContext, c.req.valid("param").id);
       return c.body(null, 204);
     },
   )
@@ -236,7 +234,7 @@ memoryRoutes
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
       responses: { 200: jsonContent(MemorySchema, "The verified memory"), ...guardedResponses },
     }),
-    async (c) => c.json(await verifyMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+    async (c) => c.json(await verifyMemory(c.var.mindContext, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -261,5 +259,5 @@ memoryRoutes
         ...guardedResponses,
       },
     }),
-    async (c) => c.json({ history: await memoryHistoryOf(c.var.deps, c.var.scope, c.req.valid("param").id) }, 200),
+    async (c) => c.json({ history: await memoryHistoryOf(c.var.mindContext, c.req.valid("param").id) }, 200),
   );

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
-import type { Scope } from "../auth/principal";
-import { forbidden, invalid } from "../errors";
+import { inNamespace } from "../minds/context";
 import { CATEGORY_HINTS } from "../notes/document";
 import { addNote, listNotes, searchNotes } from "../notes/notes";
 import { bearerSecurity, createRouter } from "./router";
@@ -32,16 +31,6 @@ const NoteCreate = z.strictObject({
 const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
 const tags = ["notes"];
 
-/** The namespace a note is written to: the body's `agent`, when the key and the query allow it. */
-function writeScope(scope: Scope, agent: string | undefined): Scope {
-  if (agent === undefined || agent === scope.agent) return scope;
-  if (scope.principal.kind === "agent" && scope.principal.agent !== null) {
-    throw forbidden(`this key is limited to the agent namespace "${scope.principal.agent}"`);
-  }
-  if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
-  return { ...scope, agent };
-}
-
 export const noteRoutes = createRouter();
 noteRoutes.use("/notes", authenticate, requireScope);
 noteRoutes.use("/notes/*", authenticate, requireScope);
@@ -56,7 +45,7 @@ noteRoutes
     }),
     async (c) => {
       const { agent, ...input } = c.req.valid("json");
-      return c.json(await addNote(c.var.deps, writeScope(c.var.scope, agent), input), 201);
+      return c.json(await addNote(inNamespace(c.var.mindContext, agent), input), 201);
     },
   )
   .openapi(
@@ -71,7 +60,7 @@ noteRoutes
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      return c.json({ ...(await listNotes(c.var.deps, c.var.scope, { limit, offset })), limit, offset }, 200);
+      return c.json({ ...(await listNotes(c.var.mindContext, { limit, offset })), limit, offset }, 200);
     },
   )
   .openapi(
@@ -88,7 +77,7 @@ noteRoutes
       responses: { 200: jsonContent(z.object({ results: z.array(NoteSchema.extend({ score: z.number() })) }), "Best first"), ...guarded },
     }),
     async (c) => {
-      const hits = await searchNotes(c.var.deps, c.var.scope, c.req.valid("query"));
+      const hits = await searchNotes(c.var.mindContext, c.req.valid("query"));
       return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
     },
   );

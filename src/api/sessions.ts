@@ -7,7 +7,7 @@ import { deleteChat, listChats } from "../sessions/chats";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../sessions/context";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
-import type { SessionDeps } from "../sessions/objects";
+import type { SessionContext } from "../sessions/objects";
 import {
   activateSession,
   deleteSession,
@@ -117,7 +117,7 @@ const MessageAppend = z.strictObject({
 const IdParams = z.object({ id: z.string().max(100) });
 const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
 const tags = ["sessions"];
-const withObjects = (c: Context<AppEnv>): SessionDeps => ({ ...c.var.deps, sessionObjects: c.env.SESSIONS });
+const withObjects = (c: Context<AppEnv>): SessionContext => ({ ...c.var.mindContext, sessionObjects: c.env.SESSIONS });
 
 export const sessionRoutes = createRouter();
 for (const path of ["/sessions", "/sessions/*", "/chats", "/chats/*"]) sessionRoutes.use(path, authenticate, requireScope);
@@ -131,7 +131,7 @@ sessionRoutes
       responses: { 201: jsonContent(SessionSchema, "Created"), 200: jsonContent(SessionSchema, "Already existed"), ...guarded },
     }),
     async (c) => {
-      const { session, created } = await openApiSession(c.var.deps, c.var.scope, c.req.valid("json"));
+      const { session, created } = await openApiSession(c.var.mindContext, c.req.valid("json"));
       return created ? c.json(session, 201) : c.json(session, 200);
     },
   )
@@ -144,7 +144,7 @@ sessionRoutes
     }),
     async (c) => {
       const { chat, chat_id, limit, offset } = c.req.valid("query");
-      return c.json({ sessions: await listSessions(c.var.deps, c.var.scope, { chat, chatId: chat_id, limit, offset }) }, 200);
+      return c.json({ sessions: await listSessions(c.var.mindContext, { chat, chatId: chat_id, limit, offset }) }, 200);
     },
   )
   .openapi(
@@ -165,7 +165,7 @@ sessionRoutes
     }),
     async (c) => {
       const { q, session_id, limit } = c.req.valid("query");
-      const hits = await searchMessages(c.var.deps, c.var.scope, { q, sessionId: session_id, limit });
+      const hits = await searchMessages(c.var.mindContext, { q, sessionId: session_id, limit });
       return c.json({ results: hits.map(({ message, score }) => ({ ...message, score })) }, 200);
     },
   )
@@ -176,7 +176,7 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(SessionSchema.extend({ state: SessionStateSchema }), "The session"), ...guarded },
     }),
-    async (c) => c.json(await getSessionWithState(withObjects(c), c.var.scope, c.req.valid("param").id), 200),
+    async (c) => c.json(await getSessionWithState(withObjects(c), c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -185,7 +185,7 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(SessionSchema, "The session, now active"), ...guarded },
     }),
-    async (c) => c.json(await activateSession(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+    async (c) => c.json(await activateSession(c.var.mindContext, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -194,7 +194,7 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
     }),
-    async (c) => c.json({ deleted: await deleteSession(withObjects(c), c.var.scope, c.req.valid("param").id) }, 200),
+    async (c) => c.json({ deleted: await deleteSession(withObjects(c), c.req.valid("param").id) }, 200),
   )
   .openapi(
     createRoute({
@@ -216,7 +216,7 @@ sessionRoutes
         ...guarded,
       },
     }),
-    async (c) => c.json(await appendMessage(withObjects(c), c.var.scope, c.req.valid("param").id, c.req.valid("json")), 201),
+    async (c) => c.json(await appendMessage(withObjects(c), c.req.valid("param").id, c.req.valid("json")), 201),
   )
   .openapi(
     createRoute({
@@ -248,9 +248,9 @@ sessionRoutes
       const { channel, after, limit } = c.req.valid("query");
       if (channel === "llm") {
         if (after !== undefined || limit !== undefined) throw invalid("after and limit go with channel=ui; the LLM window is the mind's llm_window");
-        return c.json({ channel, messages: await llmWindow(c.var.deps, c.var.scope, id) }, 200);
+        return c.json({ channel, messages: await llmWindow(c.var.mindContext, id) }, 200);
       }
-      const page = await uiHistory(c.var.deps, c.var.scope, id, { after: after ?? 0, limit: limit ?? 50 });
+      const page = await uiHistory(c.var.mindContext, id, { after: after ?? 0, limit: limit ?? 50 });
       return c.json({ channel, ...page }, 200);
     },
   )
@@ -269,7 +269,7 @@ sessionRoutes
     }),
     async (c) => {
       const { q, max_tokens } = c.req.valid("query");
-      const context = await assembleContext(c.var.deps, c.var.scope, { session_id: c.req.valid("param").id, q, max_tokens });
+      const context = await assembleContext(c.var.mindContext, { session_id: c.req.valid("param").id, q, max_tokens });
       return c.json(context, 200);
     },
   )
@@ -284,7 +284,7 @@ sessionRoutes
       },
     }),
     async (c) =>
-      c.json(await completeSession(withObjects(c), c.var.scope, c.req.valid("param").id, c.req.valid("json").confirmed), 200),
+      c.json(await completeSession(withObjects(c), c.req.valid("param").id, c.req.valid("json").confirmed), 200),
   )
   .openapi(
     createRoute({
@@ -296,7 +296,7 @@ sessionRoutes
         ...guarded,
       },
     }),
-    async (c) => c.json(await extractSessionNow(withObjects(c), c.var.scope, c.req.valid("param").id), 200),
+    async (c) => c.json(await extractSessionNow(withObjects(c), c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -321,7 +321,7 @@ sessionRoutes
         ...guarded,
       },
     }),
-    async (c) => c.json({ chats: await listChats(c.var.deps, c.var.scope, c.req.valid("query")) }, 200),
+    async (c) => c.json({ chats: await listChats(c.var.mindContext, c.req.valid("query")) }, 200),
   )
   .openapi(
     createRoute({
@@ -330,5 +330,5 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
     }),
-    async (c) => c.json({ deleted: await deleteChat(withObjects(c), c.var.scope, c.req.valid("param").id) }, 200),
+    async (c) => c.json({ deleted: await deleteChat(withObjects(c), c.req.valid("param").id) }, 200),
   );

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
-import { getMindById } from "../minds/minds";
 import { bearerSecurity, createRouter } from "./router";
 import { errorResponses, jsonContent } from "./schemas";
 
@@ -38,8 +37,8 @@ usageRoutes.openapi(
     },
   }),
   async (c) => {
-    const deps = c.var.deps;
-    const mind = await getMindById(deps, c.var.scope.mindId);
+    const deps = c.var.mindContext;
+    const { mind } = deps;
     const now = deps.clock.now();
     const since = utcDay(new Date(now.getTime() - (c.req.valid("query").days - 1) * 86_400_000));
     const rows = await usageSince(deps, mind.id, since);

@@ -1,14 +1,15 @@
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { readAuthConfig } from "../config";
-import { forbidden, invalid, notFound, unauthorized } from "../errors";
+import { forbidden, unauthorized } from "../errors";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
-import { accountExists, getMind } from "../minds/minds";
+import { resolveMindContext } from "../minds/context";
+import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
-import { DEFAULT_AGENT, type Principal } from "./principal";
+import type { Principal } from "./principal";
 import { secretsEqual } from "./secrets";
 
-export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export { AGENT_PATTERN } from "./principal";
 
 /** The bearer token of a request, or null. */
 export function bearerToken(header: string | undefined): string | null {
@@ -49,32 +50,15 @@ export const requireHuman = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 /**
- * Settles which mind and agent namespace a request works in. A mind key implies its mind
- * (and namespace, if scoped); a human names the mind with X-Mind-Id and must own it.
- * The namespace may be chosen with `?agent=`; a scoped key may not leave its own.
+ * Settles which mind and agent namespace a request works in: a mind key implies its mind
+ * (and namespace, if scoped); a human names the mind with X-Mind-Id and must own it; the
+ * namespace may be chosen with `?agent=`.
  */
 export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
-  const principal = c.var.principal;
-  const requestedMind = c.req.header("X-Mind-Id");
-  const requestedAgent = c.req.query("agent");
-  if (requestedAgent !== undefined && !AGENT_PATTERN.test(requestedAgent)) {
-    throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
-  }
-
-  let mindId: string;
-  if (principal.kind === "agent") {
-    if (requestedMind !== undefined && requestedMind !== principal.mindId) throw notFound("mind");
-    mindId = principal.mindId;
-  } else {
-    if (!requestedMind) throw invalid("X-Mind-Id header is required with a human's token");
-    mindId = (await getMind(c.var.deps, principal.accountId, requestedMind)).id;
-  }
-
-  const keyAgent = principal.kind === "agent" ? principal.agent : null;
-  if (keyAgent !== null && requestedAgent !== undefined && requestedAgent !== keyAgent) {
-    throw forbidden(`this key is limited to the agent namespace "${keyAgent}"`);
-  }
-  const agentFilter = keyAgent ?? requestedAgent ?? null;
-  c.set("scope", { mindId, principal, agent: agentFilter ?? DEFAULT_AGENT, agentFilter });
+  const mindContext = await resolveMindContext(c.var.deps, c.var.principal, {
+    mindId: c.req.header("X-Mind-Id"),
+    agent: c.req.query("agent"),
+  });
+  c.set("mindContext", mindContext);
   await next();
 });

@@ -1,7 +1,13 @@
-/** Who is asking: a human with a JWT, or an agent holding a mind key. */
+/**
+ * Who is asking. A human holds a JWT or a UI cookie and names the mind; the other kinds are
+ * bound to one mind: an agent holding a mind key (REST or MCP), a person speaking in a
+ * Telegram chat (the chat's mind), a background job working through one mind.
+ */
 export type Principal =
   | { kind: "human"; accountId: string }
-  | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null };
+  | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null }
+  | { kind: "telegram"; accountId: string; mindId: string }
+  | { kind: "system"; job: string; mindId: string };
 
 /**
  * The tenant a request works in. `agent` is the namespace writes go to; `agentFilter` is
@@ -16,7 +22,33 @@ export interface Scope {
 
 export const DEFAULT_AGENT = "default";
 
+/** Names of agent namespaces: 1-64 lower-case letters, digits, '-' or '_'. */
+export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** A person's own word: their writes are verified and they may verify. */
+export function isPerson(principal: Principal): boolean {
+  return principal.kind === "human" || principal.kind === "telegram";
+}
+
+/** The mind a principal is bound to, or null for a human who names it per request. */
+export function boundMindOf(principal: Principal): string | null {
+  return "mindId" in principal ? principal.mindId : null;
+}
+
+/** The one agent namespace a principal is limited to, or null. */
+export function namespaceLimitOf(principal: Principal): string | null {
+  return "agent" in principal ? principal.agent : null;
+}
+
 /** How history records who made a change. */
 export function actorOf(principal: Principal): string {
-  return principal.kind === "human" ? `user:${principal.accountId}` : `key:${principal.keyPrefix}`;
+  switch (principal.kind) {
+    case "human":
+    case "telegram":
+      return `user:${principal.accountId}`;
+    case "agent":
+      return `key:${principal.keyPrefix}`;
+    case "system":
+      return `system:${principal.job}`;
+  }
 }

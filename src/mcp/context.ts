@@ -1,14 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Scope } from "../auth/principal";
 import { AppError } from "../errors";
-import type { SessionDeps } from "../sessions/objects";
+import type { SessionContext } from "../sessions/objects";
 
-/** What every tool is given: the domain's dependencies and the key's mind and namespace. */
-export interface ToolContext {
-  deps: SessionDeps;
-  scope: Scope;
-}
+/** What every tool is given: the caller's mind context, with the session objects. */
+export type ToolContext = SessionContext;
 
 /** A tool module: one tool, registered on a server for one request's caller. */
 export type RegisterTool = (server: McpServer, ctx: ToolContext) => void;

@@ -2,8 +2,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { bearerToken } from "../auth/middleware";
-import { DEFAULT_AGENT, type Scope } from "../auth/principal";
 import { unauthorized } from "../errors";
+import { resolveMindContext } from "../minds/context";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { createMcpServer } from "./server";
 
@@ -17,8 +17,8 @@ mcpRoutes.all("/mcp", async (c) => {
   const token = bearerToken(c.req.header("Authorization"));
   const principal = token && looksLikeMindKey(token) ? await authenticateMindKey(c.var.deps, token) : null;
   if (!principal || principal.kind !== "agent") throw unauthorized("/mcp needs a mind key as the Bearer token");
-  const scope: Scope = { mindId: principal.mindId, principal, agent: principal.agent ?? DEFAULT_AGENT, agentFilter: principal.agent };
-  const server = createMcpServer({ deps: { ...c.var.deps, sessionObjects: c.env.SESSIONS }, scope });
+  const mindContext = await resolveMindContext(c.var.deps, principal);
+  const server = createMcpServer({ ...mindContext, sessionObjects: c.env.SESSIONS });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);

@@ -1,5 +1,6 @@
+import type { MindContext } from "../minds/context";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
-import { actorOf, type Scope } from "../auth/principal";
+import { actorOf, isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
@@ -32,7 +33,7 @@ export interface MemoryListFilter {
 
 /** Who wrote it decides provenance: a human's write is verified, an agent's never is. */
 function provenance(scope: Scope, confidence: number | undefined) {
-  const human = scope.principal.kind === "human";
+  const human = isPerson(scope.principal);
   return {
     source: human ? "user" : "agent",
     verified: human,
@@ -55,8 +56,7 @@ export const memorySearchColumns = (key: string, content: string, tags: string[]
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
 export async function storeMemory(
-  { db, clock }: Deps,
-  scope: Scope,
+  { db, clock, scope }: MindContext,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
   const now = isoNow(clock);
@@ -132,16 +132,17 @@ export async function storeMemory(
   return { memory: toMemory(row), created: row.id === id };
 }
 
-export async function getMemory({ db }: Deps, scope: Scope, id: string): Promise<Memory> {
+export async function getMemory({ db, scope }: MindContext, id: string): Promise<Memory> {
   const row = await db.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
   if (!row) throw notFound("memory");
   return toMemory(row);
 }
 
 /** Changes the given fields; the writer's provenance replaces the old one. */
-export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: MemoryPatch): Promise<Memory> {
-  const { db, clock } = deps;
-  const current = await getMemory(deps, scope, id);
+export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPatch): Promise<Memory> {
+  const { scope } = ctx;
+  const { db, clock } = ctx;
+  const current = await getMemory(ctx, id);
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
@@ -165,9 +166,10 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
   return toMemory(rows[0]);
 }
 
-export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promise<void> {
-  const { db, clock } = deps;
-  const current = await getMemory(deps, scope, id);
+export async function deleteMemory(ctx: MindContext, id: string): Promise<void> {
+  const { scope } = ctx;
+  const { db, clock } = ctx;
+  const current = await getMemory(ctx, id);
   const [deleted] = await db.batch([
     db.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
     db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
@@ -176,10 +178,11 @@ export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promis
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */
-export async function verifyMemory(deps: Deps, scope: Scope, id: string): Promise<Memory> {
-  if (scope.principal.kind !== "human") throw forbidden("only a human can verify a memory");
-  const { db, clock } = deps;
-  const current = await getMemory(deps, scope, id);
+export async function verifyMemory(ctx: MindContext, id: string): Promise<Memory> {
+  const { scope } = ctx;
+  if (!isPerson(scope.principal)) throw forbidden("only a human can verify a memory");
+  const { db, clock } = ctx;
+  const current = await getMemory(ctx, id);
   const now = isoNow(clock);
   const [rows] = await db.batch([
     db
@@ -213,10 +216,11 @@ export interface HistoryEntry {
 }
 
 /** Every recorded change of a memory, oldest first; kept after the memory is deleted. */
-export async function memoryHistoryOf(deps: Deps, scope: Scope, id: string): Promise<HistoryEntry[]> {
+export async function memoryHistoryOf(ctx: MindContext, id: string): Promise<HistoryEntry[]> {
+  const { scope } = ctx;
   // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
-  if (scope.agentFilter !== null) await getMemory(deps, scope, id);
-  const rows = await deps.db
+  if (scope.agentFilter !== null) await getMemory(ctx, id);
+  const rows = await ctx.db
     .select()
     .from(memoryHistory)
     .where(and(eq(memoryHistory.mindId, scope.mindId), eq(memoryHistory.memoryId, id)))
@@ -232,8 +236,7 @@ export async function memoryHistoryOf(deps: Deps, scope: Scope, id: string): Pro
 }
 
 export async function listMemories(
-  { db }: Deps,
-  scope: Scope,
+  { db, scope }: MindContext,
   filter: MemoryListFilter,
 ): Promise<{ memories: Memory[]; total: number }> {
   const where = and(
@@ -257,7 +260,7 @@ export async function listMemories(
 }
 
 /** Unexpired memories carrying the tag, most important first. */
-export async function memoriesByTag({ db, clock }: Deps, scope: Scope, tag: string, limit: number): Promise<Memory[]> {
+export async function memoriesByTag({ db, clock, scope }: MindContext, tag: string, limit: number): Promise<Memory[]> {
   const rows = await db
     .select()
     .from(memories)
@@ -269,8 +272,7 @@ export async function memoriesByTag({ db, clock }: Deps, scope: Scope, tag: stri
 
 /** Memories that expire between now and now + withinMs, soonest first. */
 export async function expiringMemories(
-  { db, clock }: Deps,
-  scope: Scope,
+  { db, clock, scope }: MindContext,
   withinMs: number,
   limit: number,
 ): Promise<Memory[]> {
@@ -289,15 +291,16 @@ export async function expiringMemories(
  * Deletes a memory named by its id, or every memory of the scope's namespace with that key
  * (whatever its category); returns what went. Nothing found is not_found.
  */
-export async function forgetMemory(deps: Deps, scope: Scope, keyOrId: string): Promise<Memory[]> {
-  const byId = await deps.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
+export async function forgetMemory(ctx: MindContext, keyOrId: string): Promise<Memory[]> {
+  const { scope } = ctx;
+  const byId = await ctx.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
   const rows = byId
     ? [byId]
-    : await deps.db
+    : await ctx.db
         .select()
         .from(memories)
         .where(and(eq(memories.key, keyOrId), eq(memories.mindId, scope.mindId), eq(memories.agent, scope.agentFilter ?? scope.agent)));
   if (rows.length === 0) throw notFound("memory");
-  for (const row of rows) await deleteMemory(deps, scope, row.id);
+  for (const row of rows) await deleteMemory(ctx, row.id);
   return rows.map(toMemory);
 }

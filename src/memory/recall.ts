@@ -1,3 +1,4 @@
+import type { MindContext } from "../minds/context";
 import { and, desc, eq } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -23,11 +24,13 @@ export interface Recall {
  * The mind's unexpired memories, critical first and most recent first within a priority,
  * as Synapse's plain-text recall. With `maxTokens`, the list is cut where the text would pass it.
  */
-export async function recallMemories(deps: Deps, scope: Scope, mindName: string, options: RecallOptions): Promise<Recall> {
-  const rows = await deps.db
+export async function recallMemories(ctx: MindContext, options: RecallOptions): Promise<Recall> {
+  const { scope } = ctx;
+  const mindName = ctx.mind.name;
+  const rows = await ctx.db
     .select()
     .from(memories)
-    .where(and(inScope(scope), notExpired(isoNow(deps.clock)), options.category && eq(memories.category, options.category)))
+    .where(and(inScope(scope), notExpired(isoNow(ctx.clock)), options.category && eq(memories.category, options.category)))
     .orderBy(desc(priorityRank), desc(memories.updatedAt), desc(memories.id))
     .limit(options.limit);
   const countTokens = await loadTokenCounter();

@@ -1,3 +1,4 @@
+import type { MindContext } from "../minds/context";
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -29,7 +30,7 @@ const RECENCY_DAYS = 90;
  * Full-text search over key, content and tags, ranked by bm25 with priority and recency.
  * A query with no word in it finds nothing rather than failing.
  */
-export async function searchMemories({ db, clock }: Deps, scope: Scope, options: SearchOptions): Promise<SearchHit[]> {
+export async function searchMemories({ db, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const match = toMatchExpression(options.q);
   if (match === null) return [];
   const now = isoNow(clock);

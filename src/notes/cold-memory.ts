@@ -1,3 +1,4 @@
+import type { MindContext } from "../minds/context";
 import { createTwoFilesPatch, diffLines } from "diff";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -28,8 +29,8 @@ const memoryChanged = (current: number, expected: number) =>
   new AppError("memory_changed", `cold memory is at version ${current}, not ${expected}: read it again and merge`);
 
 /** The scope's cold memory: its text and version. */
-export async function readCold(deps: Deps, scope: Scope): Promise<Cold> {
-  return getCold(deps, scope.mindId, scope.agent);
+export async function readCold(ctx: MindContext): Promise<Cold> {
+  return getCold(ctx, ctx.scope.mindId, ctx.scope.agent);
 }
 
 /**
@@ -37,52 +38,56 @@ export async function readCold(deps: Deps, scope: Scope): Promise<Cold> {
  * memory_changed and changes nothing. With a consolidation id, exactly that consolidation's
  * notes are deleted in the same batch.
  */
-export async function updateCold(deps: Deps, scope: Scope, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
+export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
+  const { scope } = ctx;
   const { mindId, agent } = scope;
-  if (update.consolidation_id !== undefined) await openConsolidation(deps, scope, update.consolidation_id);
-  const result = await compareAndSwapCold(deps.db, {
+  if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
+  const result = await compareAndSwapCold(ctx.db, {
     mindId,
     agent,
     text: update.text,
     expectedVersion: update.version,
     author: actorOf(scope.principal),
-    now: isoNow(deps.clock),
+    now: isoNow(ctx.clock),
     consolidationId: update.consolidation_id,
   });
   if (!result.ok) {
-    if (update.consolidation_id !== undefined) await openConsolidation(deps, scope, update.consolidation_id);
-    throw memoryChanged((await getCold(deps, mindId, agent)).version, update.version);
+    if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
+    throw memoryChanged((await getCold(ctx, mindId, agent)).version, update.version);
   }
-  return { ...(await getCold(deps, mindId, agent)), folded_notes: result.foldedNotes };
+  return { ...(await getCold(ctx, mindId, agent)), folded_notes: result.foldedNotes };
 }
 
-async function openConsolidation(deps: Deps, scope: Scope, id: string): Promise<void> {
-  const consolidation = await getConsolidation(deps, scope.mindId, scope.agent, id);
+async function openConsolidation(ctx: MindContext, id: string): Promise<void> {
+  const { scope } = ctx;
+  const consolidation = await getConsolidation(ctx, scope.mindId, scope.agent, id);
   if (!consolidation) throw notFound("consolidation");
   if (consolidation.status !== "running") throw conflict(`consolidation ${id} is ${consolidation.status}, no longer open`);
 }
 
 /** Writes the text of an earlier version as the new current version. */
-export async function rollbackCold(deps: Deps, scope: Scope, version: number): Promise<Cold> {
-  const target = await getColdVersion(deps, scope.mindId, scope.agent, version);
+export async function rollbackCold(ctx: MindContext, version: number): Promise<Cold> {
+  const { scope } = ctx;
+  const target = await getColdVersion(ctx, scope.mindId, scope.agent, version);
   if (!target) throw notFound(`cold memory version ${version}`);
-  const current = await getCold(deps, scope.mindId, scope.agent);
+  const current = await getCold(ctx, scope.mindId, scope.agent);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
-  const result = await compareAndSwapCold(deps.db, {
+  const result = await compareAndSwapCold(ctx.db, {
     mindId: scope.mindId,
     agent: scope.agent,
     text: target.text,
     expectedVersion: current.version,
     author: `rollback to ${version} by ${actorOf(scope.principal)}`,
-    now: isoNow(deps.clock),
+    now: isoNow(ctx.clock),
   });
-  if (!result.ok) throw memoryChanged((await getCold(deps, scope.mindId, scope.agent)).version, current.version);
-  return getCold(deps, scope.mindId, scope.agent);
+  if (!result.ok) throw memoryChanged((await getCold(ctx, scope.mindId, scope.agent)).version, current.version);
+  return getCold(ctx, scope.mindId, scope.agent);
 }
 
 /** A line diff between two versions; version 0 is the empty document before the first write. */
-export async function diffCold(deps: Deps, scope: Scope, from: number, to: number): Promise<ColdDiff> {
-  const [before, after] = await Promise.all([versionText(deps, scope, from), versionText(deps, scope, to)]);
+export async function diffCold(ctx: MindContext, from: number, to: number): Promise<ColdDiff> {
+  const { scope } = ctx;
+  const [before, after] = await Promise.all([versionText(ctx, from), versionText(ctx, to)]);
   let added = 0;
   let removed = 0;
   for (const change of diffLines(before, after)) {
@@ -92,9 +97,10 @@ export async function diffCold(deps: Deps, scope: Scope, from: number, to: numbe
   return { from, to, added, removed, patch: createTwoFilesPatch(`v${from}`, `v${to}`, before, after) };
 }
 
-async function versionText(deps: Deps, scope: Scope, version: number): Promise<string> {
+async function versionText(ctx: MindContext, version: number): Promise<string> {
+  const { scope } = ctx;
   if (version === 0) return "";
-  const found = await getColdVersion(deps, scope.mindId, scope.agent, version);
+  const found = await getColdVersion(ctx, scope.mindId, scope.agent, version);
   if (!found) throw notFound(`cold memory version ${version}`);
   return found.text;
 }
@@ -104,11 +110,11 @@ async function versionText(deps: Deps, scope: Scope, version: number): Promise<s
  * result with `PUT /cold` and the returned consolidation id. Null when no note is waiting.
  */
 export async function startClientConsolidation(
-  deps: Deps,
-  scope: Scope,
+  ctx: MindContext,
   limit: number,
 ): Promise<(Claim & { cold: Cold }) | null> {
-  const claim = await claimNotes(deps, { mindId: scope.mindId, agent: scope.agent, mode: "client", limit });
+  const { scope } = ctx;
+  const claim = await claimNotes(ctx, { mindId: scope.mindId, agent: scope.agent, mode: "client", limit });
   if (!claim) return null;
-  return { ...claim, cold: await getCold(deps, scope.mindId, scope.agent) };
+  return { ...claim, cold: await getCold(ctx, scope.mindId, scope.agent) };
 }

@@ -1,7 +1,7 @@
 import { AppError } from "../errors";
 import type { ModelDeps } from "../llm/generate";
 import { tokensUsedToday } from "../llm/ledger";
-import { getMindById } from "../minds/minds";
+import { jobMindContext } from "../minds/context";
 import { claimNotes, releaseClaim } from "./claims";
 import { compareAndSwapCold, getCold } from "./cold";
 import { documentLocale } from "./document";
@@ -32,7 +32,7 @@ export async function consolidateNotes(
   target: { mindId: string; agent: string },
   options: ConsolidationOptions = DEFAULT_CONSOLIDATION,
 ): Promise<ConsolidationOutcome> {
-  const mind = await getMindById(deps, target.mindId);
+  const { mind } = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
   const budget = mind.settings.daily_token_budget;
   const model = deps.llm;
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.

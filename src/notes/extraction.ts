@@ -6,7 +6,7 @@ import { minds, noteExtractions, notes } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor, type ModelDeps } from "../llm/generate";
-import { getMindById } from "../minds/minds";
+import { jobMindContext } from "../minds/context";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { noteValues } from "./notes";
 
@@ -82,7 +82,7 @@ export async function extractNotes(deps: ModelDeps, input: ExtractionInput): Pro
   const window = transcriptWindow(input.messages);
   if (window.length === 0) return { status: "nothing", cursor: input.cursor };
   if (!deps.llm) return { status: "no_model", cursor: input.cursor };
-  const mind = await getMindById(deps, input.mindId);
+  const { mind } = await jobMindContext(deps, "extraction", input.mindId, input.agent);
   const transcript = window.map((m) => `${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
   try {
     const answer = await generateObjectFor(

@@ -1,5 +1,6 @@
+import type { MindContext } from "../minds/context";
 import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import type { Scope } from "../auth/principal";
+import { isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
@@ -67,8 +68,8 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
-  const human = scope.principal.kind === "human";
+export async function addNote({ db, clock, scope }: MindContext, input: NoteInput): Promise<Note> {
+  const human = isPerson(scope.principal);
   const values = noteValues(
     {
       mindId: scope.mindId,
@@ -87,8 +88,7 @@ export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInpu
 
 /** Notes waiting to be folded into cold memory, oldest first. */
 export async function listNotes(
-  { db }: Deps,
-  scope: Scope,
+  { db, scope }: MindContext,
   page: { limit: number; offset: number },
 ): Promise<{ notes: Note[]; total: number }> {
   const where = notesInScope(scope);
@@ -101,8 +101,7 @@ export async function listNotes(
 
 /** Full-text search over waiting notes with the same normalisation as memories, best first. */
 export async function searchNotes(
-  { db }: Deps,
-  scope: Scope,
+  { db, scope }: MindContext,
   options: { q: string; limit: number },
 ): Promise<{ note: Note; score: number }[]> {
   const match = toMatchExpression(options.q);

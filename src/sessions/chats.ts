@@ -1,3 +1,5 @@
+import type { SessionContext } from "./objects";
+import type { MindContext } from "../minds/context";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
@@ -37,7 +39,7 @@ export async function findChat({ db }: Deps, mindId: string, kind: ChatKind, ext
 }
 
 /** A chat of the scope's mind; another mind's chat is answered like a missing one. */
-export async function getChat({ db }: Deps, scope: MindScope, chatId: string): Promise<Chat> {
+export async function getChat({ db, scope }: MindContext, chatId: string): Promise<Chat> {
   const row = await db
     .select()
     .from(chats)
@@ -52,7 +54,7 @@ export interface ChatSummary extends Chat {
 }
 
 /** The mind's chats, newest first, with how many sessions each holds. */
-export async function listChats({ db }: Deps, scope: MindScope, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
+export async function listChats({ db, scope }: MindContext, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
   const rows = await db
     .select({ chat: chats, sessionCount: count(sessions.id) })
     .from(chats)
@@ -69,9 +71,10 @@ export async function listChats({ db }: Deps, scope: MindScope, page: { limit: n
  * Erases a chat with all its sessions and their messages (one batch: the foreign keys
  * cascade, the search index follows by trigger), then the sessions' object state.
  */
-export async function deleteChat(deps: SessionDeps, scope: MindScope, chatId: string): Promise<Record<string, number>> {
-  const { db } = deps;
-  await getChat(deps, scope, chatId);
+export async function deleteChat(ctx: SessionContext, chatId: string): Promise<Record<string, number>> {
+  const { scope } = ctx;
+  const { db } = ctx;
+  await getChat(ctx, chatId);
   const chatSessions = db
     .select({ id: sessions.id })
     .from(sessions)
@@ -88,6 +91,6 @@ export async function deleteChat(deps: SessionDeps, scope: MindScope, chatId: st
       .returning({ id: chats.id }),
   ]);
   if (deleted.length === 0) throw notFound("chat");
-  await forgetSessionObjects(deps.sessionObjects, sessionRows.map((s) => s.id));
+  await forgetSessionObjects(ctx.sessionObjects, sessionRows.map((s) => s.id));
   return { chats: 1, sessions: sessionRows.length, messages: messageCount[0]?.n ?? 0 };
 }

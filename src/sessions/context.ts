@@ -1,10 +1,10 @@
+import type { MindContext } from "../minds/context";
 import type { Scope } from "../auth/principal";
 import type { Deps } from "../deps";
 import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
 import { recallMemories } from "../memory/recall";
 import { searchMemories } from "../memory/search";
 import type { Memory } from "../memory/model";
-import { getMindById } from "../minds/minds";
 import { getCold } from "../notes/cold";
 import { factKey, oneLine, parseDocument, SECTION_IDS } from "../notes/document";
 import { searchNotes, type Note } from "../notes/notes";
@@ -79,18 +79,18 @@ const HEADINGS: Record<Exclude<ContextPart, "window">, string> = {
  * Builds the model's context for one turn: the session's LLM window, search hits for `q`,
  * recall (priority then recency) and cold memory, deduplicated, within `max_tokens`.
  */
-export async function assembleContext(deps: Deps, scope: Scope, request: ContextRequest): Promise<AssembledContext> {
+export async function assembleContext(ctx: MindContext, request: ContextRequest): Promise<AssembledContext> {
+  const { scope } = ctx;
   const budget = request.max_tokens ?? DEFAULT_CONTEXT_TOKENS;
   const q = request.q?.trim() || null;
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
-  const mind = await getMindById(deps, scope.mindId);
   const [window, recall, memoryHits, noteHits, cold] = await Promise.all([
-    sessionId ? llmWindow(deps, scope, sessionId) : Promise.resolve([] as Message[]),
-    recallMemories(deps, scope, mind.name, { limit: RECALL_LIMIT }),
-    q ? searchMemories(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
-    q ? searchNotes(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
-    getCold(deps, scope.mindId, scope.agent),
+    sessionId ? llmWindow(ctx, sessionId) : Promise.resolve([] as Message[]),
+    recallMemories(ctx, { limit: RECALL_LIMIT }),
+    q ? searchMemories(ctx, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
+    q ? searchNotes(ctx, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
+    getCold(ctx, scope.mindId, scope.agent),
   ]);
 
   const searchItems = [

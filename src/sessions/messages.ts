@@ -1,3 +1,4 @@
+import type { SessionContext } from "./objects";
 import { AppError } from "../errors";
 import type { NewMessage, MindScope } from "./model";
 import { sessionObject, type AppendResult, type ObjectResult, type SessionDeps, type SessionState } from "./objects";
@@ -16,31 +17,32 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
  * Appends a message to a session of the scope's mind through its object, the single writer.
  * The object reads the session with the mind in SQL, so another mind's session is not found.
  */
-export async function appendMessage(deps: SessionDeps, scope: MindScope, sessionId: string, input: NewMessage): Promise<AppendResult> {
-  const result = await sessionObject(deps.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input);
+export async function appendMessage(ctx: SessionContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
+  const { scope } = ctx;
+  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input, ctx.mind.settings);
   return unwrap<AppendResult>(result);
 }
 
 /** Answers "Done?": yes deletes the ephemeral messages and clears the state, no keeps them. */
 export async function completeSession(
-  deps: SessionDeps,
-  scope: MindScope,
+  ctx: SessionContext,
   sessionId: string,
   confirmed: boolean,
 ): Promise<{ confirmed: boolean; cleared: number; state: SessionState }> {
-  await getSession(deps, scope, sessionId);
-  const result = await sessionObject(deps.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId }, confirmed);
+  const { scope } = ctx;
+  await getSession(ctx, sessionId);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId }, confirmed);
   return { confirmed, ...unwrap<{ cleared: number; state: SessionState }>(result) };
 }
 
 /** Extracts notes from the session's dialogue after its cursor now, through its object. */
 export async function extractSessionNow(
-  deps: SessionDeps,
-  scope: MindScope,
+  ctx: SessionContext,
   sessionId: string,
 ): Promise<{ extraction: SessionExtraction; state: SessionState }> {
-  await getSession(deps, scope, sessionId);
-  const result = await sessionObject(deps.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId });
+  const { scope } = ctx;
+  await getSession(ctx, sessionId);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId });
   return unwrap<{ extraction: SessionExtraction; state: SessionState }>(result);
 }
 

@@ -1,3 +1,4 @@
+import type { MindContext } from "../minds/context";
 import type { Deps } from "../deps";
 import type { SessionCounters } from "./counters";
 import type { Message } from "./model";
@@ -60,3 +61,6 @@ export async function forgetSessionObjects(
 ): Promise<void> {
   await Promise.all(sessionIds.map((id) => sessionObject(namespace, id).forget()));
 }
+
+/** A mind's context plus the namespace of session objects, for functions that write history. */
+export type SessionContext = MindContext & Pick<SessionDeps, "sessionObjects">;

@@ -3,6 +3,7 @@ import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
 import type { Deps } from "../deps";
+import type { MindSettings } from "../minds/settings";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
@@ -29,11 +30,14 @@ export class SessionObject extends DurableObject<Env> {
     this.deps = { db: createDb(env.DB), clock: systemClock };
   }
 
-  /** Inserts a message, trims, clears ephemeral output when due, and updates the counters. */
-  async append(target: SessionTarget, input: NewMessage): Promise<ObjectResult<AppendResult>> {
+  /**
+   * Inserts a message, trims, clears ephemeral output when due, and updates the counters.
+   * Callers that have read the mind pass its settings; without them they are read here.
+   */
+  async append(target: SessionTarget, input: NewMessage, known?: MindSettings): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const settings = await readAppendSettings(this.deps, target);
+      const settings = known ?? (await readAppendSettings(this.deps, target));
       if (!settings) return gone;
       const plan = planAppend(
         this.counters(),

@@ -1,3 +1,5 @@
+import type { SessionContext } from "./objects";
+import type { MindContext } from "../minds/context";
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
@@ -44,20 +46,21 @@ async function selectSessions(
 }
 
 /** A session of the scope's mind; another mind's session is answered like a missing one. */
-export async function getSession(deps: Deps, scope: MindScope, sessionId: string): Promise<Session> {
-  const [session] = await selectSessions(deps, and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)));
+export async function getSession(ctx: MindContext, sessionId: string): Promise<Session> {
+  const { scope } = ctx;
+  const [session] = await selectSessions(ctx, and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)));
   if (!session) throw notFound("session");
   return session;
 }
 
 /** A session of the scope's mind with its object's counters. */
 export async function getSessionWithState(
-  deps: SessionDeps,
-  scope: MindScope,
+  ctx: SessionContext,
   sessionId: string,
 ): Promise<Session & { state: SessionState }> {
-  const session = await getSession(deps, scope, sessionId);
-  return { ...session, state: await sessionObject(deps.sessionObjects, sessionId).state() };
+  const { scope } = ctx;
+  const session = await getSession(ctx, sessionId);
+  return { ...session, state: await sessionObject(ctx.sessionObjects, sessionId).state() };
 }
 
 export interface SessionListFilter {
@@ -69,9 +72,10 @@ export interface SessionListFilter {
 }
 
 /** The mind's sessions (of one chat when asked), most recently used first, with message counts. */
-export async function listSessions(deps: Deps, scope: MindScope, filter: SessionListFilter): Promise<Session[]> {
+export async function listSessions(ctx: MindContext, filter: SessionListFilter): Promise<Session[]> {
+  const { scope } = ctx;
   return selectSessions(
-    deps,
+    ctx,
     and(
       eq(sessions.mindId, scope.mindId),
       filter.chatId !== undefined ? eq(sessions.chatId, filter.chatId) : undefined,
@@ -86,12 +90,12 @@ export async function listSessions(deps: Deps, scope: MindScope, filter: Session
  * exists, and makes it the chat's active session. Creating and activating are one batch.
  */
 export async function openSession(
-  deps: Deps,
-  scope: MindScope,
+  ctx: MindContext,
   chatId: string,
   input: SessionInput,
 ): Promise<{ session: Session; created: boolean }> {
-  const { db, clock } = deps;
+  const { scope } = ctx;
+  const { db, clock } = ctx;
   const id = newId("ses");
   const repoPath = storedRepoPath(input.repo_path);
   const sameTask = and(
@@ -120,25 +124,26 @@ export async function openSession(
       .set({ activeSessionId: sql`(select ${sessions.id} from ${sessions} where ${sameTask})` })
       .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId))),
   ]);
-  const [session] = await selectSessions(deps, sameTask);
+  const [session] = await selectSessions(ctx, sameTask);
   if (!session) throw notFound("chat");
   return { session, created: inserted.length > 0 };
 }
 
 /** `POST /sessions`: the task in an API client's chat (named, or the default one). */
 export async function openApiSession(
-  deps: Deps,
-  scope: MindScope,
+  ctx: MindContext,
   input: SessionInput & { chat?: string },
 ): Promise<{ session: Session; created: boolean }> {
-  const { chat } = await ensureChat(deps, scope.mindId, "api", input.chat ?? DEFAULT_CHAT);
-  return openSession(deps, scope, chat.id, input);
+  const { scope } = ctx;
+  const { chat } = await ensureChat(ctx, scope.mindId, "api", input.chat ?? DEFAULT_CHAT);
+  return openSession(ctx, chat.id, input);
 }
 
 /** Makes the session its chat's active one. */
-export async function activateSession(deps: Deps, scope: MindScope, sessionId: string): Promise<Session> {
-  const session = await getSession(deps, scope, sessionId);
-  await deps.db
+export async function activateSession(ctx: MindContext, sessionId: string): Promise<Session> {
+  const { scope } = ctx;
+  const session = await getSession(ctx, sessionId);
+  await ctx.db
     .update(chats)
     .set({ activeSessionId: session.id })
     .where(and(eq(chats.id, session.chat.id), eq(chats.mindId, scope.mindId)));
@@ -146,9 +151,10 @@ export async function activateSession(deps: Deps, scope: MindScope, sessionId: s
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */
-export async function deleteSession(deps: SessionDeps, scope: MindScope, sessionId: string): Promise<Record<string, number>> {
-  const { db } = deps;
-  await getSession(deps, scope, sessionId);
+export async function deleteSession(ctx: SessionContext, sessionId: string): Promise<Record<string, number>> {
+  const { scope } = ctx;
+  const { db } = ctx;
+  await getSession(ctx, sessionId);
   const [messageCount, deleted] = await db.batch([
     db
       .select({ n: count() })
@@ -161,6 +167,6 @@ export async function deleteSession(deps: SessionDeps, scope: MindScope, session
   ]);
   if (deleted.length === 0) throw notFound("session");
   // After the rows: an append that slips in between finds no session and writes nothing.
-  await forgetSessionObjects(deps.sessionObjects, [sessionId]);
+  await forgetSessionObjects(ctx.sessionObjects, [sessionId]);
   return { sessions: 1, messages: messageCount[0]?.n ?? 0 };
 }

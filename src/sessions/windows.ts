@@ -1,8 +1,8 @@
+import type { MindContext } from "../minds/context";
 import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { toMatchExpression } from "../memory/normalize";
-import { getMindById } from "../minds/minds";
 import { toMessage, type Message, type MindScope } from "./model";
 import { getSession } from "./sessions";
 
@@ -14,15 +14,15 @@ const ofSession = (scope: MindScope, sessionId: string) =>
   and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId));
 
 /** The LLM window: the last `llm_window` non-ephemeral messages, oldest first. */
-export async function llmWindow(deps: Deps, scope: MindScope, sessionId: string): Promise<Message[]> {
-  await getSession(deps, scope, sessionId);
-  const { settings } = await getMindById(deps, scope.mindId);
-  const rows = await deps.db
+export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Message[]> {
+  const { scope } = ctx;
+  await getSession(ctx, sessionId);
+  const rows = await ctx.db
     .select(shownColumns)
     .from(messages)
     .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, false)))
     .orderBy(desc(messages.id))
-    .limit(settings.llm_window);
+    .limit(ctx.mind.settings.llm_window);
   return rows.reverse().map(toMessage);
 }
 
@@ -35,13 +35,13 @@ export interface UiPage {
 
 /** The UI channel: the whole history, ephemeral included, oldest first, after a cursor. */
 export async function uiHistory(
-  deps: Deps,
-  scope: MindScope,
+  ctx: MindContext,
   sessionId: string,
   page: { after: number; limit: number },
 ): Promise<UiPage> {
-  await getSession(deps, scope, sessionId);
-  const { db } = deps;
+  const { scope } = ctx;
+  await getSession(ctx, sessionId);
+  const { db } = ctx;
   const [rows, total] = await db.batch([
     db
       .select(shownColumns)
@@ -66,15 +66,15 @@ export interface MessageHit {
  * best first. A query with no word in it finds nothing.
  */
 export async function searchMessages(
-  deps: Deps,
-  scope: MindScope,
+  ctx: MindContext,
   options: { q: string; sessionId?: string; limit: number },
 ): Promise<MessageHit[]> {
+  const { scope } = ctx;
   const match = toMatchExpression(options.q);
   if (match === null) return [];
-  if (options.sessionId !== undefined) await getSession(deps, scope, options.sessionId);
+  if (options.sessionId !== undefined) await getSession(ctx, options.sessionId);
   const score = sql<number>`(-bm25(messages_fts))`;
-  const rows = await deps.db
+  const rows = await ctx.db
     .select({ ...shownColumns, score })
     .from(messages)
     .innerJoin(sql`messages_fts`, sql`messages_fts.rowid = ${messages.id}`)

@@ -10,6 +10,7 @@ import { startFeature } from "./features/start";
 import { taskFeature } from "./features/tasks";
 import { localeOf, translator } from "./i18n";
 import { ensureTelegramIdentity } from "./identity";
+import { bindMind } from "../minds/context";
 
 /**
  * The bot for one update's handling: grammY with the configured botInfo (no getMe call),
@@ -40,6 +41,7 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     ctx.who = await services.journal.once("identity", () =>
       ensureTelegramIdentity(services.deps, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),
     );
+    ctx.mindContext = { ...bindMind(services.deps, ctx.who.mind, ctx.who.scope), sessionObjects: services.deps.sessionObjects };
     await next();
   };
 }

@@ -1,7 +1,7 @@
 import type { Context } from "grammy";
 import type { MessageEntity } from "grammy/types";
 import type { LanguageModel } from "../llm/providers";
-import type { SessionDeps } from "../sessions/objects";
+import type { SessionContext, SessionDeps } from "../sessions/objects";
 import type { BotLocale, Translate } from "./i18n";
 import type { TelegramIdentity } from "./identity";
 import type { Journal } from "./journal";
@@ -22,6 +22,8 @@ export interface BotFlavor {
   t: Translate;
   /** Set for every update that has a sender and a chat. */
   who: TelegramIdentity;
+  /** The mind of the chat, as the sender acts in it; set with `who`. */
+  mindContext: SessionContext;
 }
 
 export type BotContext = Context & BotFlavor;

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
-import { DEFAULT_AGENT, type Scope } from "../auth/principal";
+import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { createMind } from "../minds/minds";
+import { resolveMindContext } from "../minds/context";
+import { createMind, type Mind } from "../minds/minds";
 import { ensureChat } from "../sessions/chats";
 import type { Chat } from "../sessions/model";
 import type { BotLocale } from "./i18n";
@@ -25,7 +26,8 @@ export interface TelegramChatRef {
 /** Who speaks in a Telegram chat, and the mind and chat their words belong to. */
 export interface TelegramIdentity {
   accountId: string;
-  mindId: string;
+  /** The chat's mind, read once; `bindMind` turns it and `scope` into the mind context. */
+  mind: Mind;
   chat: Chat;
   /** The Telegram chat was seen for the first time (a mind was made for it). */
   created: boolean;
@@ -63,8 +65,8 @@ export async function ensureTelegramIdentity(
     created = mindId === mind.id;
   }
   const { chat: chatRow } = await ensureChat(deps, mindId, "telegram", String(chat.id));
-  const scope: Scope = { mindId, principal: { kind: "human", accountId }, agent: DEFAULT_AGENT, agentFilter: null };
-  return { accountId, mindId, chat: chatRow, created, scope };
+  const { mind, scope } = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
+  return { accountId, mind, chat: chatRow, created, scope };
 }
 
 async function ensureTelegramAccount({ db, clock }: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {

@@ -3,9 +3,8 @@ import { getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import { handleError } from "../api/errors";
-import { DEFAULT_AGENT } from "../auth/principal";
 import { AppError } from "../errors";
-import { getMind } from "../minds/minds";
+import { resolveMindContext } from "../minds/context";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
 import { coldPages } from "./pages/cold";
@@ -65,21 +64,15 @@ uiRoutes.use(
   createMiddleware<UiEnv>(async (c, next) => {
     const session = c.var.session;
     if (session.mindId === null) return c.redirect("/ui/minds", 303);
-    let mind;
+    let mindContext;
     try {
-      mind = await getMind(c.var.deps, session.accountId, session.mindId);
+      mindContext = await resolveMindContext(c.var.deps, { kind: "human", accountId: session.accountId }, { mindId: session.mindId });
     } catch (err) {
       if (!(err instanceof AppError) || err.code !== "not_found") throw err;
       await switchUiMind(c, session, null);
       return c.redirect("/ui/minds", 303);
     }
-    c.set("mind", mind);
-    c.set("uiScope", {
-      mindId: mind.id,
-      principal: { kind: "human", accountId: session.accountId },
-      agent: DEFAULT_AGENT,
-      agentFilter: null,
-    });
+    c.set("mindContext", mindContext);
     await next();
   }),
 );

@@ -1,6 +1,4 @@
 import type { AppEnv } from "../app-env";
-import type { Scope } from "../auth/principal";
-import type { Mind } from "../minds/minds";
 import type { Dictionary, UiLocale } from "./i18n";
 import type { UiSession } from "./session";
 
@@ -12,9 +10,5 @@ export interface UiEnv {
     t: Dictionary;
     session: UiSession;
     csrf: string;
-    /** The mind the session works in. */
-    mind: Mind;
-    /** A person's scope over that mind: every namespace for reads, `default` for writes. */
-    uiScope: Scope;
   };
 }

@@ -13,7 +13,7 @@ import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
-import { DAY, HOUR, manualClock, testDeps } from "../support/deps";
+import { DAY, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 
 function declaredCrons(): string[] {
@@ -81,14 +81,14 @@ describe("retention", () => {
     const scope = await scopeOf({ retention_hours: 24 });
     const keep = await scopeOf();
     const cutoff = -24 * HOUR;
-    const stale = await storeMemory(testDeps({ clock: at(now, cutoff - 1) }), scope, { category: "fact", key: "stale", content: "old" });
-    const edge = await storeMemory(testDeps({ clock: at(now, cutoff) }), scope, { category: "fact", key: "edge", content: "on the line" });
-    const refreshed = await storeMemory(testDeps({ clock: at(now, -30 * DAY) }), scope, { category: "fact", key: "refreshed", content: "v1" });
-    await storeMemory(testDeps({ clock: at(now, -HOUR) }), scope, { category: "fact", key: "refreshed", content: "v2" });
-    const noRetention = await storeMemory(testDeps({ clock: at(now, -300 * DAY) }), keep, { category: "fact", key: "old", content: "kept" });
-    const staleNote = await addNote(testDeps({ clock: at(now, cutoff - 1) }), scope, { text: "stale note" });
-    const edgeNote = await addNote(testDeps({ clock: at(now, cutoff) }), scope, { text: "edge note" });
-    const oldNoteElsewhere = await addNote(testDeps({ clock: at(now, -300 * DAY) }), keep, { text: "kept note" });
+    const stale = await storeMemory(await inMind(testDeps({ clock: at(now, cutoff - 1) }), scope), { category: "fact", key: "stale", content: "old" });
+    const edge = await storeMemory(await inMind(testDeps({ clock: at(now, cutoff) }), scope), { category: "fact", key: "edge", content: "on the line" });
+    const refreshed = await storeMemory(await inMind(testDeps({ clock: at(now, -30 * DAY) }), scope), { category: "fact", key: "refreshed", content: "v1" });
+    await storeMemory(await inMind(testDeps({ clock: at(now, -HOUR) }), scope), { category: "fact", key: "refreshed", content: "v2" });
+    const noRetention = await storeMemory(await inMind(testDeps({ clock: at(now, -300 * DAY) }), keep), { category: "fact", key: "old", content: "kept" });
+    const staleNote = await addNote(await inMind(testDeps({ clock: at(now, cutoff - 1) }), scope), { text: "stale note" });
+    const edgeNote = await addNote(await inMind(testDeps({ clock: at(now, cutoff) }), scope), { text: "edge note" });
+    const oldNoteElsewhere = await addNote(await inMind(testDeps({ clock: at(now, -300 * DAY) }), keep), { text: "kept note" });
 
     const counts: Record<string, number | string> = {};
     await runRetentionJob(testDeps({ clock: manualClock(now) }), counts);
@@ -116,8 +116,8 @@ describe("retention", () => {
   it("deletes memories expired longer than the grace period, not those within it", async () => {
     const scope = await scopeOf();
     const grace = DEFAULT_RETENTION.expiredGraceMs;
-    const store = (key: string, expiresIn: number | null) =>
-      storeMemory(testDeps({ clock: at(now, -60 * DAY) }), scope, {
+    const store = async (key: string, expiresIn: number | null) =>
+      storeMemory(await inMind(testDeps({ clock: at(now, -60 * DAY) }), scope), {
         category: "context",
         key,
         content: key,
@@ -142,7 +142,7 @@ describe("retention", () => {
   it("works in bounded rounds and finishes the rest on later runs; running again changes nothing", async () => {
     const scope = await scopeOf({ retention_hours: 1 });
     const later = new Date("2031-01-01T00:00:00.000Z");
-    for (let i = 0; i < 5; i++) await addNote(testDeps({ clock: at(later, -2 * HOUR) }), scope, { text: `old ${i}` });
+    for (let i = 0; i < 5; i++) await addNote(await inMind(testDeps({ clock: at(later, -2 * HOUR) }), scope), { text: `old ${i}` });
     const step = LONG_TERM_RETENTION_STEPS.find((s) => s.name === "notes_past_retention")!;
     const small = { ...DEFAULT_RETENTION, batchSize: 2, maxRounds: 1 };
     const deps = testDeps();

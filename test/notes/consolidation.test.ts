@@ -5,7 +5,7 @@ import { consolidateNotes } from "../../src/notes/consolidate";
 import { mergeOffline } from "../../src/notes/merge";
 import { runConsolidationJob } from "../../src/cron/consolidation";
 import { call } from "../helpers";
-import { DAY, manualClock, testDeps } from "../support/deps";
+import { DAY, manualClock, testDeps, inMind } from "../support/deps";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, storedNotes, versionsOf } from "../support/long-term";
 import { SCRIPTED_USAGE, scriptedModel } from "../support/scripted-model";
 
@@ -145,7 +145,7 @@ describe("consolidation with a model", () => {
     const model = scriptedModel([
       async (prompt) => {
         // Someone edits cold memory while the model is thinking, and a new note arrives.
-        await updateCold(deps, { mindId: m.mindId, agent: "default", agentFilter: null, principal: { kind: "human", accountId: m.accountId } }, {
+        await updateCold(await inMind(deps, { mindId: m.mindId, agent: "default", agentFilter: null, principal: { kind: "human", accountId: m.accountId } }), {
           text: "## Profile\n- Written by hand meanwhile\n",
           version: 0,
         });
@@ -172,7 +172,7 @@ describe("consolidation with a model", () => {
     const model = scriptedModel([
       async (prompt) => {
         const cold = await coldOf(m.mindId);
-        await updateCold(deps, scope, { text: `${cold.text}- edit ${cold.version + 1}\n`, version: cold.version });
+        await updateCold(await inMind(deps, scope), { text: `${cold.text}- edit ${cold.version + 1}\n`, version: cold.version });
         return foldingTurn(prompt);
       },
     ]);

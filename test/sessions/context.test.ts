@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { updateCold } from "../../src/notes/cold-memory";
 import { call, newKey, store } from "../helpers";
-import { testDeps } from "../support/deps";
+import { testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import { newPerson, send, standInTelegram, textUpdate, useModel } from "../support/telegram";
 import { append, newAuth, openSession, type Auth } from "./session-helpers";
@@ -28,7 +28,7 @@ describe("context assembly", () => {
     await append(auth, s.id, { role: "assistant", content: "Noted." });
     await store(auth, { category: "project", key: "billing_db", content: "Billing runs on MySQL 5.7", priority: "high" });
     await store(auth, { category: "preference", key: "tea", content: "Drinks green tea" });
-    await updateCold(testDeps(), { mindId: auth.mind, principal: { kind: "human", accountId: auth.accountId }, agent: "default", agentFilter: null }, {
+    await updateCold(await inMind(testDeps(), { mindId: auth.mind, principal: { kind: "human", accountId: auth.accountId }, agent: "default", agentFilter: null }), {
       text: "## Profile\n- Lives in Riga\n",
       version: 0,
     });
@@ -56,7 +56,7 @@ describe("context assembly", () => {
     const s = await openSession(auth);
     await store(auth, { category: "preference", key: "editor", content: "Uses Neovim" });
     const scope = { mindId: auth.mind, principal: { kind: "human" as const, accountId: auth.accountId }, agent: "default", agentFilter: null };
-    await updateCold(testDeps(), scope, { text: "## Preferences\n- uses neovim.\n- Likes dark themes\n", version: 0 });
+    await updateCold(await inMind(testDeps(), scope), { text: "## Preferences\n- uses neovim.\n- Likes dark themes\n", version: 0 });
     const ctx = await contextOf(auth, s.id);
     expect(memoryBlock(ctx.system).match(/neovim/gi)).toHaveLength(1);
     expect(ctx.parts.find((p: any) => p.part === "cold").text).toBe("### preferences\n- Likes dark themes");

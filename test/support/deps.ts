@@ -1,5 +1,9 @@
 import { env } from "cloudflare:workers";
+import { DEFAULT_AGENT, type Scope } from "../../src/auth/principal";
 import type { Clock } from "../../src/clock";
+import type { Deps } from "../../src/deps";
+import { bindMind, type MindContext } from "../../src/minds/context";
+import { getMindById } from "../../src/minds/minds";
 import { createDb } from "../../src/db/client";
 import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
@@ -29,3 +33,13 @@ export function testDeps(options: { llm?: LanguageModel | null; clock?: Clock; d
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
+
+/**
+ * The mind context of a scope written out by hand (a test standing in for a front): the mind
+ * is read here once, as a front's resolution would.
+ */
+export async function inMind(deps: Deps, scope: Pick<Scope, "mindId"> & Partial<Scope>): Promise<MindContext> {
+  const mind = await getMindById(deps, scope.mindId);
+  const principal = scope.principal ?? { kind: "system", job: "test", mindId: scope.mindId };
+  return bindMind(deps, mind, { agent: DEFAULT_AGENT, agentFilter: null, ...scope, principal });
+}

@@ -8,7 +8,7 @@ import { updateCold } from "../../src/notes/cold-memory";
 import { appendMessage } from "../../src/sessions/messages";
 import { messageIds } from "../../src/telegram/i18n";
 import { splitMessage } from "../../src/telegram/split";
-import { manualClock, testDeps } from "../support/deps";
+import { manualClock, testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import {
   callbackUpdate,
@@ -230,7 +230,7 @@ describe("/done", () => {
     await send(p, textUpdate(p, "run the tests"));
     const session = (await activeSessionOf(p))!;
     const deps = { ...testDeps(), sessionObjects: env.SESSIONS };
-    await appendMessage(deps, { mindId: session.mind_id }, session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
+    await appendMessage({ ...(await inMind(deps, { mindId: session.mind_id })), sessionObjects: deps.sessionObjects }, session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
 
     await send(p, textUpdate(p, "/done"));
     const question = telegram.to(p.chat.id, "sendMessage").at(-1)!;
@@ -294,7 +294,7 @@ describe("memory commands", () => {
     await send(p, textUpdate(p, "/memory"));
     expect(lastText(p)).toBe("The consolidated memory is empty so far.");
     const { mind_id, account_id } = (await mindOf(p))!;
-    await updateCold(testDeps(), humanScope(mind_id, account_id), { text: "## Preferences\n- Tea, not coffee\n", version: 0 });
+    await updateCold(await inMind(testDeps(), humanScope(mind_id, account_id)), { text: "## Preferences\n- Tea, not coffee\n", version: 0 });
     await send(p, textUpdate(p, "/memory"));
     expect(lastText(p)).toBe("## Preferences\n- Tea, not coffee");
   });
@@ -305,8 +305,8 @@ describe("memory commands", () => {
     expect(lastText(p)).toBe("Непроверенных воспоминаний нет.");
     const { mind_id } = (await mindOf(p))!;
     const deps = testDeps();
-    const { memory: a } = await storeMemory(deps, agentScope(mind_id), { category: "fact", key: "works_remote", content: "Работает удалённо" });
-    const { memory: b } = await storeMemory(deps, agentScope(mind_id), { category: "fact", key: "has_cat", content: "Есть кот" });
+    const { memory: a } = await storeMemory(await inMind(deps, agentScope(mind_id)), { category: "fact", key: "works_remote", content: "Работает удалённо" });
+    const { memory: b } = await storeMemory(await inMind(deps, agentScope(mind_id)), { category: "fact", key: "has_cat", content: "Есть кот" });
     await send(p, textUpdate(p, "/verify"));
     const cards = telegram.to(p.chat.id, "sendMessage").slice(-2);
     expect(cards.map((c) => c.payload.reply_markup.inline_keyboard[0].map((k: any) => k.text))).toEqual([

@@ -1,7 +1,7 @@
 import { readCold } from "../../notes/cold-memory";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "get_memory",
     {
@@ -12,7 +12,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     () =>
       runTool(async () => {
-        const cold = await readCold(deps, scope);
+        const cold = await readCold(ctx);
         return jsonResult({ text: cold.text, version: cold.version, updated_at: cold.updated_at });
       }),
   );

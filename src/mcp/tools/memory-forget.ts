@@ -2,7 +2,7 @@ import { z } from "zod";
 import { forgetMemory } from "../../memory/memories";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_forget",
     {
@@ -11,7 +11,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ id }) =>
       runTool(async () => {
-        const forgotten = await forgetMemory(deps, scope, id);
+        const forgotten = await forgetMemory(ctx, id);
         return jsonResult({ forgotten: forgotten.map((m) => m.id) });
       }),
   );

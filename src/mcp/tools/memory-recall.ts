@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { CATEGORIES } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
-import { getMindById } from "../../minds/minds";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_recall",
     {
@@ -19,8 +18,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ limit, category, max_tokens }) =>
       runTool(async () => {
-        const mind = await getMindById(deps, scope.mindId);
-        const recall = await recallMemories(deps, scope, mind.name, { limit: limit ?? 100, category, maxTokens: max_tokens });
+        const recall = await recallMemories(ctx, { limit: limit ?? 100, category, maxTokens: max_tokens });
         return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
       }),
   );

@@ -3,7 +3,7 @@ import { CATEGORIES } from "../../memory/model";
 import { searchMemories } from "../../memory/search";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_search",
     {
@@ -19,7 +19,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ q, tag, category, limit }) =>
       runTool(async () => {
-        const hits = await searchMemories(deps, scope, { q, tag, category, limit: limit ?? 10 });
+        const hits = await searchMemories(ctx, { q, tag, category, limit: limit ?? 10 });
         return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })) });
       }),
   );

@@ -3,7 +3,7 @@ import { storeMemory } from "../../memory/memories";
 import { CATEGORIES, PRIORITIES } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_store",
     {
@@ -27,7 +27,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     (input) =>
       runTool(async () => {
         const expires = input.expires_at === undefined ? undefined : new Date(input.expires_at).toISOString();
-        const { memory, created } = await storeMemory(deps, scope, { ...input, expires_at: expires });
+        const { memory, created } = await storeMemory(ctx, { ...input, expires_at: expires });
         return jsonResult({ created, memory });
       }),
   );

@@ -3,7 +3,7 @@ import { addNote } from "../../notes/notes";
 import { getSession } from "../../sessions/sessions";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "save_memory_note",
     {
@@ -17,8 +17,8 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ text, sessionId }) =>
       runTool(async () => {
-        if (sessionId !== undefined) await getSession(deps, scope, sessionId);
-        const note = await addNote(deps, scope, { text, session_id: sessionId });
+        if (sessionId !== undefined) await getSession(ctx, sessionId);
+        const note = await addNote(ctx, { text, session_id: sessionId });
         return jsonResult({ saved: true, note });
       }),
   );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../sessions/context";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
-export const register: RegisterTool = (server, { deps, scope }) =>
+export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "session_context",
     {
@@ -19,7 +19,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ sessionId, q, max_tokens }) =>
       runTool(async () => {
-        const context = await assembleContext(deps, scope, { session_id: sessionId, q: q ?? null, max_tokens });
+        const context = await assembleContext(ctx, { session_id: sessionId, q: q ?? null, max_tokens });
         return jsonResult(context, `${context.system}\n\n${context.prompt}`);
       }),
   );

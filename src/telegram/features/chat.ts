@@ -12,19 +12,19 @@ import { activeSession } from "./tasks";
 export const chatFeature = new Composer<BotContext>();
 
 chatFeature.on("message:text", async (ctx) => {
-  const { deps, llm, journal } = ctx.services;
-  const { scope } = ctx.who;
+  const { llm, journal } = ctx.services;
+  const mind = ctx.mindContext;
   const text = ctx.message.text.slice(0, MAX_MESSAGE_CHARS);
-  const session = await journal.once("session", () => activeSession(deps, ctx.who));
-  await journal.once("append-user", () => appendMessage(deps, scope, session.id, { role: "user", content: text }));
+  const session = await journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
+  await journal.once("append-user", () => appendMessage(mind, session.id, { role: "user", content: text }));
   if (!llm) {
     await ctx.reply(ctx.t("no-model", { task: session.task_name }));
     return;
   }
   // "typing…" while the model works; a failure to show it changes nothing else.
   await ctx.replyWithChatAction("typing").catch(() => undefined);
-  const answer = await journal.once("answer", () => answerInSession({ ...deps, llm }, scope, session.id, text));
-  await journal.once("append-assistant", () => appendMessage(deps, scope, session.id, { role: "assistant", content: answer }));
+  const answer = await journal.once("answer", () => answerInSession(mind, llm, session.id, text));
+  await journal.once("append-assistant", () => appendMessage(mind, session.id, { role: "assistant", content: answer }));
   await replyLong(ctx, answer);
 });
 

@@ -8,7 +8,7 @@ export const loginFeature = new Composer<BotContext>();
 loginFeature.command("login", async (ctx) => {
   if (ctx.chat.type !== "private") return void (await ctx.reply(ctx.t("login-private")));
   const { deps, journal, origin } = ctx.services;
-  const link = await journal.once("login-link", () => createLoginLink(deps, { accountId: ctx.who.accountId, mindId: ctx.who.mindId }));
+  const link = await journal.once("login-link", () => createLoginLink(deps, { accountId: ctx.who.accountId, mindId: ctx.mindContext.mind.id }));
   const url = `${origin}/ui/login?token=${encodeURIComponent(link.token)}`;
   await ctx.reply(ctx.t("login-link", { url, minutes: Math.round(LOGIN_LINK_TTL_MS / 60_000) }), {
     link_preview_options: { is_disabled: true },

@@ -3,7 +3,6 @@ import { inferCategory, keyForFact } from "../../memory/facts";
 import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
 import { recallMemories } from "../../memory/recall";
 import { searchMemories } from "../../memory/search";
-import { getMindById } from "../../minds/minds";
 import { readCold } from "../../notes/cold-memory";
 import { searchNotes } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
@@ -19,19 +18,19 @@ const VERIFY_LIMIT = 10;
 export const memoryFeature = new Composer<BotContext>();
 
 memoryFeature.command("remember", async (ctx) => {
-  const { deps, journal } = ctx.services;
+  const { journal } = ctx.services;
   const fact = argumentsOf(ctx).slice(0, MAX_FACT_CHARS);
   if (fact) {
     // The person's own words: a verified user memory.
     const category = inferCategory(fact);
     const { memory } = await journal.once("store", async () =>
-      storeMemory(deps, ctx.who.scope, { category, key: await keyForFact(fact), content: fact }),
+      storeMemory(ctx.mindContext, { category, key: await keyForFact(fact), content: fact }),
     );
     await ctx.reply(ctx.t("remembered", { category: memory.category, content: memory.content }));
     return;
   }
-  const session = await journal.once("session", () => activeSession(deps, ctx.who));
-  const { extraction } = await journal.once("extract", () => extractSessionNow(deps, ctx.who.scope, session.id));
+  const session = await journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
+  const { extraction } = await journal.once("extract", () => extractSessionNow(ctx.mindContext, session.id));
   const replies = { extracted: "remember-extracted", nothing: "remember-nothing", no_model: "remember-no-model" } as const;
   const id = extraction.status in replies ? replies[extraction.status as keyof typeof replies] : "remember-later";
   await ctx.reply(ctx.t(id, { notes: extraction.notes }));
@@ -40,29 +39,26 @@ memoryFeature.command("remember", async (ctx) => {
 memoryFeature.command("forget", async (ctx) => {
   const what = argumentsOf(ctx);
   if (!what) return void (await ctx.reply(ctx.t("forget-usage")));
-  const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.services.deps, ctx.who.scope, what));
+  const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.mindContext, what));
   await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? `${gone[0]!.key}: ${gone[0]!.content}` : what }));
 });
 
 memoryFeature.command("memory", async (ctx) => {
-  const cold = await readCold(ctx.services.deps, ctx.who.scope);
+  const cold = await readCold(ctx.mindContext);
   await replyLong(ctx, cold.text.trim() || ctx.t("memory-empty"));
 });
 
 memoryFeature.command("recall", async (ctx) => {
-  const { deps } = ctx.services;
-  const mind = await getMindById(deps, ctx.who.mindId);
-  const recall = await recallMemories(deps, ctx.who.scope, mind.name, { limit: 50, maxTokens: RECALL_TOKENS });
+  const recall = await recallMemories(ctx.mindContext, { limit: 50, maxTokens: RECALL_TOKENS });
   await replyLong(ctx, recall.memories.length > 0 ? recall.text : ctx.t("recall-empty"));
 });
 
 memoryFeature.command("search", async (ctx) => {
   const q = argumentsOf(ctx).slice(0, 500);
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
-  const { deps } = ctx.services;
   const [memories, notes] = await Promise.all([
-    searchMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
-    searchNotes(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
+    searchMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT }),
+    searchNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }),
   ]);
   const mark = (verified: boolean) => (verified ? "✅" : "❔");
   const lines = [
@@ -73,7 +69,7 @@ memoryFeature.command("search", async (ctx) => {
 });
 
 memoryFeature.command("verify", async (ctx) => {
-  const { memories } = await listMemories(ctx.services.deps, ctx.who.scope, {
+  const { memories } = await listMemories(ctx.mindContext, {
     verified: false,
     source: "agent",
     limit: VERIFY_LIMIT,
@@ -88,13 +84,13 @@ memoryFeature.command("verify", async (ctx) => {
 });
 
 memoryFeature.callbackQuery(/^mem:([vd]):(.+)$/, async (ctx) => {
-  const { deps, journal } = ctx.services;
+  const { journal } = ctx.services;
   const id = ctx.match[2]!;
   const verify = ctx.match[1] === "v";
   const memory = await journal.once("review", async () => {
-    const current = await getMemory(deps, ctx.who.scope, id);
-    if (verify) return verifyMemory(deps, ctx.who.scope, id);
-    await deleteMemory(deps, ctx.who.scope, id);
+    const current = await getMemory(ctx.mindContext, id);
+    if (verify) return verifyMemory(ctx.mindContext, id);
+    await deleteMemory(ctx.mindContext, id);
     return current;
   });
   await ctx.answerCallbackQuery();

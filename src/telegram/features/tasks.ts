@@ -1,50 +1,48 @@
 import { Composer, InlineKeyboard } from "grammy";
-import type { Deps } from "../../deps";
 import { AppError } from "../../errors";
 import { completeSession } from "../../sessions/messages";
-import type { Session } from "../../sessions/model";
+import type { Chat, Session } from "../../sessions/model";
 import { activateSession, deleteSession, getSession, listSessions, openSession } from "../../sessions/sessions";
 import { argumentsOf, replyLong, type BotContext } from "../context";
-import type { TelegramIdentity } from "../identity";
+import type { MindContext } from "../../minds/context";
 
 /** The task a chat starts in, and goes back to when its active task is deleted. */
 export const DEFAULT_TASK = "main";
 const MAX_TASKS_LISTED = 50;
 
 /** The chat's active session; the default task is opened when there is none. */
-export async function activeSession(deps: Deps, who: TelegramIdentity): Promise<Session> {
-  const activeId = who.chat.active_session_id;
+export async function activeSession(ctx: MindContext, chat: Chat): Promise<Session> {
+  const activeId = chat.active_session_id;
   if (activeId) {
     try {
-      return await getSession(deps, who.scope, activeId);
+      return await getSession(ctx, activeId);
     } catch (error) {
       if (!(error instanceof AppError && error.code === "not_found")) throw error;
     }
   }
-  return (await openSession(deps, who.scope, who.chat.id, { task_name: DEFAULT_TASK })).session;
+  return (await openSession(ctx, chat.id, { task_name: DEFAULT_TASK })).session;
 }
 
-async function chatTasks(deps: Deps, who: TelegramIdentity): Promise<Session[]> {
-  return listSessions(deps, who.scope, { chatId: who.chat.id, limit: MAX_TASKS_LISTED, offset: 0 });
+async function chatTasks(ctx: MindContext, chat: Chat): Promise<Session[]> {
+  return listSessions(ctx, { chatId: chat.id, limit: MAX_TASKS_LISTED, offset: 0 });
 }
 
 /** /task new|list|switch|delete, and /done with its Yes / No buttons. */
 export const taskFeature = new Composer<BotContext>();
 
 taskFeature.command("task", async (ctx) => {
-  const { deps } = ctx.services;
   const [action = "", ...rest] = argumentsOf(ctx).split(/\s+/);
   const name = rest[0]?.slice(0, 200) ?? "";
   switch (action.toLowerCase()) {
     case "new": {
       if (!name) break;
       const repoPath = rest.slice(1).join(" ").slice(0, 500) || null;
-      const { created } = await openSession(deps, ctx.who.scope, ctx.who.chat.id, { task_name: name, repo_path: repoPath });
+      const { created } = await openSession(ctx.mindContext, ctx.who.chat.id, { task_name: name, repo_path: repoPath });
       await ctx.reply(ctx.t(created ? "task-created" : "task-existing", { task: name }));
       return;
     }
     case "list": {
-      const tasks = await chatTasks(deps, ctx.who);
+      const tasks = await chatTasks(ctx.mindContext, ctx.who.chat);
       if (tasks.length === 0) return void (await ctx.reply(ctx.t("task-list-empty")));
       const lines = tasks.map((s) => `${s.active ? "▶" : "•"} ${s.task_name}${s.repo_path ? ` (${s.repo_path})` : ""} — ${s.message_count}`);
       await replyLong(ctx, [ctx.t("task-list"), ...lines].join("\n"));
@@ -53,13 +51,13 @@ taskFeature.command("task", async (ctx) => {
     case "switch":
     case "delete": {
       if (!name) break;
-      const task = (await chatTasks(deps, ctx.who)).find((s) => s.task_name === name);
+      const task = (await chatTasks(ctx.mindContext, ctx.who.chat)).find((s) => s.task_name === name);
       if (!task) return void (await ctx.reply(ctx.t("task-not-found", { task: name })));
       if (action.toLowerCase() === "switch") {
-        await activateSession(deps, ctx.who.scope, task.id);
+        await activateSession(ctx.mindContext, task.id);
         await ctx.reply(ctx.t("task-switched", { task: name }));
       } else {
-        const deleted = await deleteSession(deps, ctx.who.scope, task.id);
+        const deleted = await deleteSession(ctx.mindContext, task.id);
         await ctx.reply(ctx.t("task-deleted", { task: name, messages: deleted.messages ?? 0 }));
       }
       return;
@@ -69,7 +67,7 @@ taskFeature.command("task", async (ctx) => {
 });
 
 taskFeature.command("done", async (ctx) => {
-  const session = await ctx.services.journal.once("session", () => activeSession(ctx.services.deps, ctx.who));
+  const session = await ctx.services.journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
   const keyboard = new InlineKeyboard().text(ctx.t("done-yes"), `done:y:${session.id}`).text(ctx.t("done-no"), `done:n:${session.id}`);
   await ctx.reply(ctx.t("done-question"), { reply_markup: keyboard });
 });
@@ -77,7 +75,7 @@ taskFeature.command("done", async (ctx) => {
 taskFeature.callbackQuery(/^done:([yn]):(.+)$/, async (ctx) => {
   const confirmed = ctx.match[1] === "y";
   const result = await ctx.services.journal.once("complete", () =>
-    completeSession(ctx.services.deps, ctx.who.scope, ctx.match[2]!, confirmed),
+    completeSession(ctx.mindContext, ctx.match[2]!, confirmed),
   );
   await ctx.answerCallbackQuery();
   await ctx.editMessageText(confirmed ? ctx.t("done-cleared", { count: result.cleared }) : ctx.t("done-kept"));

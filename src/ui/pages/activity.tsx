@@ -10,8 +10,8 @@ import type { UiEnv } from "../ui-env";
 export const activityPages = new Hono<UiEnv>();
 
 activityPages.get("/notes", async (c) => {
-  const { t, deps, uiScope } = c.var;
-  const { notes, total } = await listNotes(deps, uiScope, { limit: 100, offset: 0 });
+  const { t, mindContext } = c.var;
+  const { notes, total } = await listNotes(mindContext, { limit: 100, offset: 0 });
   return page(
     c,
     t.notes,
@@ -34,7 +34,8 @@ activityPages.get("/notes", async (c) => {
 });
 
 activityPages.get("/usage", async (c) => {
-  const { t, deps, mind } = c.var;
+  const { t, deps, mindContext } = c.var;
+  const { mind } = mindContext;
   const since = utcDay(new Date(deps.clock.now().getTime() - 29 * 86_400_000));
   const [rows, usedToday, runs] = await Promise.all([
     usageSince(deps, mind.id, since),

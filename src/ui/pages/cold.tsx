@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { AGENT_PATTERN } from "../../auth/middleware";
 import { DEFAULT_AGENT } from "../../auth/principal";
+import { inNamespace } from "../../minds/context";
 import { invalid } from "../../errors";
 import { listColdVersions } from "../../notes/cold";
 import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
@@ -24,11 +25,11 @@ const versionOf = (value: string | undefined) => {
 };
 
 coldPages.get("/cold", async (c) => {
-  const { t, deps, csrf } = c.var;
+  const { t, csrf } = c.var;
   const agent = agentOf(c.req.query("agent"));
-  const scope = { ...c.var.uiScope, agent };
-  const cold = await readCold(deps, scope);
-  const versions = await listColdVersions(deps, scope.mindId, agent, { limit: 100, offset: 0 });
+  const here = inNamespace(c.var.mindContext, agent);
+  const cold = await readCold(here);
+  const versions = await listColdVersions(here, here.scope.mindId, agent, { limit: 100, offset: 0 });
   const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
   return page(
     c,
@@ -86,9 +87,9 @@ coldPages.get("/cold", async (c) => {
 });
 
 coldPages.get("/cold/diff", async (c) => {
-  const { t, deps } = c.var;
+  const { t } = c.var;
   const agent = agentOf(c.req.query("agent"));
-  const diff = await diffCold(deps, { ...c.var.uiScope, agent }, versionOf(c.req.query("from")), versionOf(c.req.query("to")));
+  const diff = await diffCold(inNamespace(c.var.mindContext, agent), versionOf(c.req.query("from")), versionOf(c.req.query("to")));
   // The hunks only: the file header lines would read as one more added and removed line.
   const all = diff.patch.split("\n");
   const first = all.findIndex((line) => line.startsWith("@@"));
@@ -115,6 +116,6 @@ coldPages.get("/cold/diff", async (c) => {
 
 coldPages.post("/cold/rollback", async (c) => {
   const agent = agentOf(await formText(c, "agent"));
-  await rollbackCold(c.var.deps, { ...c.var.uiScope, agent }, versionOf(await formText(c, "version")));
+  await rollbackCold(inNamespace(c.var.mindContext, agent), versionOf(await formText(c, "version")));
   return c.redirect(`/ui/cold?ok=rolledBack${agent === DEFAULT_AGENT ? "" : `&agent=${agent}`}`, 303);
 });

@@ -32,7 +32,7 @@ function DataPage({ v }: { v: UiEnv["Variables"] }) {
       </section>
       <section class="card">
         <h2>{t.eraseTitle}</h2>
-        <p>{t.eraseHelp} <strong>{v.mind.name}</strong></p>
+        <p>{t.eraseHelp} <strong>{v.mindContext.mind.name}</strong></p>
         <form method="post" action="/ui/erase">
           <CsrfField token={csrf} />
           <input name="confirm" autocomplete="off" required />
@@ -46,7 +46,7 @@ function DataPage({ v }: { v: UiEnv["Variables"] }) {
 dataPages.get("/data", (c) => page(c, c.var.t.data, <DataPage v={c.var} />));
 
 dataPages.get("/export", async (c) => {
-  const { deps, session, mind } = c.var;
+  const { deps, session, mindContext: { mind } } = c.var;
   const name = `edgemind-${mind.id}-${deps.clock.now().toISOString().slice(0, 10)}.jsonl`;
   return c.body(archiveStream(exportMind(deps, session.accountId, mind.id)), 200, {
     "Content-Type": "application/x-ndjson; charset=utf-8",
@@ -56,7 +56,7 @@ dataPages.get("/export", async (c) => {
 });
 
 dataPages.post("/import", async (c) => {
-  const { t, deps, session, mind } = c.var;
+  const { t, deps, session, mindContext: { mind } } = c.var;
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
@@ -70,7 +70,7 @@ dataPages.post("/import", async (c) => {
 });
 
 dataPages.post("/erase", async (c) => {
-  const { t, deps, session, mind } = c.var;
+  const { t, deps, session, mindContext: { mind } } = c.var;
   if ((await formText(c, "confirm")).trim() !== mind.name) {
     return page(c, t.data, <DataPage v={c.var} />, { error: t.eraseMismatch, status: 400 });
   }

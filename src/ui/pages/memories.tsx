@@ -36,7 +36,7 @@ function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variabl
 }
 
 memoryPages.get("/memories", async (c) => {
-  const { t, uiScope, deps, csrf } = c.var;
+  const { t, mindContext, csrf } = c.var;
   const q = (c.req.query("q") ?? "").trim().slice(0, 200);
   const category = oneOf(CATEGORIES, c.req.query("category"));
   const source = oneOf(SOURCES, c.req.query("source"));
@@ -46,11 +46,11 @@ memoryPages.get("/memories", async (c) => {
   let list: Memory[];
   let total: number;
   if (q) {
-    const hits = await searchMemories(deps, uiScope, { q, tag, category, limit: 100 });
+    const hits = await searchMemories(mindContext, { q, tag, category, limit: 100 });
     list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
     total = list.length;
   } else {
-    ({ memories: list, total } = await listMemories(deps, uiScope, { category, tag, source, verified, limit: 100, offset: 0 }));
+    ({ memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: 100, offset: 0 }));
   }
   return page(
     c,
@@ -102,9 +102,9 @@ memoryPages.get("/memories", async (c) => {
 });
 
 memoryPages.get("/memories/:id", async (c) => {
-  const { t, uiScope, deps, csrf } = c.var;
-  const m = await getMemory(deps, uiScope, c.req.param("id"));
-  const history = await memoryHistoryOf(deps, uiScope, m.id);
+  const { t, mindContext, csrf } = c.var;
+  const m = await getMemory(mindContext, c.req.param("id"));
+  const history = await memoryHistoryOf(mindContext, m.id);
   return page(
     c,
     `${t.edit}: ${m.key}`,
@@ -147,23 +147,23 @@ memoryPages.get("/memories/:id", async (c) => {
 });
 
 memoryPages.post("/memories/:id", async (c) => {
-  const { uiScope, deps } = c.var;
+  const { mindContext } = c.var;
   const content = (await formText(c, "content")).trim();
   if (!content || content.length > 8000) throw invalid("content: 1 to 8000 characters");
   const tags = (await formText(c, "tags")).split(",").map((x) => x.trim()).filter(Boolean);
   if (tags.length > 10 || tags.some((x) => x.length > 40)) throw invalid("tags: at most 10, each up to 40 characters");
   const priority = oneOf<Priority>(PRIORITIES, await formText(c, "priority"));
-  const m = await updateMemory(deps, uiScope, c.req.param("id"), { content, tags, priority });
+  const m = await updateMemory(mindContext, c.req.param("id"), { content, tags, priority });
   return c.redirect(`/ui/memories/${m.id}?ok=saved`, 303);
 });
 
 memoryPages.post("/memories/:id/verify", async (c) => {
-  await verifyMemory(c.var.deps, c.var.uiScope, c.req.param("id"));
+  await verifyMemory(c.var.mindContext, c.req.param("id"));
   return c.redirect(`${backTo(c.req.header("Referer"))}`, 303);
 });
 
 memoryPages.post("/memories/:id/delete", async (c) => {
-  await deleteMemory(c.var.deps, c.var.uiScope, c.req.param("id"));
+  await deleteMemory(c.var.mindContext, c.req.param("id"));
   return c.redirect("/ui/memories?ok=deleted", 303);
 });
 

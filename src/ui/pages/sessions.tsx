@@ -14,9 +14,9 @@ export const sessionPages = new Hono<UiEnv>();
 const HISTORY_PAGE = 500;
 
 sessionPages.get("/sessions", async (c) => {
-  const { t, deps, uiScope } = c.var;
-  const chats = await listChats(deps, uiScope, { limit: 100, offset: 0 });
-  const perChat = await Promise.all(chats.map((chat) => listSessions(deps, uiScope, { chatId: chat.id, limit: 100, offset: 0 })));
+  const { t, mindContext } = c.var;
+  const chats = await listChats(mindContext, { limit: 100, offset: 0 });
+  const perChat = await Promise.all(chats.map((chat) => listSessions(mindContext, { chatId: chat.id, limit: 100, offset: 0 })));
   return page(
     c,
     t.sessions,
@@ -44,9 +44,9 @@ sessionPages.get("/sessions", async (c) => {
 });
 
 sessionPages.get("/sessions/:id", async (c) => {
-  const { t, deps, uiScope, csrf } = c.var;
-  const session = await getSessionWithState({ ...deps, sessionObjects: c.env.SESSIONS }, uiScope, c.req.param("id"));
-  const history = await uiHistory(deps, uiScope, session.id, { after: 0, limit: HISTORY_PAGE });
+  const { t, mindContext, csrf } = c.var;
+  const session = await getSessionWithState({ ...mindContext, sessionObjects: c.env.SESSIONS }, c.req.param("id"));
+  const history = await uiHistory(mindContext, session.id, { after: 0, limit: HISTORY_PAGE });
   const ephemeralCount = history.messages.filter((m) => m.ephemeral).length;
   return page(
     c,
@@ -81,8 +81,7 @@ sessionPages.get("/sessions/:id", async (c) => {
 sessionPages.post("/sessions/:id/done", async (c) => {
   const answer = await formText(c, "answer");
   if (answer !== "yes" && answer !== "no") throw invalid("answer: yes or no");
-  const deps = { ...c.var.deps, sessionObjects: c.env.SESSIONS };
-  const result = await completeSession(deps, c.var.uiScope, c.req.param("id"), answer === "yes");
+  const result = await completeSession({ ...c.var.mindContext, sessionObjects: c.env.SESSIONS }, c.req.param("id"), answer === "yes");
   const ok = result.confirmed ? "cleared" : "kept";
   return c.redirect(`/ui/sessions/${c.req.param("id")}?ok=${ok}`, 303);
 });

@@ -1,0 +1,90 @@
+import {
+  AGENT_PATTERN,
+  boundMindOf,
+  DEFAULT_AGENT,
+  namespaceLimitOf,
+  type Principal,
+  type Scope,
+} from "../auth/principal";
+import { databaseOfMind } from "../db/client";
+import type { Deps } from "../deps";
+import { forbidden, invalid, notFound } from "../errors";
+import { getMind, getMindById, type Mind } from "./minds";
+
+/**
+ * Everything domain code needs to work in one mind, resolved once at the edge: the mind's
+ * row (name, locale, settings, budget), the caller's scope with the namespace rules
+ * applied, the database that holds the mind, and the clock.
+ */
+export interface MindContext extends Deps {
+  mind: Mind;
+  scope: Scope;
+}
+
+/** What a front asks for: a mind (humans must name one) and an agent namespace. */
+export interface MindRequest {
+  mindId?: string | null;
+  agent?: string | null;
+}
+
+/**
+ * Resolves a principal and the requested mind and namespace into a `MindContext`. A principal
+ * bound to a mind implies it (naming another is not_found); a human must own the mind they
+ * name. A principal limited to one namespace may not leave it. Reads the mind once.
+ */
+export async function resolveMindContext(deps: Deps, principal: Principal, request: MindRequest = {}): Promise<MindContext> {
+  const requestedAgent = request.agent ?? null;
+  if (requestedAgent !== null && !AGENT_PATTERN.test(requestedAgent)) {
+    throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+  }
+  const bound = boundMindOf(principal);
+  let mind: Mind;
+  if (bound !== null) {
+    if (request.mindId && request.mindId !== bound) throw notFound("mind");
+    mind = await getMindById(deps, bound);
+  } else {
+    if (!request.mindId) throw invalid("X-Mind-Id header is required with a human's token");
+    if (principal.kind !== "human") throw notFound("mind");
+    mind = await getMind(deps, principal.accountId, request.mindId);
+  }
+  const limit = namespaceLimitOf(principal);
+  if (limit !== null && requestedAgent !== null && requestedAgent !== limit) {
+    throw forbidden(`this key is limited to the agent namespace "${limit}"`);
+  }
+  const agentFilter = limit ?? requestedAgent;
+  return bindMind(deps, mind, { mindId: mind.id, principal, agent: agentFilter ?? DEFAULT_AGENT, agentFilter });
+}
+
+/**
+ * The context of a mind already read (a journaled Telegram identity, a mind just created):
+ * no database call. Its scope must come from `resolveMindContext` or `personalScope`.
+ */
+export function bindMind(deps: Deps, mind: Mind, scope: Scope): MindContext {
+  return { db: databaseOfMind(deps, mind.id), clock: deps.clock, mind, scope };
+}
+
+/** A person's scope over a mind they may use: every namespace for reads, `default` for writes. */
+export function personalScope(principal: Principal & { kind: "human" | "telegram" }, mindId: string): Scope {
+  return { mindId, principal, agent: DEFAULT_AGENT, agentFilter: null };
+}
+
+/**
+ * The same context writing to another agent namespace (a note's `agent`, the UI's cold memory
+ * page): a principal limited to one namespace may not leave it, and a request already
+ * narrowed to one namespace cannot name a second.
+ */
+export function inNamespace(ctx: MindContext, agent: string | undefined): MindContext {
+  const { scope } = ctx;
+  if (agent === undefined || agent === scope.agent) return ctx;
+  if (!AGENT_PATTERN.test(agent)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+  const limit = namespaceLimitOf(scope.principal);
+  if (limit !== null && agent !== limit) throw forbidden(`this key is limited to the agent namespace "${limit}"`);
+  if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
+  return { ...ctx, scope: { ...scope, agent } };
+}
+
+/** A background job's context for one mind (each cron's per-mind loop). */
+export async function jobMindContext(deps: Deps, job: string, mindId: string, agent: string = DEFAULT_AGENT): Promise<MindContext> {
+  const mind = await getMindById(deps, mindId);
+  return bindMind(deps, mind, { mindId, principal: { kind: "system", job, mindId }, agent, agentFilter: agent });
+}
