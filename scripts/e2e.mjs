@@ -1,7 +1,8 @@
 // Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
 // with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export.
-// Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium).
+// Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
+// without it the test is skipped loudly and passes, except under CI=true where it fails.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,8 +25,20 @@ const env = {
 };
 
 if (!existsSync(chromiumPath)) {
-  console.error(`e2e: ${chromiumPath} not found; install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
-  process.exit(1);
+  // A newcomer's `npm test` passes without a browser; CI (CI=true) must run this test, so there it fails.
+  const ci = /^(1|true)$/i.test(process.env.CI ?? "");
+  const rule = "!".repeat(78);
+  console.error(
+    [
+      rule,
+      `e2e: SKIPPED, the browser test did not run: no Chromium at ${chromiumPath}.`,
+      "     Install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH,",
+      "     then run it alone with: npm run test:e2e",
+      ci ? "     CI is set: a skipped browser test fails the run." : "     (not an error here; under CI=true a skipped browser test fails)",
+      rule,
+    ].join("\n"),
+  );
+  process.exit(ci ? 1 : 0);
 }
 
 const started = Date.now();
