@@ -105,7 +105,7 @@ coldRoutes
     createRoute({
       method: "get", path: "/cold/diff", tags, security: bearerSecurity,
       summary: "Line diff between two versions (0 is the empty document; `to` defaults to the current version)",
-      request: { query: z.object({ from: version, to: version.optional(), agent: AgentQuery }) },
+      request: { query: z.object({ from: version.openapi({ param: { required: true } }), to: version.optional(), agent: AgentQuery }) },
       responses: {
         200: jsonContent(
           z.object({ from: z.number(), to: z.number(), added: z.number(), removed: z.number(), patch: z.string() }),
