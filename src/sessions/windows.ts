@@ -26,6 +26,17 @@ export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Me
   return rows.reverse().map(toMessage);
 }
 
+/** How many ephemeral messages the session holds: output the model is never given. */
+export async function countEphemeral(ctx: MindContext, sessionId: string): Promise<number> {
+  const { scope } = ctx;
+  const row = await ctx.db
+    .select({ n: count() })
+    .from(messages)
+    .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, true)))
+    .get();
+  return row?.n ?? 0;
+}
+
 export interface UiPage {
   messages: Message[];
   total: number;
