@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
 
 type Auth = { token: string; mind?: string };
@@ -110,7 +111,13 @@ describe("cold memory", () => {
   it("starts empty at version 0 and writes by compare-and-swap", async () => {
     const t = await newTenant();
     const auth = { token: t.token, mind: t.mind.id };
-    expect((await call("GET", "/cold", auth)).json).toEqual({ agent: "default", text: "", version: 0, updated_at: null });
+    expect((await call("GET", "/cold", auth)).json).toEqual({
+      agent: "default",
+      text: "",
+      version: 0,
+      updated_at: null,
+      namespaces: [{ agent: "default", memories: 0, notes: 0, cold_version: 0 }],
+    });
     const v1 = await putCold(auth, { text: "## Profile\n- Alice\n", version: 0 });
     expect(v1.status).toBe(200);
     expect(v1.json).toMatchObject({ version: 1, text: "## Profile\n- Alice\n", folded_notes: 0 });
@@ -168,6 +175,34 @@ describe("cold memory", () => {
     const latest = (await call("GET", "/cold/versions?limit=1", auth)).json.versions[0];
     expect(latest.author).toMatch(/^rollback to 1 by user:/);
     expect((await call("POST", "/cold/rollback", { ...auth, body: { version: 4 } })).status).toBe(400);
+  });
+
+  it("diffs versions of up to DIFF_MAX_LINES lines and answers 413 naming the limit past it", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i.toString(36)}`).join("\n") + "\n";
+    await putCold(auth, { text: lines(DIFF_MAX_LINES, "a"), version: 0 });
+    await putCold(auth, { text: lines(DIFF_MAX_LINES, "b"), version: 1 });
+    const edited = lines(DIFF_MAX_LINES, "b").replace("\nb5\n", "\nchanged\n");
+    await putCold(auth, { text: edited, version: 2 });
+    await putCold(auth, { text: lines(DIFF_MAX_LINES + 1, "c"), version: 3 });
+
+    // Every line differs: past DIFF_MAX_EDITS the patch replaces the whole document.
+    const whole = await call("GET", "/cold/diff?from=1&to=2", auth);
+    expect(whole.status).toBe(200);
+    expect(whole.json).toMatchObject({ added: DIFF_MAX_LINES, removed: DIFF_MAX_LINES, exact: false });
+    expect(whole.json.patch).toContain("-a0\n");
+    expect(whole.json.patch).toContain("+b0\n");
+    const small = await call("GET", "/cold/diff?from=2&to=3", auth);
+    expect(small.json).toMatchObject({ added: 1, removed: 1, exact: true });
+    expect(small.json.patch).toContain("-b5\n+changed\n");
+
+    const tooLong = await call("GET", "/cold/diff?from=3&to=4", auth);
+    expect(tooLong.status).toBe(413);
+    expect(tooLong.json.error.code).toBe("payload_too_large");
+    expect(tooLong.json.error.message).toContain(`at most ${DIFF_MAX_LINES} lines`);
+    expect(tooLong.json.error.message).toContain("version 4");
+    expect((await call("GET", "/cold/diff?from=0&to=4", auth)).status).toBe(413);
   });
 
   it("lets a client consolidate: claim notes, then PUT with the consolidation id deletes exactly those", async () => {
