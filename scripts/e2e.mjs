@@ -1,11 +1,13 @@
 // Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
-// with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export.
+// with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export,
+// connect an MCP client by OAuth on the consent page and revoke it.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -124,6 +126,67 @@ async function useMcp(base, key) {
   }
 }
 
+/** The SDK's client-side OAuth provider, kept in memory, for an app added to edgemind by URL. */
+function memoryOAuthProvider(redirect) {
+  const saved = { verifier: "" };
+  return {
+    saved,
+    get redirectUrl() {
+      return redirect;
+    },
+    get clientMetadata() {
+      return { client_name: "E2E assistant", redirect_uris: [redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    },
+    clientInformation: () => saved.client,
+    saveClientInformation: (info) => void (saved.client = info),
+    tokens: () => saved.tokens,
+    saveTokens: (tokens) => void (saved.tokens = tokens),
+    redirectToAuthorization: (url) => void (saved.authorizationUrl = url),
+    saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
+    codeVerifier: () => saved.verifier,
+  };
+}
+
+/** An MCP client connects by URL: the person allows it on the consent page, it works, then is revoked there. */
+async function connectByOAuth(base, page, shot) {
+  // The app's callback: a local listener that takes the authorization code, as a desktop client would.
+  let code = null;
+  const callback = createHttpServer((req, res) => {
+    code = new URL(req.url, "http://127.0.0.1").searchParams.get("code");
+    res.end("back in the app");
+  });
+  const port = await freePort();
+  await new Promise((resolve) => callback.listen(port, "127.0.0.1", resolve));
+  const redirect = `http://127.0.0.1:${port}/callback`;
+  const provider = memoryOAuthProvider(redirect);
+  const transport = () => new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+  await new Client({ name: "edgemind-e2e-oauth", version: "1.0.0" }).connect(transport()).catch(() => {});
+  check(provider.saved.authorizationUrl?.pathname === "/ui/oauth/authorize", "the MCP client registered and was sent to the consent page");
+  await page.goto(String(provider.saved.authorizationUrl));
+  check((await page.locator("#client-name").textContent()) === "E2E assistant", "the consent page names the client");
+  check((await page.locator("select#mind option").count()) === 1, "the consent page offers the person's mind");
+  await shot("08-consent");
+  await Promise.all([page.waitForURL(`${redirect}**`), page.click("#allow")]);
+  callback.close();
+  check(typeof code === "string" && code.length > 10, "Allow sends the client back with an authorization code");
+  await transport().finishAuth(code);
+  const client = new Client({ name: "edgemind-e2e-oauth", version: "1.0.0" });
+  await client.connect(transport());
+  const { tools } = await client.listTools();
+  check(tools.length === 8, "the OAuth client lists the tools with its access token");
+  await client.close();
+  await page.goto(`${base}/ui/apps`);
+  check((await page.locator(".card.app h3").allTextContents()).includes("E2E assistant"), "the connected app is listed under the mind");
+  await shot("09-apps");
+  await Promise.all([page.waitForURL(/ok=revoked/), page.locator(".card.app button", { hasText: "Revoke" }).click()]);
+  const after = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${provider.saved.tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  check(after.status === 401, "after Revoke the client's token gets 401");
+}
+
 async function drive(base, seeded) {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--headless"] });
   try {
@@ -180,6 +243,8 @@ async function drive(base, seeded) {
     check(lines.some((l) => l.type === "memory" && l.content === "Любит кофе с молоком, без сахара" && l.verified), "the export holds the edited, verified memory");
     await shot("07-data");
 
+    await connectByOAuth(base, page, shot);
+
     const phone = await browser.newContext({ locale: "ru-RU", viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
     await phone.addCookies(cookies.filter((c) => c.name === "edgemind_ui"));
     const small = await phone.newPage();
@@ -187,7 +252,7 @@ async function drive(base, seeded) {
     check((await small.locator("html").getAttribute("lang")) === "ru", "a Russian browser gets the Russian UI");
     const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, `on a 390 px phone nothing scrolls sideways (overflow ${overflow}px)`);
-    await small.screenshot({ path: path.join(artifacts, "08-phone-ru.png"), fullPage: true });
+    await small.screenshot({ path: path.join(artifacts, "10-phone-ru.png"), fullPage: true });
   } finally {
     await browser.close();
   }

@@ -46,6 +46,7 @@ const NAV = [
   ["/ui/sessions", "sessions"],
   ["/ui/usage", "usage"],
   ["/ui/data", "data"],
+  ["/ui/apps", "apps"],
   ["/ui/minds", "minds"],
 ] as const;
 
