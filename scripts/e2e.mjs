@@ -1,7 +1,8 @@
 // Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
 // with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export,
-// connect an MCP client by OAuth on the consent page and revoke it.
+// connect an MCP client by OAuth on the consent page and revoke it, and render /docs with every
+// request outside the Worker refused.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
 import { spawn, spawnSync } from "node:child_process";
@@ -187,6 +188,33 @@ async function connectByOAuth(base, page, shot) {
   check(after.status === 401, "after Revoke the client's token gets 401");
 }
 
+/** `/` and `/docs` with every request off this origin refused: the API docs render from the Worker alone. */
+async function checkDocsOffline(browser, base) {
+  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1100, height: 900 } });
+  const outside = [];
+  await context.route("**/*", (route) => {
+    if (route.request().url().startsWith(`${base}/`)) return route.continue();
+    outside.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const violations = [];
+  page.on("console", (message) => {
+    if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.goto(`${base}/`);
+  check((await page.locator('a[href="/docs"]').count()) === 1, "GET / is a landing page linking /docs");
+  await page.screenshot({ path: path.join(artifacts, "11-landing.png"), fullPage: true });
+  await page.goto(`${base}/docs`);
+  await page.locator(".opblock").first().waitFor({ timeout: 15_000 });
+  const operations = await page.locator(".opblock").count();
+  check(operations > 20, `/docs renders ${operations} operations with no network beyond the Worker`);
+  check(outside.length === 0, `/docs asked for nothing outside the Worker (${outside.join(", ")})`);
+  check(violations.length === 0, `/docs runs under its CSP without violations (${violations.join("; ")})`);
+  await page.screenshot({ path: path.join(artifacts, "12-docs.png") });
+  await context.close();
+}
+
 async function drive(base, seeded) {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--headless"] });
   try {
@@ -244,6 +272,7 @@ async function drive(base, seeded) {
     await shot("07-data");
 
     await connectByOAuth(base, page, shot);
+    await checkDocsOffline(browser, base);
 
     const phone = await browser.newContext({ locale: "ru-RU", viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
     await phone.addCookies(cookies.filter((c) => c.name === "edgemind_ui"));

@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { authRoutes } from "./api/auth";
@@ -15,7 +14,9 @@ import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
 import { AppError } from "./errors";
+import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
+import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
 import { telegramRoutes } from "./telegram/webhook";
 
@@ -53,6 +54,7 @@ export function createApp(options: AppOptions = {}) {
     }),
   );
 
+  app.get("/", landingPage);
   app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
   app.route("/", authRoutes);
   app.route("/", mindRoutes);
@@ -65,6 +67,7 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", mcpRoutes);
   app.route("/ui", uiRoutes);
   app.route("/", telegramRoutes);
+  app.route("/", docsRoutes);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -79,6 +82,5 @@ export function createApp(options: AppOptions = {}) {
       description: "Memory for LLM agents and the people who work with them. Humans name the mind with X-Mind-Id.",
     },
   });
-  app.get("/docs", swaggerUI({ url: "/openapi.json", title: "edgemind API" }));
   return app;
 }

@@ -129,6 +129,13 @@ const en = {
   authorizeNoMind: "Create a mind first, then start connecting the app again.",
   authorizeSignIn: "Log in to continue connecting the app.",
   authorizeFailed: "This connection request cannot be completed",
+  landingTitle: "Memory for LLM agents and the people who work with them",
+  landingIntro: "Agents store, recall and search memories over a REST API and MCP; people review them in the web UI and talk to the Telegram assistant.",
+  landingUi: "Web UI: memories, notes, cold memory, sessions",
+  landingDocs: "API documentation (OpenAPI)",
+  landingOpenapi: "The OpenAPI document",
+  landingMcp: "MCP endpoint for agents (a mind key, or OAuth: add it to a client by URL)",
+  landingHealth: "Health check",
 } as const;
 
 export type Dictionary = Record<keyof typeof en, string>;
@@ -261,6 +268,13 @@ const ru: Dictionary = {
   authorizeNoMind: "Сначала создайте ум, затем начните подключение приложения заново.",
   authorizeSignIn: "Войдите, чтобы продолжить подключение приложения.",
   authorizeFailed: "Этот запрос на подключение нельзя выполнить",
+  landingTitle: "Память для LLM-агентов и людей, которые с ними работают",
+  landingIntro: "Агенты сохраняют, вспоминают и ищут воспоминания через REST API и MCP; люди проверяют их в веб-интерфейсе и разговаривают с ассистентом в Telegram.",
+  landingUi: "Веб-интерфейс: память, заметки, холодная память, сессии",
+  landingDocs: "Документация API (OpenAPI)",
+  landingOpenapi: "Документ OpenAPI",
+  landingMcp: "MCP для агентов (ключ ума или OAuth: добавьте в клиент по адресу)",
+  landingHealth: "Проверка работы",
 };
 
 export const DICTIONARIES: Record<UiLocale, Dictionary> = { en, ru };
