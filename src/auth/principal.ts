@@ -1,11 +1,14 @@
 /**
+/**
  * Who is asking. A human holds a JWT or a UI cookie and names the mind; the other kinds are
- * bound to one mind: an agent holding a mind key (REST or MCP), a person speaking in a
- * Telegram chat (the chat's mind), a background job working through one mind.
+ * bound to one mind: an agent holding a mind key (REST or MCP), an OAuth client a person
+ * granted one mind to (it works there as an agent does), a person speaking in a Telegram chat
+ * (the chat's mind), a background job working through one mind.
  */
 export type Principal =
   | { kind: "human"; accountId: string }
   | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null }
+  | { kind: "client"; grantId: string; clientName: string; mindId: string; agent: string | null }
   | { kind: "telegram"; accountId: string; mindId: string }
   | { kind: "system"; job: string; mindId: string };
 
@@ -48,6 +51,8 @@ export function actorOf(principal: Principal): string {
       return `user:${principal.accountId}`;
     case "agent":
       return `key:${principal.keyPrefix}`;
+    case "client":
+      return `oauth:${principal.grantId}`;
     case "system":
       return `system:${principal.job}`;
   }

@@ -14,12 +14,12 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
 }
 
 /**
- * Appends a message to a session of the scope's mind through its object, the single writer.
- * The object reads the session with the mind in SQL, so another mind's session is not found.
+ * Appends a message to a session of the scope through its object, the single writer. The
+ * object reads the session with the mind and namespace in SQL, so any other is not found.
  */
 export async function appendMessage(ctx: SessionContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
   const { scope } = ctx;
-  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input, ctx.mind.settings);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input, scope.agentFilter);
   return unwrap<AppendResult>(result);
 }
 

@@ -3,7 +3,6 @@ import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
 import type { Deps } from "../deps";
-import type { MindSettings } from "../minds/settings";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
@@ -32,12 +31,12 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * Inserts a message, trims, clears ephemeral output when due, and updates the counters.
-   * Callers that have read the mind pass its settings; without them they are read here.
+   * A caller limited to a namespace (`agentFilter`) reaches only a session of that namespace.
    */
-  async append(target: SessionTarget, input: NewMessage, known?: MindSettings): Promise<ObjectResult<AppendResult>> {
+  async append(target: SessionTarget, input: NewMessage, agentFilter: string | null = null): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const settings = known ?? (await readAppendSettings(this.deps, target));
+      const settings = await readAppendSettings(this.deps, target, agentFilter);
       if (!settings) return gone;
       const plan = planAppend(
         this.counters(),
@@ -49,7 +48,7 @@ export class SessionObject extends DurableObject<Env> {
         historyCap: settings.history_cap,
       });
       if (!written.message) return gone;
-      this.ctx.storage.kv.put(TARGET_KEY, target);
+      this.ctx.storage.kv.put(TARGET_KEY, { mindId: target.mindId, sessionId: target.sessionId } satisfies SessionTarget);
       this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
       if (plan.scheduleExtraction) await this.ctx.storage.setAlarm(Date.now());
       return {

@@ -6,8 +6,9 @@ import { chats, messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { ensureChat } from "./chats";
-import { DEFAULT_CHAT, shownRepoPath, storedRepoPath, type Session, type MindScope } from "./model";
+import { inScope } from "../memory/filters";
+import { ensureChat, getChat } from "./chats";
+import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Session, type MindScope } from "./model";
 import { forgetSessionObjects, sessionObject, type SessionDeps, type SessionState } from "./objects";
 
 export interface SessionInput {
@@ -26,14 +27,15 @@ async function selectSessions(
   const rows = await db
     .select({ session: sessions, chat: chats, messageCount })
     .from(sessions)
-    .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId)))
+    .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId), eq(chats.agent, sessions.agent)))
     .where(where)
     .orderBy(desc(sql`coalesce(${sessions.lastMessageAt}, ${sessions.createdAt})`), desc(sessions.id))
     .limit(page.limit)
     .offset(page.offset);
   return rows.map(({ session, chat, messageCount }) => ({
     id: session.id,
-    chat: { id: chat.id, kind: chat.kind, external_id: chat.externalId },
+    agent: session.agent,
+    chat: { id: chat.id, kind: chat.kind, external_id: shownExternalId(chat.agent, chat.externalId) },
     repo_path: shownRepoPath(session.repoPath),
     task_name: session.taskName,
     conversation_id: session.conversationId,
@@ -45,10 +47,13 @@ async function selectSessions(
   }));
 }
 
-/** A session of the scope's mind; another mind's session is answered like a missing one. */
+/**
+ * A session of the scope's mind and namespace; another mind's or another namespace's session
+ * is answered like a missing one.
+ */
 export async function getSession(ctx: MindContext, sessionId: string): Promise<Session> {
   const { scope } = ctx;
-  const [session] = await selectSessions(ctx, and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)));
+  const [session] = await selectSessions(ctx, and(eq(sessions.id, sessionId), inScope(scope, sessions)));
   if (!session) throw notFound("session");
   return session;
 }
@@ -71,23 +76,29 @@ export interface SessionListFilter {
   offset: number;
 }
 
-/** The mind's sessions (of one chat when asked), most recently used first, with message counts. */
+/**
+ * The scope's sessions (of one chat when asked), most recently used first, with message
+ * counts. An API chat named by `chat` is the one in the scope's write namespace.
+ */
 export async function listSessions(ctx: MindContext, filter: SessionListFilter): Promise<Session[]> {
   const { scope } = ctx;
   return selectSessions(
     ctx,
     and(
-      eq(sessions.mindId, scope.mindId),
+      inScope(scope, sessions),
       filter.chatId !== undefined ? eq(sessions.chatId, filter.chatId) : undefined,
-      filter.chat !== undefined ? and(eq(chats.kind, "api"), eq(chats.externalId, filter.chat)) : undefined,
+      filter.chat !== undefined
+        ? and(eq(chats.kind, "api"), eq(chats.agent, scope.agent), eq(chats.externalId, storedExternalId(scope.agent, filter.chat)))
+        : undefined,
     ),
     filter,
   );
 }
 
 /**
- * Opens the task (chat, repo_path, task_name) in a chat: creates it, or finds the one that
- * exists, and makes it the chat's active session. Creating and activating are one batch.
+ * Opens the task (chat, repo_path, task_name) in a chat of the scope: creates it in the
+ * chat's namespace, or finds the one that exists, and makes it the chat's active session.
+ * Creating and activating are one batch.
  */
 export async function openSession(
   ctx: MindContext,
@@ -96,6 +107,7 @@ export async function openSession(
 ): Promise<{ session: Session; created: boolean }> {
   const { scope } = ctx;
   const { db, clock } = ctx;
+  const chat = await getChat(ctx, chatId);
   const id = newId("ses");
   const repoPath = storedRepoPath(input.repo_path);
   const sameTask = and(
@@ -110,6 +122,7 @@ export async function openSession(
       .values({
         id,
         mindId: scope.mindId,
+        agent: chat.agent,
         chatId,
         repoPath,
         taskName: input.task_name,
@@ -135,7 +148,7 @@ export async function openApiSession(
   input: SessionInput & { chat?: string },
 ): Promise<{ session: Session; created: boolean }> {
   const { scope } = ctx;
-  const { chat } = await ensureChat(ctx, scope.mindId, "api", input.chat ?? DEFAULT_CHAT);
+  const { chat } = await ensureChat(ctx, scope.mindId, "api", input.chat ?? DEFAULT_CHAT, scope.agent);
   return openSession(ctx, chat.id, input);
 }
 
@@ -146,7 +159,7 @@ export async function activateSession(ctx: MindContext, sessionId: string): Prom
   await ctx.db
     .update(chats)
     .set({ activeSessionId: session.id })
-    .where(and(eq(chats.id, session.chat.id), eq(chats.mindId, scope.mindId)));
+    .where(and(eq(chats.id, session.chat.id), inScope(scope, chats)));
   return { ...session, active: true };
 }
 
@@ -162,7 +175,7 @@ export async function deleteSession(ctx: SessionContext, sessionId: string): Pro
       .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId))),
     db
       .delete(sessions)
-      .where(and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)))
+      .where(and(eq(sessions.id, sessionId), inScope(scope, sessions)))
       .returning({ id: sessions.id }),
   ]);
   if (deleted.length === 0) throw notFound("session");

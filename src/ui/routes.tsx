@@ -7,6 +7,7 @@ import { AppError } from "../errors";
 import { resolveMindContext } from "../minds/context";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
+import { appPages, authorizePages } from "./pages/connect";
 import { coldPages } from "./pages/cold";
 import { dataPages } from "./pages/data";
 import { loginRoutes } from "./pages/login";
@@ -40,6 +41,8 @@ uiRoutes.use(
 );
 
 uiRoutes.route("/", loginRoutes);
+// Connecting an app signs the person in itself: it may arrive from another site without the cookie.
+uiRoutes.route("/", authorizePages);
 
 uiRoutes.use(
   "*",
@@ -83,6 +86,7 @@ uiRoutes.route("/", activityPages);
 uiRoutes.route("/", coldPages);
 uiRoutes.route("/", sessionPages);
 uiRoutes.route("/", dataPages);
+uiRoutes.route("/", appPages);
 
 /** A failed action shows on a page in the UI's frame, not as the API's JSON. */
 export function handleUiError(err: Error, c: Context<UiEnv>) {
