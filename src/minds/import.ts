@@ -11,6 +11,7 @@ import { messageSearchText } from "../sessions/history";
 import { storedRepoPath } from "../sessions/model";
 import { archiveLineSchema, type ArchiveHeader, type ArchiveLine, type Line } from "./archive";
 import { getMind } from "./minds";
+import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import { resolveSettings } from "./settings";
 
 /** Most statements written in one D1 batch. */
@@ -71,6 +72,12 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   } catch (err) {
     await eraseContent(deps, mindId);
     throw err;
+  }
+  // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
+  if (deps.semantic) {
+    await markMissing(deps, mindId);
+    dropGoneVectors(deps, mindId);
+    if (deps.defer) deps.defer(embedPending(deps, mindId).catch((err) => console.error("embedding after import failed", err)));
   }
   return plan.counts;
 }

@@ -5,6 +5,7 @@ import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { markForEmbedding } from "../memory/semantic";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -67,7 +68,8 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const { db, clock } = deps;
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {
@@ -82,6 +84,7 @@ export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInpu
     isoNow(clock),
   );
   const [row] = await db.insert(notes).values(values).returning();
+  await markForEmbedding(deps, scope.mindId, "note", [row!.id]);
   return toNote(row!);
 }
 
