@@ -2,7 +2,7 @@ import { Composer, InlineKeyboard } from "grammy";
 import { inferCategory, keyForFact } from "../../memory/facts";
 import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
 import { recallMemories } from "../../memory/recall";
-import { searchMemories } from "../../memory/search";
+import { retrieveMemories } from "../../memory/hybrid-search";
 import { getMindById } from "../../minds/minds";
 import { readCold } from "../../notes/cold-memory";
 import { searchNotes } from "../../notes/notes";
@@ -61,7 +61,7 @@ memoryFeature.command("search", async (ctx) => {
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const { deps } = ctx.services;
   const [memories, notes] = await Promise.all([
-    searchMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
+    retrieveMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
     searchNotes(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
   ]);
   const mark = (verified: boolean) => (verified ? "✅" : "❔");
