@@ -7,6 +7,7 @@ import { jobRoutes } from "./api/jobs";
 import { memoryRoutes } from "./api/memory";
 import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
+import { describeApi } from "./api/openapi";
 import { createRouter } from "./api/router";
 import { sessionRoutes } from "./api/sessions";
 import { usageRoutes } from "./api/usage";
@@ -69,18 +70,6 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", telegramRoutes);
   app.route("/", docsRoutes);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "A human's JWT (from POST /auth/token) or a mind key (emk_…)",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "edgemind",
-      version: "0.1.0",
-      description: "Memory for LLM agents and the people who work with them. Humans name the mind with X-Mind-Id.",
-    },
-  });
+  describeApi(app);
   return app;
 }
