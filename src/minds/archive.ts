@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AGENT_PATTERN } from "../auth/principal";
+import { AGENT_PATTERN, DEFAULT_AGENT } from "../auth/principal";
 import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
@@ -100,6 +100,8 @@ const coldVersion = z.strictObject({
 const chat = z.strictObject({
   type: z.literal("chat"),
   id,
+  // Archives written before chats had namespaces hold none: their chats are the default one's.
+  agent: agent.default(DEFAULT_AGENT),
   kind: z.enum(CHAT_KINDS),
   external_id: text(200).min(1),
   active_session_id: id.nullable(),

@@ -76,7 +76,7 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
       }
       case "chat":
         once(`chat id ${line.id}`, `id ${line.id}`, n);
-        once(`chat ${line.kind}/${line.external_id}`, `chat ${line.kind}\u0000${line.external_id}`, n);
+        once(`chat ${line.kind}/${line.external_id} of agent ${line.agent}`, `chat ${line.agent}\u0000${line.kind}\u0000${line.external_id}`, n);
         ids.set(line.id, newId("chat"));
         chatIds.add(line.id);
         if (line.active_session_id !== null) chatActive.push({ chat: line.id, session: line.active_session_id, line: n });

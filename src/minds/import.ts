@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
-import { storedRepoPath } from "../sessions/model";
+import { storedExternalId, storedRepoPath } from "../sessions/model";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
@@ -164,12 +164,16 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
   await historyRows.end();
 
   const chatRows = writer.inserter(chats);
-  await each("chat", (c) => chatRows.push({ id: ids.get(c.id)!, mindId, kind: c.kind, externalId: c.external_id, createdAt: c.created_at }));
+  const chatAgent = new Map<string, string>();
+  await each("chat", (c) => {
+    chatAgent.set(c.id, c.agent);
+    return chatRows.push({ id: ids.get(c.id)!, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at });
+  });
   await chatRows.end();
   const sessionRows = writer.inserter(sessions);
   await each("session", (s) =>
     sessionRows.push({
-      id: ids.get(s.id)!, mindId, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
+      id: ids.get(s.id)!, mindId, agent: chatAgent.get(s.chat_id)!, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
       conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
     }),
   );

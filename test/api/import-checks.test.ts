@@ -59,7 +59,7 @@ describe("an import checks the archive as a whole before writing", () => {
       ["duplicate cold document", with_({ ...cold }), new RegExp(`^line ${last}: cold memory of agent default repeats`)],
       ["duplicate cold version", with_({ ...version }), new RegExp(`^line ${last}: cold version 1 of agent default repeats`)],
       ["duplicate chat id", with_({ ...chat, external_id: "other" }), new RegExp(`^line ${last}: chat id .* repeats`)],
-      ["duplicate chat", with_({ ...chat, id: "chat_other", active_session_id: null }), new RegExp(`^line ${last}: chat api/default repeats`)],
+      ["duplicate chat", with_({ ...chat, id: "chat_other", active_session_id: null }), new RegExp(`^line ${last}: chat api/default of agent default repeats`)],
       ["duplicate session id", with_({ ...session, task_name: "other" }), new RegExp(`^line ${last}: session id .* repeats`)],
       ["duplicate task", with_({ ...session, id: "ses_other" }), new RegExp(`^line ${last}: task deploy of chat .* repeats`)],
       ["duplicate message id", with_({ ...message }), new RegExp(`^line ${last}: message id .* repeats`)],
