@@ -233,3 +233,17 @@ export const telegramChats = sqliteTable("telegram_chats", {
   kind: text("kind", { enum: ["private", "group"] }).notNull(),
   createdAt: text("created_at").notNull(),
 });
+
+export const oauthGrants = sqliteTable("oauth_grants", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  mindId: text("mind_id").notNull(),
+  agent: text("agent"),
+  clientId: text("client_id").notNull(),
+  clientName: text("client_name").notNull(),
+  redirectHost: text("redirect_host").notNull(),
+  scope: text("scope").notNull(),
+  createdAt: text("created_at").notNull(),
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
+});
