@@ -72,6 +72,7 @@ export const chats = sqliteTable(
   {
     id: text("id").primaryKey(),
     mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
     kind: text("kind", { enum: ["telegram", "api"] }).notNull(),
     externalId: text("external_id").notNull(),
     activeSessionId: text("active_session_id"),
@@ -85,6 +86,7 @@ export const sessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
     chatId: text("chat_id").notNull(),
     repoPath: text("repo_path").notNull(),
     taskName: text("task_name").notNull(),
