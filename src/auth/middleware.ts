@@ -6,10 +6,10 @@ import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { resolveMindContext } from "../minds/context";
 import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
-import type { Principal } from "./principal";
+import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
 import { secretsEqual } from "./secrets";
 
-export { AGENT_PATTERN } from "./principal";
+export { AGENT_PATTERN };
 
 /** The bearer token of a request, or null. */
 export function bearerToken(header: string | undefined): string | null {

@@ -24,7 +24,6 @@ export interface Scope {
 }
 
 export const DEFAULT_AGENT = "default";
-
 /** Names of agent namespaces: 1-64 lower-case letters, digits, '-' or '_'. */
 export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 

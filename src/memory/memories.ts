@@ -9,6 +9,7 @@ import { newId } from "../ids";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { toMemory, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
+import { dropGoneVectors, markForEmbedding } from "./semantic";
 
 export interface MemoryInput {
   category: Category;
@@ -55,10 +56,10 @@ export const memorySearchColumns = (key: string, content: string, tags: string[]
  * Creates the memory, or updates it in place when its (category, key) already exists in the
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
-export async function storeMemory(
-  { db, clock, scope }: MindContext,
-  input: MemoryInput,
+export async function storeMemory(ctx: MindContext, input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
+  const { scope } = ctx;
+  const { db, clock } = ctx;
   const now = isoNow(clock);
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
@@ -129,6 +130,7 @@ export async function storeMemory(
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
   ]);
   const row = rows[0]!;
+  await markForEmbedding(ctx, scope.mindId, "memory", [row.id]);
   return { memory: toMemory(row), created: row.id === id };
 }
 
@@ -163,6 +165,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
     db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
+  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, scope.mindId, "memory", [id]);
   return toMemory(rows[0]);
 }
 
@@ -175,6 +178,7 @@ export async function deleteMemory(ctx: MindContext, id: string): Promise<void> 
     db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
+  dropGoneVectors(ctx, scope.mindId);
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */
