@@ -1,6 +1,6 @@
 import type { MindContext } from "../minds/context";
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
-import type { Scope } from "../auth/principal";
+import { isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
@@ -76,7 +76,7 @@ export function noteValues(
 export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note> {
   const { scope } = ctx;
   const { db, clock } = ctx;
-  const human = scope.principal.kind === "human";
+  const human = isPerson(scope.principal);
   const values = noteValues(
     {
       mindId: scope.mindId,
@@ -138,7 +138,7 @@ export async function listUnverifiedNotes({ db, scope }: MindContext, limit: num
 
 /** A person confirms a note: it becomes their own word (source user, confidence 1.0). */
 export async function verifyNote({ db, scope }: MindContext, id: string): Promise<Note> {
-  if (scope.principal.kind !== "human") throw forbidden("only a human can verify a note");
+  if (!isPerson(scope.principal)) throw forbidden("only a human can verify a note");
   const [row] = await db
     .update(notes)
     .set({ source: "user", confidence: 1.0 })
