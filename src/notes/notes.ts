@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -71,7 +72,10 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const { db, clock } = deps;
+  // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
+  if (input.session_id != null) await getSession(deps, scope, input.session_id);
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {
