@@ -1,4 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { testDeps } from "../support/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { openSession } from "../sessions/session-helpers";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
@@ -246,6 +249,27 @@ describe("cold memory", () => {
     expect(tooLong.json.error.message).toContain(`at most ${DIFF_MAX_LINES} lines`);
     expect(tooLong.json.error.message).toContain("version 4");
     expect((await call("GET", "/cold/diff?from=0&to=4", auth)).status).toBe(413);
+  });
+
+  it("shows a failed consolidation's code and a safe message, never the database's text", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    await note(auth, { text: "Lives in Lisbon" });
+    // A stray version 1 makes the first write of cold memory fail inside D1 (UNIQUE constraint).
+    await env.DB.prepare("insert into cold_versions (mind_id, agent, version, text, author, created_at) values (?, 'default', 1, 'stray', 'test', ?)")
+      .bind(t.mind.id, new Date().toISOString())
+      .run();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const outcome = await consolidateNotes(testDeps(), { mindId: t.mind.id, agent: "default" });
+    expect(outcome.status).toBe("failed");
+    expect(logged.mock.calls.flat().map((a) => (a instanceof Error ? `${a.message} ${String(a.cause ?? "")}` : String(a))).join(" ")).toMatch(/UNIQUE/);
+    logged.mockRestore();
+    const history = await call("GET", "/cold/consolidations", auth);
+    const [failed] = history.json.consolidations;
+    expect(failed).toMatchObject({ status: "failed", error_code: "internal", error: "internal: the consolidation failed; its notes wait for the next run" });
+    expect(history.text).not.toMatch(/UNIQUE|D1_|SQL|constraint|cold_versions/i);
+    expect(JSON.stringify(outcome)).not.toMatch(/UNIQUE|D1_/);
+    expect((await call("GET", "/notes", auth)).json.total).toBe(1);
   });
 
   it("lets a client consolidate: claim notes, then PUT with the consolidation id deletes exactly those", async () => {
