@@ -8,6 +8,8 @@ export const ERROR_STATUS = {
   memory_changed: 409,
   payload_too_large: 413,
   budget_exceeded: 429,
+  rate_limited: 429,
+  quota_exceeded: 429,
   internal: 500,
   model_failed: 502,
 } as const;
