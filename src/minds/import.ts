@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes, type QuotaNeed } from "./quotas";
 import { and, count, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
@@ -62,6 +63,7 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   await getMind(deps, accountId, mindId);
   const { header, lines } = parseArchive(body);
   if (!(await isEmpty(deps, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+  await assertWithinQuota(deps, mindId, archiveNeed(lines));
   const plan = planImport(deps, mindId, header, lines);
   try {
     for (let i = 0; i < plan.statements.length; i += STATEMENTS_PER_BATCH) {
@@ -101,6 +103,22 @@ function chunked<T>(rows: T[], columns: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
+}
+
+/** What the archive would add to the mind, as its quotas count it. */
+function archiveNeed(lines: ArchiveLine[]): QuotaNeed {
+  const need = { memories: 0, notes: 0, bytes: 0 };
+  for (const line of lines) {
+    if (line.type === "memory") {
+      need.memories += 1;
+      need.bytes += storedBytes(line.key, line.content, JSON.stringify(line.tags));
+    } else if (line.type === "note") {
+      need.notes += 1;
+      need.bytes += storedBytes(line.text);
+    } else if (line.type === "message") need.bytes += storedBytes(line.content);
+    else if (line.type === "cold_version") need.bytes += storedBytes(line.text);
+  }
+  return need;
 }
 
 function byType<T extends ArchiveLine["type"]>(lines: ArchiveLine[], type: T): Line<T>[] {

@@ -16,6 +16,7 @@ import {
   noteExtractions,
   notes,
   sessions,
+  mindUsage,
   oauthGrants,
   telegramChats,
   type MindRow,
@@ -164,6 +165,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
@@ -186,5 +188,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     login_links: counted[12][0]?.n ?? 0,
     telegram_chats: counted[13][0]?.n ?? 0,
     oauth_grants: counted[14][0]?.n ?? 0,
+    mind_usage: counted[15][0]?.n ?? 0,
   };
 }

@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -67,7 +68,9 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const { db, clock } = deps;
+  await assertWithinQuota(deps, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {
