@@ -3,9 +3,9 @@ import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
 import type { Scope } from "../auth/principal";
 import { forbidden, invalid } from "../errors";
 import { CATEGORY_HINTS } from "../notes/document";
-import { addNote, listNotes, searchNotes } from "../notes/notes";
+import { addNote, deleteNote, listNotes, searchNotes, verifyNote } from "../notes/notes";
 import { bearerSecurity, createRouter } from "./router";
-import { AgentQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 export const NoteSchema = z
   .object({
@@ -41,6 +41,8 @@ function writeScope(scope: Scope, agent: string | undefined): Scope {
   if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
   return { ...scope, agent };
 }
+
+const NoteParams = z.object({ id: z.string().max(100) });
 
 export const noteRoutes = createRouter();
 noteRoutes.use("/notes", authenticate, requireScope);
@@ -91,4 +93,22 @@ noteRoutes
       const hits = await searchNotes(c.var.deps, c.var.scope, c.req.valid("query"));
       return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
     },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/notes/{id}/verify", tags, security: bearerSecurity,
+      summary: "A person confirms a note: it becomes their own word (source user, confidence 1.0); a key gets 403",
+      request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(NoteSchema, "The confirmed note"), ...guarded },
+    }),
+    async (c) => c.json(await verifyNote(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/notes/{id}", tags, security: bearerSecurity,
+      summary: "Delete a waiting note (409 while a consolidation is folding it)",
+      request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(NoteSchema, "The deleted note"), ...guarded, 409: { description: "A consolidation is folding the note", content: { "application/json": { schema: ErrorSchema } } } },
+    }),
+    async (c) => c.json(await deleteNote(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
   );

@@ -46,3 +46,14 @@ export function toMemory(row: MemoryRow): Memory {
     updated_at: row.updatedAt,
   };
 }
+
+const TITLE_CHARS = 60;
+
+/** What a person reads as a memory's title: the start of its content, cut at a word. */
+export function memoryTitle(memory: { content: string }, max = TITLE_CHARS): string {
+  const line = memory.content.replace(/\s+/g, " ").trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:–—-]+$/u, "")}…`;
+}
