@@ -51,6 +51,9 @@ export function notesInScope(scope: Scope): SQL {
 }
 
 /** The columns a new note is stored with, search and duplicate keys included. */
+/** Longest note, in characters. */
+export const NOTE_MAX_CHARS = 2000;
+
 export function noteValues(
   fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
   now: string,

@@ -200,13 +200,16 @@ function dedupeKeys(item: ContextItem): string[] {
 
 const marker = (verified: boolean) => (verified ? "[verified]" : "[unverified]");
 
-/** Stored text as one line that cannot close the data block or start a heading of its own. */
+/**
+ * Stored text as one line that cannot close the data block, open another or start an item or
+ * heading of its own: every angle bracket becomes its look-alike, every line break a space.
+ */
 export function asData(text: string): string {
-  return oneLine(text).replace(/<(\/?\s*memory)/gi, "‹$1");
+  return oneLine(text).replace(/</g, "‹").replace(/>/g, "›");
 }
 
 function memoryItem(part: "search" | "recall", m: Memory, count: TokenCounter): ContextItem {
-  const text = `- ${marker(m.verified)} ${m.category}/${m.key}: ${asData(m.content)}`;
+  const text = `- ${marker(m.verified)} ${asData(m.category)}/${asData(m.key)}: ${asData(m.content)}`;
   return { part, ref: m.id, verified: m.verified, text, tokens: count(text) + 1, included: false, reason: "fits" };
 }
 
