@@ -14,7 +14,7 @@ import {
 } from "../memory/memories";
 import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { recallMemories } from "../memory/recall";
-import { searchMemories } from "../memory/search";
+import { retrieveMemories } from "../memory/hybrid-search";
 import { getMindById } from "../minds/minds";
 import { bearerSecurity, createRouter } from "./router";
 import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
@@ -169,13 +169,19 @@ memoryRoutes
         }),
       },
       responses: {
-        200: jsonContent(z.object({ results: z.array(MemorySchema.extend({ score: z.number() })) }), "Best first"),
+        200: jsonContent(
+          z.object({
+            results: z.array(MemorySchema.extend({ score: z.number() })),
+            retrieval: z.enum(["hybrid", "full_text"]).describe("full_text: full-text search alone; hybrid: fused with recall by meaning"),
+          }),
+          "Best first",
+        ),
         ...guardedResponses,
       },
     }),
     async (c) => {
-      const hits = await searchMemories(c.var.deps, c.var.scope, c.req.valid("query"));
-      return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })) }, 200);
+      const { hits, retrieval } = await retrieveMemories(c.var.deps, c.var.scope, c.req.valid("query"));
+      return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval }, 200);
     },
   )
   .openapi(

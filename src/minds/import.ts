@@ -10,6 +10,7 @@ import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
+import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
@@ -55,8 +56,9 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
     notes: archive.lines.note.length,
     bytes: typeof body === "string" ? new TextEncoder().encode(body).length : body.length,
   });
+  let counts: ImportCounts;
   try {
-    return await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);
+    counts = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);
   } catch (err) {
     await db.batch([
       ...eraseContent(db, mindId),
@@ -64,6 +66,13 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
     ]);
     throw err;
   }
+  // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
+  if (deps.semantic) {
+    await markMissing(deps, mindId);
+    dropGoneVectors(deps, mindId);
+    if (deps.defer) deps.defer(embedPending(deps, mindId).catch((err) => console.error("embedding after import failed", err)));
+  }
+  return counts;
 }
 
 async function isEmpty(db: Db, mindId: string): Promise<boolean> {

@@ -18,6 +18,7 @@ import {
   sessions,
   mindUsage,
   oauthGrants,
+  embeddings,
   telegramChats,
   type MindRow,
 } from "../db/schema";
@@ -165,12 +166,16 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    // No foreign key here (see the migration): the records go explicitly, their vectors below.
+    db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
     db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
   const sessionIds = counted[4].map((s) => s.id);
   await forgetSessionObjects(deps.sessionObjects, sessionIds);
+  const vectorIds = counted[15].map((e) => e.rowId);
+  for (let i = 0; i < vectorIds.length && deps.semantic; i += 500) await deps.semantic.index.remove(mindId, vectorIds.slice(i, i + 500));
   return {
     minds: 1,
     memories: counted[0][0]?.n ?? 0,
@@ -188,6 +193,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     login_links: counted[12][0]?.n ?? 0,
     telegram_chats: counted[13][0]?.n ?? 0,
     oauth_grants: counted[14][0]?.n ?? 0,
-    mind_usage: counted[15][0]?.n ?? 0,
+    embeddings: vectorIds.length,
+    mind_usage: counted[16][0]?.n ?? 0,
   };
 }

@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { markForEmbedding } from "../memory/semantic";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -89,6 +90,7 @@ export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promi
     isoNow(clock),
   );
   const [row] = await db.insert(notes).values(values).returning();
+  await markForEmbedding(deps, scope.mindId, "note", [row!.id]);
   return toNote(row!);
 }
 
