@@ -8,6 +8,7 @@ import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
+import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -75,6 +76,8 @@ export function noteValues(
  */
 export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
   const { db, clock } = deps;
+  // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
+  if (input.session_id != null) await getSession(deps, scope, input.session_id);
   await assertWithinQuota(deps, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = scope.principal.kind === "human";
   const values = noteValues(

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { addNote } from "../../notes/notes";
-import { getSession } from "../../sessions/sessions";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
@@ -17,7 +16,6 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ text, sessionId }) =>
       runTool(async () => {
-        if (sessionId !== undefined) await getSession(deps, scope, sessionId);
         const note = await addNote(deps, scope, { text, session_id: sessionId });
         return jsonResult({ saved: true, note });
       }),
