@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
+import { countWrite } from "../auth/middleware";
 import { mcpAuthOf } from "../auth/oauth";
 import type { Principal } from "../auth/principal";
 import { unauthorized } from "../errors";
@@ -18,6 +19,8 @@ export const mcpRoutes = new Hono<AppEnv>();
 mcpRoutes.all("/mcp", async (c) => {
   const principal = await principalOf(c.var.deps, c.executionCtx.props);
   if (!principal) throw unauthorized("/mcp needs a mind key or an OAuth access token");
+  // Every MCP call is a POST: each counts as a write.
+  await countWrite(c, principal);
   const mindContext = await resolveMindContext(c.var.deps, principal);
   const server = createMcpServer({ ...mindContext, sessionObjects: c.env.SESSIONS });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

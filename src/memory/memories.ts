@@ -1,4 +1,5 @@
 import type { MindContext } from "../minds/context";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -71,6 +72,12 @@ export async function storeMemory(ctx: MindContext, input: MemoryInput,
     eq(memories.agent, scope.agent),
     eq(memories.category, input.category),
     eq(memories.key, input.key),
+  );
+  await assertWithinQuota(
+    { db, clock },
+    scope.mindId,
+    { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) },
+    async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined,
   );
   // History rows are written from the table itself in the same batch, so they see exactly
   // the row before (an update) or after (a creation) the upsert, whatever races with it.
@@ -148,6 +155,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
+  await assertWithinQuota(ctx, scope.mindId, { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) });
   const [rows] = await db.batch([
     db
       .update(memories)

@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
 import type { MindContext } from "../minds/context";
 import { actorOf, type Scope } from "../auth/principal";
@@ -52,6 +53,7 @@ export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<
   const { scope } = ctx;
   const { mindId, agent } = scope;
   if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
+  await assertWithinQuota(ctx, mindId, { bytes: storedBytes(update.text) });
   const result = await compareAndSwapCold(ctx.db, {
     mindId,
     agent,
@@ -82,6 +84,7 @@ export async function rollbackCold(ctx: MindContext, version: number): Promise<C
   if (!target) throw notFound(`cold memory version ${version}`);
   const current = await getCold(ctx, scope.mindId, scope.agent);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
+  await assertWithinQuota(ctx, scope.mindId, { bytes: storedBytes(target.text) });
   const result = await compareAndSwapCold(ctx.db, {
     mindId: scope.mindId,
     agent: scope.agent,

@@ -1,4 +1,5 @@
 import type { MindContext } from "../minds/context";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import { isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -8,6 +9,7 @@ import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
+import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -74,8 +76,10 @@ export function noteValues(
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
 export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note> {
-  const { scope } = ctx;
-  const { db, clock } = ctx;
+  const { db, clock, scope } = ctx;
+  // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
+  if (input.session_id != null) await getSession(ctx, input.session_id);
+  await assertWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = isPerson(scope.principal);
   const values = noteValues(
     {

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { addNote } from "../../notes/notes";
-import { getSession } from "../../sessions/sessions";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, ctx) =>
@@ -17,7 +16,6 @@ export const register: RegisterTool = (server, ctx) =>
     },
     ({ text, sessionId }) =>
       runTool(async () => {
-        if (sessionId !== undefined) await getSession(ctx, sessionId);
         const note = await addNote(ctx, { text, session_id: sessionId });
         return jsonResult({ saved: true, note });
       }),
