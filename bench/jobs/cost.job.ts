@@ -68,9 +68,10 @@ async function contextTokens(sources: Record<string, ContextSource>) {
 const extractionTurn = (prompt: string) =>
   JSON.stringify({
     notes: section(prompt, "conversation")
-      .filter((line) => line.startsWith("user: "))
+      .map((line) => /^#(\d+) user: (.*)$/.exec(line))
+      .filter((m) => m !== null)
       .slice(0, 30)
-      .map((line) => ({ text: line.slice(6, 400), section: "context", signal: "fact" })),
+      .map((m) => ({ text: m[2]!.slice(0, 394), section: "context", signal: "fact", from: [Number(m[1])] })),
   });
 
 /** Extraction every `extractEvery` messages over a scripted conversation, then one consolidation. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
+import { CATEGORIES, MAX_CONTEXT_CHARS, PRIORITIES, SOURCES } from "../memory/model";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import { LOCALES } from "./minds";
 import { mindSettingsSchema } from "./settings";
@@ -43,6 +43,7 @@ const memory = z.strictObject({
   expires_at: time.nullable(),
   created_at: time,
   updated_at: time,
+  context: text(MAX_CONTEXT_CHARS).optional(),
 });
 
 const memoryHistory = z.strictObject({
@@ -65,6 +66,7 @@ const note = z.strictObject({
   source: z.enum(SOURCES),
   confidence: z.number().min(0).max(1),
   created_at: time,
+  context: text(MAX_CONTEXT_CHARS).optional(),
 });
 
 const coldMemory = z.strictObject({

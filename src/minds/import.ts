@@ -7,7 +7,7 @@ import { conflict, invalid } from "../errors";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
-import { messageSearchText } from "../sessions/history";
+import { indexNeighbours, messageSearchText } from "../sessions/history";
 import { storedRepoPath } from "../sessions/model";
 import { archiveLineSchema, type ArchiveHeader, type ArchiveLine, type Line } from "./archive";
 import { getMind } from "./minds";
@@ -122,9 +122,9 @@ function planImport(deps: Deps, mindId: string, header: ArchiveHeader, lines: Ar
   const memoryRows = byType(lines, "memory").map((m) => ({
     id: fresh(m.id, "mem"), mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
     priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-    createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags),
+    createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags, m.context),
   }));
-  for (const rows of chunked(memoryRows, 17)) statements.push(db.insert(memories).values(rows));
+  for (const rows of chunked(memoryRows, 19)) statements.push(db.insert(memories).values(rows));
 
   // History outlives deleted memories: an id with no memory line still gets one fresh id.
   const historyRows = byType(lines, "memory_history").map((h) => ({
@@ -160,9 +160,10 @@ function planImport(deps: Deps, mindId: string, header: ArchiveHeader, lines: Ar
     .sort((a, b) => a.id - b.id)
     .map((m) => ({
       mindId, sessionId: ids.get(m.session_id)!, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
-      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral),
+      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral), searchNear: "",
     }));
-  for (const rows of chunked(messageRows, 8)) statements.push(db.insert(messages).values(rows));
+  for (const rows of chunked(messageRows, 9)) statements.push(db.insert(messages).values(rows));
+  if (messageRows.length > 0) statements.push(indexNeighbours(deps, mindId));
   for (const s of sessionLines) {
     const through = messageLines.filter((m) => m.session_id === s.id && m.id <= s.extracted_through_message_id).length;
     if (through === 0) continue;
@@ -181,9 +182,10 @@ function planImport(deps: Deps, mindId: string, header: ArchiveHeader, lines: Ar
     ...noteValues(
       { mindId, agent: n.agent, text: n.text, sessionId: known(n.session_id), categoryHint: n.category_hint, source: n.source, confidence: n.confidence },
       n.created_at,
+      n.context,
     ),
   }));
-  for (const rows of chunked(noteRows, 12)) statements.push(db.insert(notes).values(rows));
+  for (const rows of chunked(noteRows, 14)) statements.push(db.insert(notes).values(rows));
 
   const coldRows = byType(lines, "cold_memory").map((c) => ({
     mindId, agent: c.agent, text: c.text, version: c.version, writeId: newId("cw"), updatedAt: c.updated_at,
