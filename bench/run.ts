@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { Part } from "./lib/part";
+import { bounds } from "./parts/bounds";
 import { cost } from "./parts/cost";
 import { growth } from "./parts/growth";
 import { http } from "./parts/http";
@@ -10,7 +11,7 @@ import { retrieval } from "./parts/retrieval";
 import { sessions } from "./parts/sessions";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, growth, sessions, http, cost, peer];
+const PARTS: Part[] = [retrieval, growth, sessions, http, cost, peer, bounds];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -1,7 +1,9 @@
 // Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
-// with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export.
-// Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium).
+// with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export,
+// and render /docs with every request outside the Worker refused.
+// Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
+// without it the test is skipped loudly and passes, except under CI=true where it fails.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -24,8 +26,20 @@ const env = {
 };
 
 if (!existsSync(chromiumPath)) {
-  console.error(`e2e: ${chromiumPath} not found; install Debian's chromium (apt-get install -y chromium) or set CHROMIUM_PATH`);
-  process.exit(1);
+  // A newcomer's `npm test` passes without a browser; CI (CI=true) must run this test, so there it fails.
+  const ci = /^(1|true)$/i.test(process.env.CI ?? "");
+  const rule = "!".repeat(78);
+  console.error(
+    [
+      rule,
+      `e2e: SKIPPED, the browser test did not run: no Chromium at ${chromiumPath}.`,
+      "     Install Debian's chromium (sudo apt-get install -y chromium) or set CHROMIUM_PATH,",
+      "     then run it alone with: npm run test:e2e",
+      ci ? "     CI is set: a skipped browser test fails the run." : "     (not an error here; under CI=true a skipped browser test fails)",
+      rule,
+    ].join("\n"),
+  );
+  process.exit(ci ? 1 : 0);
 }
 
 const started = Date.now();
@@ -111,6 +125,33 @@ async function useMcp(base, key) {
   }
 }
 
+/** `/` and `/docs` with every request off this origin refused: the API docs render from the Worker alone. */
+async function checkDocsOffline(browser, base) {
+  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1100, height: 900 } });
+  const outside = [];
+  await context.route("**/*", (route) => {
+    if (route.request().url().startsWith(`${base}/`)) return route.continue();
+    outside.push(route.request().url());
+    return route.abort();
+  });
+  const page = await context.newPage();
+  const violations = [];
+  page.on("console", (message) => {
+    if (/Content[- ]Security[- ]Policy/i.test(message.text())) violations.push(message.text());
+  });
+  await page.goto(`${base}/`);
+  check((await page.locator('a[href="/docs"]').count()) === 1, "GET / is a landing page linking /docs");
+  await page.screenshot({ path: path.join(artifacts, "09-landing.png"), fullPage: true });
+  await page.goto(`${base}/docs`);
+  await page.locator(".opblock").first().waitFor({ timeout: 15_000 });
+  const operations = await page.locator(".opblock").count();
+  check(operations > 20, `/docs renders ${operations} operations with no network beyond the Worker`);
+  check(outside.length === 0, `/docs asked for nothing outside the Worker (${outside.join(", ")})`);
+  check(violations.length === 0, `/docs runs under its CSP without violations (${violations.join("; ")})`);
+  await page.screenshot({ path: path.join(artifacts, "10-docs.png") });
+  await context.close();
+}
+
 async function drive(base, seeded) {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ["--no-sandbox", "--headless"] });
   try {
@@ -166,6 +207,8 @@ async function drive(base, seeded) {
     check(lines[0].type === "header" && lines.filter((l) => l.type === "memory").length === 3, `the export downloads as JSONL (${lines.length} lines)`);
     check(lines.some((l) => l.type === "memory" && l.content === "Любит кофе с молоком, без сахара" && l.verified), "the export holds the edited, verified memory");
     await shot("07-data");
+
+    await checkDocsOffline(browser, base);
 
     const phone = await browser.newContext({ locale: "ru-RU", viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
     await phone.addCookies(cookies.filter((c) => c.name === "edgemind_ui"));

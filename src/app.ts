@@ -1,4 +1,3 @@
-import { swaggerUI } from "@hono/swagger-ui";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import { authRoutes } from "./api/auth";
@@ -8,6 +7,7 @@ import { jobRoutes } from "./api/jobs";
 import { memoryRoutes } from "./api/memory";
 import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
+import { describeApi } from "./api/openapi";
 import { createRouter } from "./api/router";
 import { sessionRoutes } from "./api/sessions";
 import { usageRoutes } from "./api/usage";
@@ -15,7 +15,9 @@ import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
 import { AppError } from "./errors";
+import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
+import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
 import { telegramRoutes } from "./telegram/webhook";
 
@@ -53,6 +55,7 @@ export function createApp(options: AppOptions = {}) {
     }),
   );
 
+  app.get("/", landingPage);
   app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
   app.route("/", authRoutes);
   app.route("/", mindRoutes);
@@ -65,20 +68,8 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", mcpRoutes);
   app.route("/ui", uiRoutes);
   app.route("/", telegramRoutes);
+  app.route("/", docsRoutes);
 
-  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
-    type: "http",
-    scheme: "bearer",
-    description: "A human's JWT (from POST /auth/token) or a mind key (emk_…)",
-  });
-  app.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "edgemind",
-      version: "0.1.0",
-      description: "Memory for LLM agents and the people who work with them. Humans name the mind with X-Mind-Id.",
-    },
-  });
-  app.get("/docs", swaggerUI({ url: "/openapi.json", title: "edgemind API" }));
+  describeApi(app);
   return app;
 }

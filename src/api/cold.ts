@@ -3,7 +3,7 @@ import { authenticate, requireScope } from "../auth/middleware";
 import { notFound } from "../errors";
 import { listConsolidations } from "../notes/claims";
 import { getColdVersion, listColdVersions } from "../notes/cold";
-import { diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
+import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NoteSchema } from "./notes";
 import { bearerSecurity, createRouter } from "./router";
@@ -105,13 +105,21 @@ coldRoutes
     createRoute({
       method: "get", path: "/cold/diff", tags, security: bearerSecurity,
       summary: "Line diff between two versions (0 is the empty document; `to` defaults to the current version)",
-      request: { query: z.object({ from: version, to: version.optional(), agent: AgentQuery }) },
+      request: { query: z.object({ from: version.openapi({ param: { required: true } }), to: version.optional(), agent: AgentQuery }) },
       responses: {
         200: jsonContent(
-          z.object({ from: z.number(), to: z.number(), added: z.number(), removed: z.number(), patch: z.string() }),
+          z.object({
+            from: z.number(),
+            to: z.number(),
+            added: z.number(),
+            removed: z.number(),
+            patch: z.string(),
+            exact: z.boolean().openapi({ description: `false when more than ${DIFF_MAX_EDITS} lines changed: the patch then replaces the whole document` }),
+          }),
           "Unified diff and line counts",
         ),
         ...guarded,
+        413: { description: `A version has more than ${DIFF_MAX_LINES} lines`, content: { "application/json": { schema: ErrorSchema } } },
       },
     }),
     async (c) => {

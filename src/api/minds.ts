@@ -112,7 +112,10 @@ mindRoutes
       summary: "Export the mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages",
       request: { params: MindParams },
       responses: {
-        200: { description: "application/x-ndjson: one JSON object per line, the header first" },
+        200: {
+          description: "One JSON object per line, the header first (format edgemind-mind, version 1), then memories, history, notes, cold memory, versions, chats, sessions, messages",
+          content: { "application/x-ndjson": { schema: z.string().openapi({ example: '{"type":"header","format":"edgemind-mind","version":1}\n' }) } },
+        },
         ...guardedResponses,
       },
     }),
@@ -120,10 +123,12 @@ mindRoutes
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
       const stream = archiveStream(exportMind(c.var.deps, c.var.accountId, mind.id));
       const name = `edgemind-${mind.id}-${c.var.deps.clock.now().toISOString().slice(0, 10)}.jsonl`;
-      return c.body(stream, 200, {
+      const response = c.body(stream, 200, {
         "Content-Type": "application/x-ndjson; charset=utf-8",
         "Content-Disposition": `attachment; filename="${name}"`,
       });
+      // The typed responses take "x-ndjson" for one JSON value; the body is a stream of lines.
+      return response as unknown as never;
     },
   )
   .openapi(

@@ -1,4 +1,4 @@
-import { createTwoFilesPatch, diffLines } from "diff";
+import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
@@ -22,7 +22,17 @@ export interface ColdDiff {
   removed: number;
   /** Unified diff of the two texts. */
   patch: string;
+  /**
+   * False when the texts differ in more than DIFF_MAX_EDITS lines: the patch then replaces
+   * the whole document instead of searching for the shortest edit.
+   */
+  exact: boolean;
 }
+
+/** The most lines a diffed version may have; longer versions answer payload_too_large. */
+export const DIFF_MAX_LINES = 4_000;
+/** Past this many changed lines the diff stops searching (its cost grows with lines × edits). */
+export const DIFF_MAX_EDITS = 500;
 
 const memoryChanged = (current: number, expected: number) =>
   new AppError("memory_changed", `cold memory is at version ${current}, not ${expected}: read it again and merge`);
@@ -80,16 +90,52 @@ export async function rollbackCold(deps: Deps, scope: Scope, version: number): P
   return getCold(deps, scope.mindId, scope.agent);
 }
 
-/** A line diff between two versions; version 0 is the empty document before the first write. */
+/**
+ * A line diff between two versions; version 0 is the empty document before the first write.
+ * Bounded: each version has at most DIFF_MAX_LINES lines, and the search for the shortest
+ * edit stops after DIFF_MAX_EDITS changed lines.
+ */
 export async function diffCold(deps: Deps, scope: Scope, from: number, to: number): Promise<ColdDiff> {
   const [before, after] = await Promise.all([versionText(deps, scope, from), versionText(deps, scope, to)]);
+  for (const [version, text] of [[from, before], [to, after]] as const) {
+    const lines = lineCount(text);
+    if (lines > DIFF_MAX_LINES) {
+      throw new AppError("payload_too_large", `a diff compares versions of at most ${DIFF_MAX_LINES} lines; version ${version} has ${lines}`);
+    }
+  }
+  const exact = structuredPatch(`v${from}`, `v${to}`, before, after, "", "", { maxEditLength: DIFF_MAX_EDITS });
+  const patch = exact ?? wholeReplacement(`v${from}`, `v${to}`, before, after);
   let added = 0;
   let removed = 0;
-  for (const change of diffLines(before, after)) {
-    if (change.added) added += change.count;
-    if (change.removed) removed += change.count;
+  for (const hunk of patch.hunks) {
+    for (const line of hunk.lines) {
+      if (line.startsWith("+")) added++;
+      else if (line.startsWith("-")) removed++;
+    }
   }
-  return { from, to, added, removed, patch: createTwoFilesPatch(`v${from}`, `v${to}`, before, after) };
+  return { from, to, added, removed, patch: formatPatch(patch), exact: exact !== undefined };
+}
+
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  let count = text.endsWith("\n") ? 0 : 1;
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", at + 1)) count++;
+  return count;
+}
+
+/** One hunk removing every line of `before` and adding every line of `after`. */
+function wholeReplacement(oldName: string, newName: string, before: string, after: string): StructuredPatch {
+  const split = (text: string) => (text === "" ? [] : text.replace(/\n$/, "").split("\n"));
+  const old = split(before);
+  const next = split(after);
+  const lines = [...old.map((l) => `-${l}`), ...next.map((l) => `+${l}`)];
+  return {
+    oldFileName: oldName,
+    newFileName: newName,
+    oldHeader: "",
+    newHeader: "",
+    hunks: [{ oldStart: old.length === 0 ? 0 : 1, oldLines: old.length, newStart: next.length === 0 ? 0 : 1, newLines: next.length, lines }],
+  };
 }
 
 async function versionText(deps: Deps, scope: Scope, version: number): Promise<string> {

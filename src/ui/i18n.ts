@@ -104,6 +104,13 @@ const en = {
   noMind: "Choose or create a mind first.",
   notFound: "Not found.",
   back: "Back",
+  landingTitle: "Memory for LLM agents and the people who work with them",
+  landingIntro: "Agents store, recall and search memories over a REST API and MCP; people review them in the web UI and talk to the Telegram assistant.",
+  landingUi: "Web UI: memories, notes, cold memory, sessions",
+  landingDocs: "API documentation (OpenAPI)",
+  landingOpenapi: "The OpenAPI document",
+  landingMcp: "MCP endpoint for agents (POST, a mind key)",
+  landingHealth: "Health check",
 } as const;
 
 export type Dictionary = Record<keyof typeof en, string>;
@@ -211,6 +218,13 @@ const ru: Dictionary = {
   noMind: "Сначала выберите или создайте ум.",
   notFound: "Не найдено.",
   back: "Назад",
+  landingTitle: "Память для LLM-агентов и людей, которые с ними работают",
+  landingIntro: "Агенты сохраняют, вспоминают и ищут воспоминания через REST API и MCP; люди проверяют их в веб-интерфейсе и разговаривают с ассистентом в Telegram.",
+  landingUi: "Веб-интерфейс: память, заметки, холодная память, сессии",
+  landingDocs: "Документация API (OpenAPI)",
+  landingOpenapi: "Документ OpenAPI",
+  landingMcp: "MCP для агентов (POST, ключ ума)",
+  landingHealth: "Проверка работы",
 };
 
 export const DICTIONARIES: Record<UiLocale, Dictionary> = { en, ru };

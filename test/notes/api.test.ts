@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
 
 type Auth = { token: string; mind?: string };
@@ -183,6 +184,34 @@ describe("cold memory", () => {
     const latest = (await call("GET", "/cold/versions?limit=1", auth)).json.versions[0];
     expect(latest.author).toMatch(/^rollback to 1 by user:/);
     expect((await call("POST", "/cold/rollback", { ...auth, body: { version: 4 } })).status).toBe(400);
+  });
+
+  it("diffs versions of up to DIFF_MAX_LINES lines and answers 413 naming the limit past it", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const lines = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i.toString(36)}`).join("\n") + "\n";
+    await putCold(auth, { text: lines(DIFF_MAX_LINES, "a"), version: 0 });
+    await putCold(auth, { text: lines(DIFF_MAX_LINES, "b"), version: 1 });
+    const edited = lines(DIFF_MAX_LINES, "b").replace("\nb5\n", "\nchanged\n");
+    await putCold(auth, { text: edited, version: 2 });
+    await putCold(auth, { text: lines(DIFF_MAX_LINES + 1, "c"), version: 3 });
+
+    // Every line differs: past DIFF_MAX_EDITS the patch replaces the whole document.
+    const whole = await call("GET", "/cold/diff?from=1&to=2", auth);
+    expect(whole.status).toBe(200);
+    expect(whole.json).toMatchObject({ added: DIFF_MAX_LINES, removed: DIFF_MAX_LINES, exact: false });
+    expect(whole.json.patch).toContain("-a0\n");
+    expect(whole.json.patch).toContain("+b0\n");
+    const small = await call("GET", "/cold/diff?from=2&to=3", auth);
+    expect(small.json).toMatchObject({ added: 1, removed: 1, exact: true });
+    expect(small.json.patch).toContain("-b5\n+changed\n");
+
+    const tooLong = await call("GET", "/cold/diff?from=3&to=4", auth);
+    expect(tooLong.status).toBe(413);
+    expect(tooLong.json.error.code).toBe("payload_too_large");
+    expect(tooLong.json.error.message).toContain(`at most ${DIFF_MAX_LINES} lines`);
+    expect(tooLong.json.error.message).toContain("version 4");
+    expect((await call("GET", "/cold/diff?from=0&to=4", auth)).status).toBe(413);
   });
 
   it("lets a client consolidate: claim notes, then PUT with the consolidation id deletes exactly those", async () => {

@@ -1,0 +1,91 @@
+import { z } from "@hono/zod-openapi";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { ErrorSchema } from "./schemas";
+
+/** The routes that work inside one mind (authenticate + requireScope): a human names it with X-Mind-Id. */
+export const MIND_SCOPED_PREFIXES = ["/memory", "/sessions", "/chats", "/notes", "/cold", "/usage"] as const;
+
+const MIND_ID_PARAMETER = {
+  name: "X-Mind-Id",
+  in: "header",
+  required: false,
+  description: "The mind to work in: required with a human's JWT, implied by a mind key (which may only repeat its own mind)",
+  schema: { type: "string" },
+} as const;
+
+const METHODS = ["get", "put", "post", "delete", "patch"] as const;
+const error = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
+
+type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+
+/** Declares X-Mind-Id (a reusable header parameter) on every operation of a mind-scoped route. */
+export function declareMindHeader(document: Document): Document {
+  document.components = { ...document.components, parameters: { ...document.components?.parameters, MindId: MIND_ID_PARAMETER } };
+  for (const [path, item] of Object.entries(document.paths ?? {})) {
+    if (!MIND_SCOPED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) continue;
+    for (const method of METHODS) {
+      const operation = item?.[method];
+      if (operation) operation.parameters = [{ $ref: "#/components/parameters/MindId" }, ...(operation.parameters ?? [])];
+    }
+  }
+  return document;
+}
+
+/**
+ * Documents the routes that are not zod-validated JSON routes (MCP, Telegram, health), serves
+ * `/openapi.json`, and registers the bearer scheme.
+ */
+export function describeApi(app: OpenAPIHono<AppEnv>) {
+  const registry = app.openAPIRegistry;
+  registry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description: "A human's JWT (from POST /auth/token) or a mind key (emk_…)",
+  });
+  registry.registerPath({
+    method: "get", path: "/health", tags: ["service"], summary: "Liveness",
+    responses: { 200: { description: "The Worker answers", content: { "application/json": { schema: z.object({ ok: z.literal(true), service: z.string() }) } } } },
+  });
+  registry.registerPath({
+    method: "post", path: "/mcp", tags: ["mcp"], security: [{ bearer: [] }],
+    summary: "Model Context Protocol over streamable HTTP (stateless, JSON responses); only a mind key is accepted",
+    request: { body: { required: true, content: { "application/json": { schema: z.object({ jsonrpc: z.literal("2.0"), method: z.string() }).passthrough() } } } },
+    responses: {
+      200: { description: "A JSON-RPC response", content: { "application/json": { schema: z.object({ jsonrpc: z.literal("2.0") }).passthrough() } } },
+      401: error("No mind key"),
+    },
+  });
+  registry.registerPath({
+    method: "post", path: "/telegram/webhook", tags: ["telegram"],
+    summary: "Telegram's updates; the X-Telegram-Bot-Api-Secret-Token header must carry TELEGRAM_WEBHOOK_SECRET",
+    request: {
+      headers: z.object({ "X-Telegram-Bot-Api-Secret-Token": z.string() }),
+      body: { required: true, content: { "application/json": { schema: z.object({ update_id: z.number().int() }).passthrough() } } },
+    },
+    responses: {
+      200: { description: "Queued (or a re-delivery, or nothing to do)", content: { "application/json": { schema: z.object({ ok: z.boolean() }).passthrough() } } },
+      400: error("Not a Telegram update"),
+      401: error("Wrong or missing secret token"),
+    },
+  });
+  registry.registerPath({
+    method: "post", path: "/telegram/setup", tags: ["telegram"], security: [{ bearer: [] }],
+    summary: "Registers the webhook and the command menus (English, Russian) with Telegram; ADMIN_TOKEN only",
+    responses: {
+      200: { description: "Registered", content: { "application/json": { schema: z.object({ ok: z.boolean(), webhook: z.string() }).passthrough() } } },
+      401: error("Not the admin token"),
+    },
+  });
+
+  const config = {
+    openapi: "3.1.0",
+    info: {
+      title: "edgemind",
+      version: "0.1.0",
+      description: "Memory for LLM agents and the people who work with them. Humans name the mind with X-Mind-Id.",
+    },
+  };
+  let document: Document | null = null;
+  app.get("/openapi.json", (c) => c.json((document ??= declareMindHeader(app.getOpenAPI31Document(config)))));
+}
