@@ -9,9 +9,10 @@ import { http } from "./parts/http";
 import { peer } from "./parts/peer";
 import { retrieval } from "./parts/retrieval";
 import { sessions } from "./parts/sessions";
+import { soak } from "./parts/soak";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, growth, sessions, http, cost, peer, bounds];
+const PARTS: Part[] = [retrieval, growth, sessions, http, cost, peer, bounds, soak];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -4,6 +4,8 @@
 //   1. npm run telegram:local        (adds the TELEGRAM_* settings to .dev.vars if missing)
 //   2. npm run dev                   (in another terminal; restart it after step 1 changed .dev.vars)
 //   3. type messages or commands here: /start, /remember I like tea, /task new docs, …
+// Settings: EDGEMIND_URL (the Worker, default http://127.0.0.1:8787), STAND_IN_PORT (this
+// server, default 8081), LANG (ru… makes the local user Russian-speaking).
 import { randomBytes } from "node:crypto";
 import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -53,7 +55,43 @@ createServer((req, res) => {
 
 const user = { id: 424242, is_bot: false, first_name: "Local", language_code: process.env.LANG?.startsWith("ru") ? "ru" : "en" };
 let updateId = Date.now();
-createInterface({ input: process.stdin }).on("line", async (line) => {
+
+// Like Telegram, updates are delivered one at a time, in order, and any answer other than 2xx
+// (or no answer) is delivered again after a pause: the Worker claims update ids, so a
+// re-delivery of something it already took is acknowledged and dropped. `wrangler dev` answers
+// 503 "Your worker restarted mid-request" for a POST that arrives while it reloads the Worker.
+const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000];
+const queue = [];
+let delivering = false;
+
+async function deliver(update) {
+  for (let attempt = 0; ; attempt++) {
+    const outcome = await fetch(`${worker}/telegram/webhook`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret },
+      body: JSON.stringify(update),
+    })
+      .then(async (response) => ({ ok: response.ok, why: `${response.status} ${(await response.text()).slice(0, 200)}` }))
+      .catch((error) => ({ ok: false, why: `unreachable (${error.cause?.code ?? error.message})` }));
+    if (outcome.ok) return;
+    const delay = RETRY_DELAYS_MS[attempt];
+    if (delay === undefined) {
+      console.log(`webhook answered ${outcome.why}; gave up on update ${update.update_id} after ${attempt + 1} deliveries`);
+      return;
+    }
+    console.log(`webhook answered ${outcome.why}; delivering update ${update.update_id} again in ${delay} ms`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
+  }
+}
+
+async function drain() {
+  if (delivering) return;
+  delivering = true;
+  while (queue.length > 0) await deliver(queue.shift());
+  delivering = false;
+}
+
+createInterface({ input: process.stdin }).on("line", (line) => {
   const text = line.trim();
   if (!text) return;
   const date = Math.floor(Date.now() / 1000);
@@ -64,10 +102,6 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
         update_id: ++updateId,
         message: { message_id: ++messageId, date, chat, from: user, text, ...(text.startsWith("/") && { entities: [{ type: "bot_command", offset: 0, length: text.split(/\s/)[0].length }] }) },
       };
-  const response = await fetch(`${worker}/telegram/webhook`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Telegram-Bot-Api-Secret-Token": secret },
-    body: JSON.stringify(update),
-  }).catch((error) => ({ status: `unreachable (${error.message})` }));
-  if (response.status !== 200) console.log(`webhook answered ${response.status}`);
+  queue.push(update);
+  void drain();
 });

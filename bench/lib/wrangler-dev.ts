@@ -27,15 +27,19 @@ export interface DevServer {
 
 /**
  * `wrangler dev` on a free loopback port with its own local D1 (migrations applied) and the
- * given vars, offline. Resolves once /health answers.
+ * given vars, offline. Resolves once /health answers. With `config`, another Worker (a wrangler
+ * file of bench/workers, no D1) is served instead, ready once it answers anything.
  */
-export async function startWranglerDev(vars: Record<string, string>, log: (line: string) => void): Promise<DevServer> {
+export async function startWranglerDev(vars: Record<string, string>, log: (line: string) => void, config?: string): Promise<DevServer> {
   const state = mkdtempSync(path.join(tmpdir(), "edgemind-dev-"));
   const env = { ...process.env, ...OFFLINE_ENV, XDG_CONFIG_HOME: path.join(state, "config") };
-  const migrate = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
-  if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+  if (config === undefined) {
+    const migrate = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
+    if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+  }
   const port = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false"];
+  if (config !== undefined) args.push("--config", config);
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -46,7 +50,8 @@ export async function startWranglerDev(vars: Record<string, string>, log: (line:
   for (;;) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited: ${output.slice(-2000)}`);
     try {
-      if ((await fetch(`${url}/health`)).ok) break;
+      const res = await fetch(`${url}/health`);
+      if (res.ok || config !== undefined) break;
     } catch {
       // not listening yet
     }

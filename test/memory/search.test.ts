@@ -8,6 +8,9 @@ describe("text normalisation", () => {
     expect(toIndexText("Ёжик любит МОЛОКО")).toBe(toIndexText("ежик любить молока"));
     expect(toIndexText("deployments")).toBe(toIndexText("deployed"));
     expect(toIndexText("e-mail C++ «кавычки»")).toBe("e mail c кавычк");
+    // Snowball's algorithms: Porter2 for English (not the original Porter), Russian Snowball.
+    expect(toIndexText("generously caresses")).toBe("generous caress");
+    expect(toIndexText("путешествовал путешествиями")).toBe("путешествова путешеств");
   });
 
   it("leaves words with digits and overlong runs unstemmed, so ids still match and long texts stay fast", () => {
