@@ -94,11 +94,22 @@ export function readLlmConfig(env: Env): LlmConfig {
         throw new Error("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL");
       }
       if (!env.LLM_MODEL?.trim()) throw new Error("LLM_PROVIDER=openai-compatible needs LLM_MODEL");
-      return { provider, baseUrl: env.LLM_BASE_URL, apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL.trim() };
+      return { provider, baseUrl: apiBaseUrl(env.LLM_BASE_URL), apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL.trim() };
     }
     default:
       throw new Error(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
   }
+}
+
+/**
+ * The base the client appends `/chat/completions` to. A bare origin (`http://127.0.0.1:11434`)
+ * gets `/v1`, as OpenAI and Ollama serve it; a URL with a path (`…/v1`, Gemini's `…/v1beta/openai`)
+ * is taken as given.
+ */
+export function apiBaseUrl(value: string): string {
+  const url = new URL(value);
+  const path = url.pathname.replace(/\/+$/, "");
+  return `${url.origin}${path === "" ? "/v1" : path}${url.search}`;
 }
 
 function isHttpUrl(value: string | undefined): value is string {

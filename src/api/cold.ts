@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { notFound } from "../errors";
+import { listNamespaces } from "../minds/namespaces";
 import { listConsolidations } from "../notes/claims";
 import { getColdVersion, listColdVersions } from "../notes/cold";
 import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
@@ -17,6 +18,14 @@ const ColdSchema = z
     updated_at: z.string().nullable(),
   })
   .openapi("ColdMemory");
+
+const NamespaceSchema = z
+  .object({ agent: z.string(), memories: z.number(), notes: z.number(), cold_version: z.number().openapi({ description: "0: none written yet" }) })
+  .openapi("Namespace");
+
+const ColdRead = ColdSchema.extend({
+  namespaces: z.array(NamespaceSchema).openapi({ description: "Every namespace of the mind holding anything (a scoped key: its own); read one with ?agent=" }),
+});
 
 // Paths and queries carry text; bodies carry JSON numbers and get no coercion.
 const version = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -63,9 +72,12 @@ coldRoutes
     createRoute({
       method: "get", path: "/cold", tags, security: bearerSecurity, summary: "Cold memory: the consolidated document and its version",
       request: { query: agentOnly },
-      responses: { 200: jsonContent(ColdSchema, "Cold memory"), ...guarded },
+      responses: { 200: jsonContent(ColdRead, "Cold memory of one namespace (`?agent=`, default `default`), and every namespace you can read"), ...guarded },
     }),
-    async (c) => c.json({ agent: c.var.scope.agent, ...(await readCold(c.var.deps, c.var.scope)) }, 200),
+    async (c) => {
+      const [cold, namespaces] = await Promise.all([readCold(c.var.deps, c.var.scope), listNamespaces(c.var.deps, c.var.scope)]);
+      return c.json({ agent: c.var.scope.agent, ...cold, namespaces }, 200);
+    },
   )
   .openapi(
     createRoute({

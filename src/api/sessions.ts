@@ -92,6 +92,9 @@ const ContextSchema = z
     ),
     system: z.string().describe("Instructions and the <memory> data block"),
     prompt: z.string().describe("The dialogue, oldest first"),
+    ephemeral_left_out: z
+      .object({ messages: z.number(), rule: z.string() })
+      .describe("Ephemeral tool output in the session, which the model never sees, and the rule that clears it"),
   })
   .openapi("Context");
 

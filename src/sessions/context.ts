@@ -10,7 +10,7 @@ import { oneLine, parseDocument, SECTION_IDS } from "../notes/document";
 import { searchNotes, type Note } from "../notes/notes";
 import { Fitter, fuseByRank, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
 import type { Message } from "./model";
-import { llmWindow } from "./windows";
+import { countEphemeral, llmWindow } from "./windows";
 
 // Context assembly: what the model is given for one turn. Memory goes into one delimited data
 // block (never read as instructions, unverified items marked); the dialogue is the session's
@@ -50,7 +50,12 @@ export interface AssembledContext {
   system: string;
   /** The dialogue, oldest first. */
   prompt: string;
+  /** Tool output kept out of the model's view, and the rule that clears it. */
+  ephemeral_left_out: { messages: number; rule: string };
 }
+
+export const EPHEMERAL_RULE =
+  "Ephemeral tool output is never given to the model; people see it in the ui channel. A message is about that output only if it carries the same tool; after ephemeral_ttl messages without it, when another tool's output arrives, or when Done? is answered yes, the output is deleted.";
 
 const INSTRUCTIONS = [
   "You are edgemind, a personal assistant that remembers the person you talk to.",
@@ -78,8 +83,9 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
   const mind = await getMindById(deps, scope.mindId);
-  const [window, recall, memoryHits, noteHits, cold] = await Promise.all([
+  const [window, ephemeral, recall, memoryHits, noteHits, cold] = await Promise.all([
     sessionId ? llmWindow(deps, scope, sessionId) : Promise.resolve([] as Message[]),
+    sessionId ? countEphemeral(deps, scope, sessionId) : Promise.resolve(0),
     recallMemories(deps, scope, mind.name, { limit: RECALL_LIMIT }),
     q ? searchMemories(deps, scope, { q, limit: searchLimit(budget) }) : Promise.resolve([]),
     q ? searchNotes(deps, scope, { q, limit: NOTE_LIMIT }) : Promise.resolve([]),
@@ -142,6 +148,7 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
     parts: fitter.items,
     system,
     prompt,
+    ephemeral_left_out: { messages: ephemeral, rule: EPHEMERAL_RULE },
   };
 }
 

@@ -26,6 +26,16 @@ export async function llmWindow(deps: Deps, scope: MindScope, sessionId: string)
   return rows.reverse().map(toMessage);
 }
 
+/** How many ephemeral messages the session holds: output the model is never given. */
+export async function countEphemeral(deps: Deps, scope: MindScope, sessionId: string): Promise<number> {
+  const row = await deps.db
+    .select({ n: count() })
+    .from(messages)
+    .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, true)))
+    .get();
+  return row?.n ?? 0;
+}
+
 export interface UiPage {
   messages: Message[];
   total: number;

@@ -22,6 +22,7 @@ textarea{width:100%;min-height:8rem}label{display:block;margin:.5rem 0 .2rem;fon
 table{border-collapse:collapse;width:100%;background:#fff;font-size:.9rem}td,th{border:1px solid #d9dde3;padding:.3rem .5rem;text-align:left;vertical-align:top}
 .scroll{overflow-x:auto}pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #d9dde3;border-radius:.4rem;padding:.7rem;margin:0}
 .diff .add{background:#e3f6e8;display:block}.diff .del{background:#fbe4e4;display:block}.diff .hunk{color:#5b6673;display:block}
+.ns{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:center;padding:.5rem .8rem}.ns a{color:#1f3a5f;text-decoration:none;border:1px solid #d9dde3;border-radius:1rem;padding:0 .6rem}.ns a[aria-current]{background:#1f3a5f;color:#fff}.ns a[aria-current] .meta{color:#dfe6ee}
 .msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
 @media (max-width:30rem){main{padding:.6rem}header{padding:.5rem .6rem}nav{font-size:.9rem}}
 `;

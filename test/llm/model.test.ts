@@ -116,6 +116,14 @@ describe("providers", () => {
     expect(createLanguageModel(readLlmConfig(base))).toBeNull();
   });
 
+  it("adds /v1 to a base URL that is a bare origin and keeps any other path as given", () => {
+    const baseUrl = (url: string) => (readLlmConfig({ ...base, LLM_BASE_URL: url, LLM_MODEL: "m" }) as { baseUrl: string }).baseUrl;
+    expect(baseUrl("http://127.0.0.1:11434")).toBe("http://127.0.0.1:11434/v1");
+    expect(baseUrl("http://127.0.0.1:11434/")).toBe("http://127.0.0.1:11434/v1");
+    expect(baseUrl("http://127.0.0.1:11434/v1/")).toBe("http://127.0.0.1:11434/v1");
+    expect(baseUrl("https://generativelanguage.googleapis.com/v1beta/openai/")).toBe("https://generativelanguage.googleapis.com/v1beta/openai");
+  });
+
   it("speaks /v1/chat/completions to an OpenAI-compatible server and records its usage", async () => {
     const req = await request();
     const seen: { url: string; auth: string | null; body: Record<string, unknown> }[] = [];

@@ -126,7 +126,13 @@ describe("cold memory", () => {
   it("starts empty at version 0 and writes by compare-and-swap", async () => {
     const t = await newTenant();
     const auth = { token: t.token, mind: t.mind.id };
-    expect((await call("GET", "/cold", auth)).json).toEqual({ agent: "default", text: "", version: 0, updated_at: null });
+    expect((await call("GET", "/cold", auth)).json).toEqual({
+      agent: "default",
+      text: "",
+      version: 0,
+      updated_at: null,
+      namespaces: [{ agent: "default", memories: 0, notes: 0, cold_version: 0 }],
+    });
     const v1 = await putCold(auth, { text: "## Profile\n- Alice\n", version: 0 });
     expect(v1.status).toBe(200);
     expect(v1.json).toMatchObject({ version: 1, text: "## Profile\n- Alice\n", folded_notes: 0 });

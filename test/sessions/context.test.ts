@@ -43,6 +43,8 @@ describe("context assembly", () => {
     for (const p of ctx.parts) expect(p.tokens).toBeGreaterThan(0);
     expect(ctx.prompt).toBe("user: We are moving billing to Postgres\nassistant: Noted.");
     expect(ctx.prompt).not.toContain("ls output");
+    expect(ctx.ephemeral_left_out.messages).toBe(1);
+    expect(ctx.ephemeral_left_out.rule).toMatch(/never given to the model.*same tool/);
     const block = memoryBlock(ctx.system);
     expect(block).toContain("## Related to the current message\n- [verified] project/billing_db: Billing runs on MySQL 5.7");
     expect(block).toContain("- [verified] preference/tea: Drinks green tea");

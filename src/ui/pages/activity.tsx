@@ -1,7 +1,10 @@
 import { Hono } from "hono";
+import { AGENT_PATTERN } from "../../auth/middleware";
 import { listJobRuns } from "../../cron/job-runs";
 import { tokensUsedToday, usageSince, utcDay } from "../../llm/ledger";
+import { listNamespaces } from "../../minds/namespaces";
 import { listNotes } from "../../notes/notes";
+import { NamespaceSwitch } from "../namespaces";
 import { page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
 
@@ -11,11 +14,24 @@ export const activityPages = new Hono<UiEnv>();
 
 activityPages.get("/notes", async (c) => {
   const { t, deps, uiScope } = c.var;
-  const { notes, total } = await listNotes(deps, uiScope, { limit: 100, offset: 0 });
+  const asked = c.req.query("agent");
+  const agent = asked && AGENT_PATTERN.test(asked) ? asked : null;
+  const [{ notes, total }, namespaces] = await Promise.all([
+    listNotes(deps, { ...uiScope, agentFilter: agent }, { limit: 100, offset: 0 }),
+    listNamespaces(deps, uiScope),
+  ]);
   return page(
     c,
     t.notes,
     <>
+      <NamespaceSwitch
+        t={t}
+        namespaces={namespaces}
+        current={agent}
+        allHref="/ui/notes"
+        href={(a) => `/ui/notes?agent=${encodeURIComponent(a)}`}
+        count={(ns) => String(ns.notes)}
+      />
       <p class="meta">{`${total} ${t.noteCount}`}</p>
       {notes.length === 0 ? <p>{t.nothing}</p> : null}
       {notes.map((n) => (

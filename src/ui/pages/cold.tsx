@@ -2,9 +2,11 @@ import { Hono } from "hono";
 import { AGENT_PATTERN } from "../../auth/middleware";
 import { DEFAULT_AGENT } from "../../auth/principal";
 import { invalid } from "../../errors";
+import { listNamespaces } from "../../minds/namespaces";
 import { listColdVersions } from "../../notes/cold";
 import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
 import { PostButton } from "../layout";
+import { NamespaceSwitch } from "../namespaces";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
 
@@ -27,21 +29,23 @@ coldPages.get("/cold", async (c) => {
   const { t, deps, csrf } = c.var;
   const agent = agentOf(c.req.query("agent"));
   const scope = { ...c.var.uiScope, agent };
-  const cold = await readCold(deps, scope);
-  const versions = await listColdVersions(deps, scope.mindId, agent, { limit: 100, offset: 0 });
+  const [cold, versions, namespaces] = await Promise.all([
+    readCold(deps, scope),
+    listColdVersions(deps, scope.mindId, agent, { limit: 100, offset: 0 }),
+    listNamespaces(deps, c.var.uiScope),
+  ]);
   const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
   return page(
     c,
     t.cold,
     <>
-      <form method="get" action="/ui/cold" class="filters card">
-        <label>
-          {t.agentNs}
-          <br />
-          <input name="agent" value={agent} size={12} />
-        </label>
-        <button type="submit" class="secondary">{t.apply}</button>
-      </form>
+      <NamespaceSwitch
+        t={t}
+        namespaces={namespaces.some((ns) => ns.agent === agent) ? namespaces : [...namespaces, { agent, memories: 0, notes: 0, cold_version: 0 }]}
+        current={agent}
+        href={(a) => (a === DEFAULT_AGENT ? "/ui/cold" : `/ui/cold?agent=${encodeURIComponent(a)}`)}
+        count={(ns) => `v${ns.cold_version}`}
+      />
       <p class="meta">{`${t.version} ${cold.version} · ${shortTime(cold.updated_at)}`}</p>
       {cold.text ? <pre id="cold-text">{cold.text}</pre> : <p>{t.emptyCold}</p>}
       <h2>{t.versions}</h2>
