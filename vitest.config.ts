@@ -9,6 +9,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: "./wrangler.toml" },
       miniflare: {
+        // An empty database for tests that apply the migrations one by one to data already there.
+        d1Databases: ["UPGRADE_DB"],
         bindings: {
           TEST_MIGRATIONS: migrations,
           ADMIN_TOKEN: "test-admin-token-0123456789",

@@ -1,12 +1,14 @@
 // Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
 // with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export,
-// and render /docs with every request outside the Worker refused.
+// connect an MCP client by OAuth on the consent page and revoke it, and render /docs with every
+// request outside the Worker refused.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
 import { createServer } from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -125,6 +127,67 @@ async function useMcp(base, key) {
   }
 }
 
+/** The SDK's client-side OAuth provider, kept in memory, for an app added to edgemind by URL. */
+function memoryOAuthProvider(redirect) {
+  const saved = { verifier: "" };
+  return {
+    saved,
+    get redirectUrl() {
+      return redirect;
+    },
+    get clientMetadata() {
+      return { client_name: "E2E assistant", redirect_uris: [redirect], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" };
+    },
+    clientInformation: () => saved.client,
+    saveClientInformation: (info) => void (saved.client = info),
+    tokens: () => saved.tokens,
+    saveTokens: (tokens) => void (saved.tokens = tokens),
+    redirectToAuthorization: (url) => void (saved.authorizationUrl = url),
+    saveCodeVerifier: (verifier) => void (saved.verifier = verifier),
+    codeVerifier: () => saved.verifier,
+  };
+}
+
+/** An MCP client connects by URL: the person allows it on the consent page, it works, then is revoked there. */
+async function connectByOAuth(base, page, shot) {
+  // The app's callback: a local listener that takes the authorization code, as a desktop client would.
+  let code = null;
+  const callback = createHttpServer((req, res) => {
+    code = new URL(req.url, "http://127.0.0.1").searchParams.get("code");
+    res.end("back in the app");
+  });
+  const port = await freePort();
+  await new Promise((resolve) => callback.listen(port, "127.0.0.1", resolve));
+  const redirect = `http://127.0.0.1:${port}/callback`;
+  const provider = memoryOAuthProvider(redirect);
+  const transport = () => new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { authProvider: provider });
+  await new Client({ name: "edgemind-e2e-oauth", version: "1.0.0" }).connect(transport()).catch(() => {});
+  check(provider.saved.authorizationUrl?.pathname === "/ui/oauth/authorize", "the MCP client registered and was sent to the consent page");
+  await page.goto(String(provider.saved.authorizationUrl));
+  check((await page.locator("#client-name").textContent()) === "E2E assistant", "the consent page names the client");
+  check((await page.locator("select#mind option").count()) === 1, "the consent page offers the person's mind");
+  await shot("08-consent");
+  await Promise.all([page.waitForURL(`${redirect}**`), page.click("#allow")]);
+  callback.close();
+  check(typeof code === "string" && code.length > 10, "Allow sends the client back with an authorization code");
+  await transport().finishAuth(code);
+  const client = new Client({ name: "edgemind-e2e-oauth", version: "1.0.0" });
+  await client.connect(transport());
+  const { tools } = await client.listTools();
+  check(tools.length === 8, "the OAuth client lists the tools with its access token");
+  await client.close();
+  await page.goto(`${base}/ui/apps`);
+  check((await page.locator(".card.app h3").allTextContents()).includes("E2E assistant"), "the connected app is listed under the mind");
+  await shot("09-apps");
+  await Promise.all([page.waitForURL(/ok=revoked/), page.locator(".card.app button", { hasText: "Revoke" }).click()]);
+  const after = await fetch(`${base}/mcp`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${provider.saved.tokens.access_token}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  check(after.status === 401, "after Revoke the client's token gets 401");
+}
+
 /** `/` and `/docs` with every request off this origin refused: the API docs render from the Worker alone. */
 async function checkDocsOffline(browser, base) {
   const context = await browser.newContext({ locale: "en-US", viewport: { width: 1100, height: 900 } });
@@ -141,14 +204,14 @@ async function checkDocsOffline(browser, base) {
   });
   await page.goto(`${base}/`);
   check((await page.locator('a[href="/docs"]').count()) === 1, "GET / is a landing page linking /docs");
-  await page.screenshot({ path: path.join(artifacts, "09-landing.png"), fullPage: true });
+  await page.screenshot({ path: path.join(artifacts, "11-landing.png"), fullPage: true });
   await page.goto(`${base}/docs`);
   await page.locator(".opblock").first().waitFor({ timeout: 15_000 });
   const operations = await page.locator(".opblock").count();
   check(operations > 20, `/docs renders ${operations} operations with no network beyond the Worker`);
   check(outside.length === 0, `/docs asked for nothing outside the Worker (${outside.join(", ")})`);
   check(violations.length === 0, `/docs runs under its CSP without violations (${violations.join("; ")})`);
-  await page.screenshot({ path: path.join(artifacts, "10-docs.png") });
+  await page.screenshot({ path: path.join(artifacts, "12-docs.png") });
   await context.close();
 }
 
@@ -208,6 +271,7 @@ async function drive(base, seeded) {
     check(lines.some((l) => l.type === "memory" && l.content === "Любит кофе с молоком, без сахара" && l.verified), "the export holds the edited, verified memory");
     await shot("07-data");
 
+    await connectByOAuth(base, page, shot);
     await checkDocsOffline(browser, base);
 
     const phone = await browser.newContext({ locale: "ru-RU", viewport: { width: 390, height: 844 }, isMobile: true, deviceScaleFactor: 2 });
@@ -217,7 +281,7 @@ async function drive(base, seeded) {
     check((await small.locator("html").getAttribute("lang")) === "ru", "a Russian browser gets the Russian UI");
     const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, `on a 390 px phone nothing scrolls sideways (overflow ${overflow}px)`);
-    await small.screenshot({ path: path.join(artifacts, "08-phone-ru.png"), fullPage: true });
+    await small.screenshot({ path: path.join(artifacts, "10-phone-ru.png"), fullPage: true });
   } finally {
     await browser.close();
   }

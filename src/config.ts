@@ -39,6 +39,8 @@ export interface Env {
   TELEGRAM_API_ROOT?: string;
   /** The Worker's public origin, for links the bot hands out (default: the webhook request's origin). */
   PUBLIC_URL?: string;
+  /** The OAuth provider's storage: registered MCP clients, grants and tokens (hashed). */
+  OAUTH_KV: KVNamespace;
 }
 
 export interface AuthConfig {

@@ -1,14 +1,16 @@
 import { createApp } from "./app";
+import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
 
 export { SessionObject } from "./sessions/session-object";
 export { TelegramChatObject } from "./telegram/chat-object";
 
-const app = createApp();
+// OAuth sits in front of the app: it checks tokens on /mcp and serves its own endpoints.
+const worker = withOAuth(createApp());
 
 export default {
-  fetch: app.fetch,
+  fetch: (request, env, ctx) => worker.fetch(request, env, ctx),
   async scheduled(controller, env) {
     const runs = await runCron(controller.cron, env);
     const failed = runs.filter((run) => run.error !== null);

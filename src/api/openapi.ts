@@ -49,11 +49,11 @@ export function describeApi(app: OpenAPIHono<AppEnv>) {
   });
   registry.registerPath({
     method: "post", path: "/mcp", tags: ["mcp"], security: [{ bearer: [] }],
-    summary: "Model Context Protocol over streamable HTTP (stateless, JSON responses); only a mind key is accepted",
+    summary: "Model Context Protocol over streamable HTTP (stateless, JSON responses); a mind key or an OAuth access token (discovery at /.well-known/oauth-protected-resource/mcp)",
     request: { body: { required: true, content: { "application/json": { schema: z.object({ jsonrpc: z.literal("2.0"), method: z.string() }).passthrough() } } } },
     responses: {
       200: { description: "A JSON-RPC response", content: { "application/json": { schema: z.object({ jsonrpc: z.literal("2.0") }).passthrough() } } },
-      401: error("No mind key"),
+      401: error("No mind key or access token; WWW-Authenticate names the protected resource metadata"),
     },
   });
   registry.registerPath({

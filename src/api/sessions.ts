@@ -24,6 +24,7 @@ const ChatRef = z.object({ id: z.string(), kind: z.enum(CHAT_KINDS), external_id
 const SessionSchema = z
   .object({
     id: z.string().openapi({ example: "ses_01jq…" }),
+    agent: z.string().openapi({ description: "The agent namespace, its chat's" }),
     chat: ChatRef,
     repo_path: z.string().nullable(),
     task_name: z.string(),
@@ -99,9 +100,11 @@ const ContextSchema = z
   .openapi("Context");
 
 const name = (max: number) => z.string().trim().min(1).max(max);
+// A chat's name is unique within its namespace; control characters are refused.
+const chatName = name(200).regex(/^\P{Cc}*$/u, "chat: no control characters");
 
 const SessionOpen = z.strictObject({
-  chat: name(200).optional().openapi({ description: "The API client's channel name (default: \"default\")" }),
+  chat: chatName.optional().openapi({ description: "The API client's channel name in the namespace (default: \"default\")" }),
   repo_path: name(500).nullable().optional(),
   task_name: name(200),
 });
@@ -142,7 +145,7 @@ sessionRoutes
     createRoute({
       method: "get", path: "/sessions", tags, security: bearerSecurity,
       summary: "List sessions (of one chat, by id or API chat name), most recent first, with message counts",
-      request: { query: z.object({ chat: name(200).optional(), chat_id: z.string().max(100).optional(), ...pageQuery }) },
+      request: { query: z.object({ chat: chatName.optional(), chat_id: z.string().max(100).optional(), ...pageQuery }) },
       responses: { 200: jsonContent(z.object({ sessions: z.array(SessionSchema) }), "Sessions"), ...guarded },
     }),
     async (c) => {
@@ -311,6 +314,7 @@ sessionRoutes
             chats: z.array(
               z.object({
                 id: z.string(),
+                agent: z.string(),
                 kind: z.enum(CHAT_KINDS),
                 external_id: z.string(),
                 active_session_id: z.string().nullable(),

@@ -62,7 +62,7 @@ export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
   }
 
   let mindId: string;
-  if (principal.kind === "agent") {
+  if (principal.kind !== "human") {
     if (requestedMind !== undefined && requestedMind !== principal.mindId) throw notFound("mind");
     mindId = principal.mindId;
   } else {
@@ -70,7 +70,7 @@ export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
     mindId = (await getMind(c.var.deps, principal.accountId, requestedMind)).id;
   }
 
-  const keyAgent = principal.kind === "agent" ? principal.agent : null;
+  const keyAgent = principal.kind !== "human" ? principal.agent : null;
   if (keyAgent !== null && requestedAgent !== undefined && requestedAgent !== keyAgent) {
     throw forbidden(`this key is limited to the agent namespace "${keyAgent}"`);
   }

@@ -1,7 +1,11 @@
-/** Who is asking: a human with a JWT, or an agent holding a mind key. */
+/**
+ * Who is asking: a human with a JWT, an agent holding a mind key, or an OAuth client a person
+ * granted one mind to (it works there as an agent does).
+ */
 export type Principal =
   | { kind: "human"; accountId: string }
-  | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null };
+  | { kind: "agent"; keyId: string; keyPrefix: string; mindId: string; agent: string | null }
+  | { kind: "client"; grantId: string; clientName: string; mindId: string; agent: string | null };
 
 /**
  * The tenant a request works in. `agent` is the namespace writes go to; `agentFilter` is
@@ -18,5 +22,12 @@ export const DEFAULT_AGENT = "default";
 
 /** How history records who made a change. */
 export function actorOf(principal: Principal): string {
-  return principal.kind === "human" ? `user:${principal.accountId}` : `key:${principal.keyPrefix}`;
+  switch (principal.kind) {
+    case "human":
+      return `user:${principal.accountId}`;
+    case "agent":
+      return `key:${principal.keyPrefix}`;
+    case "client":
+      return `oauth:${principal.grantId}`;
+  }
 }

@@ -75,6 +75,7 @@ export const chats = sqliteTable(
   {
     id: text("id").primaryKey(),
     mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
     kind: text("kind", { enum: ["telegram", "api"] }).notNull(),
     externalId: text("external_id").notNull(),
     activeSessionId: text("active_session_id"),
@@ -88,6 +89,7 @@ export const sessions = sqliteTable(
   {
     id: text("id").primaryKey(),
     mindId: text("mind_id").notNull(),
+    agent: text("agent").notNull(),
     chatId: text("chat_id").notNull(),
     repoPath: text("repo_path").notNull(),
     taskName: text("task_name").notNull(),
@@ -239,4 +241,18 @@ export const telegramChats = sqliteTable("telegram_chats", {
   accountId: text("account_id").notNull(),
   kind: text("kind", { enum: ["private", "group"] }).notNull(),
   createdAt: text("created_at").notNull(),
+});
+
+export const oauthGrants = sqliteTable("oauth_grants", {
+  id: text("id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  mindId: text("mind_id").notNull(),
+  agent: text("agent"),
+  clientId: text("client_id").notNull(),
+  clientName: text("client_name").notNull(),
+  redirectHost: text("redirect_host").notNull(),
+  scope: text("scope").notNull(),
+  createdAt: text("created_at").notNull(),
+  lastUsedAt: text("last_used_at"),
+  revokedAt: text("revoked_at"),
 });

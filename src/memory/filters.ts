@@ -1,13 +1,20 @@
 import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Scope } from "../auth/principal";
 import { memories } from "../db/schema";
 import { normalizeTag } from "./normalize";
 
+/** A table whose rows belong to a mind and an agent namespace: memories, notes, chats, sessions. */
+export interface NamespacedTable {
+  mindId: SQLiteColumn;
+  agent: SQLiteColumn;
+}
+
 /** Rows the scope may read: its mind, and its agent namespace when it is limited to one. */
-export function inScope(scope: Scope): SQL {
+export function inScope(scope: Pick<Scope, "mindId" | "agentFilter">, table: NamespacedTable = memories): SQL {
   return scope.agentFilter === null
-    ? eq(memories.mindId, scope.mindId)
-    : and(eq(memories.mindId, scope.mindId), eq(memories.agent, scope.agentFilter))!;
+    ? eq(table.mindId, scope.mindId)
+    : and(eq(table.mindId, scope.mindId), eq(table.agent, scope.agentFilter))!;
 }
 
 export const notExpired = (nowIso: string) => or(isNull(memories.expiresAt), gt(memories.expiresAt, nowIso))!;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CATEGORIES, MAX_CONTEXT_CHARS, PRIORITIES, SOURCES } from "../memory/model";
+import { DEFAULT_AGENT } from "../auth/principal";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import { LOCALES } from "./minds";
 import { mindSettingsSchema } from "./settings";
@@ -90,6 +91,8 @@ const coldVersion = z.strictObject({
 const chat = z.strictObject({
   type: z.literal("chat"),
   id,
+  // Archives written before chats had namespaces hold none: their chats are the default one's.
+  agent: text(64).default(DEFAULT_AGENT),
   kind: z.enum(CHAT_KINDS),
   external_id: text(200).min(1),
   active_session_id: id.nullable(),

@@ -2,7 +2,7 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
 import type { Deps } from "../deps";
-import { shownRepoPath } from "../sessions/model";
+import { shownExternalId, shownRepoPath } from "../sessions/model";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
 import { getMind } from "./minds";
 
@@ -74,7 +74,10 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
   }
   const mindChats = await db.select().from(chats).where(eq(chats.mindId, mindId)).orderBy(asc(chats.id));
   for (const chat of mindChats) {
-    yield { type: "chat", id: chat.id, kind: chat.kind, external_id: chat.externalId, active_session_id: chat.activeSessionId, created_at: chat.createdAt };
+    yield {
+      type: "chat", id: chat.id, agent: chat.agent, kind: chat.kind, external_id: shownExternalId(chat.agent, chat.externalId),
+      active_session_id: chat.activeSessionId, created_at: chat.createdAt,
+    };
   }
   for (const chat of mindChats) {
     const chatSessions = await db

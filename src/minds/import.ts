@@ -8,7 +8,7 @@ import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
 import { indexNeighbours, messageSearchText } from "../sessions/history";
-import { storedRepoPath } from "../sessions/model";
+import { storedExternalId, storedRepoPath } from "../sessions/model";
 import { archiveLineSchema, type ArchiveHeader, type ArchiveLine, type Line } from "./archive";
 import { getMind } from "./minds";
 import { resolveSettings } from "./settings";
@@ -139,10 +139,13 @@ function planImport(deps: Deps, mindId: string, header: ArchiveHeader, lines: Ar
     if (!ids.has(s.chat_id)) throw invalid(`session ${s.id} belongs to chat ${s.chat_id}, which is not in the archive`);
     fresh(s.id, "ses");
   }
-  const chatRows = chatLines.map((c) => ({ id: ids.get(c.id)!, mindId, kind: c.kind, externalId: c.external_id, createdAt: c.created_at }));
+  const chatRows = chatLines.map((c) => ({
+    id: ids.get(c.id)!, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at,
+  }));
   for (const rows of chunked(chatRows, 6)) statements.push(db.insert(chats).values(rows));
+  const chatAgent = new Map(chatLines.map((c) => [c.id, c.agent]));
   const sessionRows = sessionLines.map((s) => ({
-    id: ids.get(s.id)!, mindId, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
+    id: ids.get(s.id)!, mindId, agent: chatAgent.get(s.chat_id)!, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
     conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
   }));
   for (const rows of chunked(sessionRows, 9)) statements.push(db.insert(sessions).values(rows));

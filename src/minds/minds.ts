@@ -16,6 +16,7 @@ import {
   noteExtractions,
   notes,
   sessions,
+  oauthGrants,
   telegramChats,
   type MindRow,
 } from "../db/schema";
@@ -162,6 +163,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
     db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
+    db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
@@ -183,5 +185,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     llm_usage: counted[11][0]?.n ?? 0,
     login_links: counted[12][0]?.n ?? 0,
     telegram_chats: counted[13][0]?.n ?? 0,
+    oauth_grants: counted[14][0]?.n ?? 0,
   };
 }

@@ -1,5 +1,4 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
-import { DEFAULT_AGENT } from "../auth/principal";
 import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import type { ModelDeps } from "../llm/generate";
@@ -24,14 +23,18 @@ const MAX_MESSAGES = 400;
 
 /**
  * Extracts notes from a session's non-ephemeral messages after its cursor and moves the
- * cursor in the same D1 batch, only if nobody moved it meanwhile. Notes go to the mind's
- * default namespace (sessions belong to the mind). With no model, over budget or on a model
- * failure the cursor stays, so no message is skipped. Only the session object calls this.
+ * cursor in the same D1 batch, only if nobody moved it meanwhile. Notes go to the session's
+ * namespace, so the key that wrote the dialogue reads them. With no model, over budget or on
+ * a model failure the cursor stays, so no message is skipped. Only the session object calls this.
  */
 export async function extractSession(deps: ModelDeps, target: SessionTarget): Promise<SessionExtraction> {
   const { db } = deps;
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
-  const session = await db.select({ cursor: sessions.extractedThroughMessageId }).from(sessions).where(ofSession).get();
+  const session = await db
+    .select({ cursor: sessions.extractedThroughMessageId, agent: sessions.agent })
+    .from(sessions)
+    .where(ofSession)
+    .get();
   if (!session) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
   const after = await db
     .select({ id: messages.id, role: messages.role, content: messages.content })
@@ -48,7 +51,7 @@ export async function extractSession(deps: ModelDeps, target: SessionTarget): Pr
     .limit(MAX_MESSAGES);
   const input: ExtractionInput = {
     mindId: target.mindId,
-    agent: DEFAULT_AGENT,
+    agent: session.agent,
     sessionId: target.sessionId,
     cursor: session.cursor > 0 ? String(session.cursor) : null,
     messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content })),

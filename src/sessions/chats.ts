@@ -4,44 +4,56 @@ import { chats, messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { toChat, type Chat, type ChatKind, type MindScope } from "./model";
+import { DEFAULT_AGENT } from "../auth/principal";
+import { inScope } from "../memory/filters";
+import { storedExternalId, toChat, type Chat, type ChatKind, type MindScope } from "./model";
 import { forgetSessionObjects, type SessionDeps } from "./objects";
 
-/** The mind's chat of this kind and external id, created when it does not exist yet. */
+/** The mind's chat of this kind and name in a namespace, created when it does not exist yet. */
 export async function ensureChat(
   { db, clock }: Deps,
   mindId: string,
   kind: ChatKind,
-  externalId: string,
+  name: string,
+  agent: string = DEFAULT_AGENT,
 ): Promise<{ chat: Chat; created: boolean }> {
   const id = newId("chat");
+  const externalId = storedExternalId(agent, name);
   const inserted = await db
     .insert(chats)
-    .values({ id, mindId, kind, externalId, createdAt: isoNow(clock) })
+    .values({ id, mindId, agent, kind, externalId, createdAt: isoNow(clock) })
     .onConflictDoNothing({ target: [chats.mindId, chats.kind, chats.externalId] })
     .returning();
   if (inserted[0]) return { chat: toChat(inserted[0]), created: true };
-  const chat = await findChat({ db, clock }, mindId, kind, externalId);
+  const chat = await findChat({ db, clock }, mindId, kind, name, agent);
   if (!chat) throw notFound("chat");
   return { chat, created: false };
 }
 
-/** The mind's chat of this kind and external id, or null. */
-export async function findChat({ db }: Deps, mindId: string, kind: ChatKind, externalId: string): Promise<Chat | null> {
+/** The mind's chat of this kind and name in a namespace, or null. */
+export async function findChat(
+  { db }: Deps,
+  mindId: string,
+  kind: ChatKind,
+  name: string,
+  agent: string = DEFAULT_AGENT,
+): Promise<Chat | null> {
   const row = await db
     .select()
     .from(chats)
-    .where(and(eq(chats.mindId, mindId), eq(chats.kind, kind), eq(chats.externalId, externalId)))
+    .where(
+      and(eq(chats.mindId, mindId), eq(chats.agent, agent), eq(chats.kind, kind), eq(chats.externalId, storedExternalId(agent, name))),
+    )
     .get();
   return row ? toChat(row) : null;
 }
 
-/** A chat of the scope's mind; another mind's chat is answered like a missing one. */
+/** A chat of the scope's mind and namespace; any other is answered like a missing one. */
 export async function getChat({ db }: Deps, scope: MindScope, chatId: string): Promise<Chat> {
   const row = await db
     .select()
     .from(chats)
-    .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId)))
+    .where(and(eq(chats.id, chatId), inScope(scope, chats)))
     .get();
   if (!row) throw notFound("chat");
   return toChat(row);
@@ -51,13 +63,13 @@ export interface ChatSummary extends Chat {
   session_count: number;
 }
 
-/** The mind's chats, newest first, with how many sessions each holds. */
+/** The scope's chats, oldest first, with how many sessions each holds. */
 export async function listChats({ db }: Deps, scope: MindScope, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
   const rows = await db
     .select({ chat: chats, sessionCount: count(sessions.id) })
     .from(chats)
     .leftJoin(sessions, and(eq(sessions.chatId, chats.id), eq(sessions.mindId, scope.mindId)))
-    .where(eq(chats.mindId, scope.mindId))
+    .where(inScope(scope, chats))
     .groupBy(chats.id)
     .orderBy(chats.createdAt, chats.id)
     .limit(page.limit)
@@ -84,7 +96,7 @@ export async function deleteChat(deps: SessionDeps, scope: MindScope, chatId: st
       .where(and(eq(messages.mindId, scope.mindId), inArray(messages.sessionId, chatSessions))),
     db
       .delete(chats)
-      .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId)))
+      .where(and(eq(chats.id, chatId), inScope(scope, chats)))
       .returning({ id: chats.id }),
   ]);
   if (deleted.length === 0) throw notFound("chat");

@@ -2,19 +2,23 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { messages, minds, sessions } from "../db/schema";
 import type { Deps } from "../deps";
+import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
 import { resolveSettings, type MindSettings } from "../minds/settings";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
 
-/** The mind's settings as they are now, or null when the session is gone (or not the mind's). */
-export async function readAppendSettings({ db }: Deps, target: SessionTarget): Promise<MindSettings | null> {
+/**
+ * The mind's settings as they are now, or null when the session is gone, not the mind's, or
+ * outside the caller's namespace (`agentFilter`, null: any).
+ */
+export async function readAppendSettings({ db }: Deps, target: SessionTarget, agentFilter: string | null): Promise<MindSettings | null> {
   const row = await db
     .select({ settings: minds.settings })
     .from(sessions)
     .innerJoin(minds, eq(minds.id, sessions.mindId))
-    .where(and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId)))
+    .where(and(eq(sessions.id, target.sessionId), inScope({ mindId: target.mindId, agentFilter }, sessions)))
     .get();
   return row ? resolveSettings(row.settings) : null;
 }

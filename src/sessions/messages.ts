@@ -13,11 +13,11 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
 }
 
 /**
- * Appends a message to a session of the scope's mind through its object, the single writer.
- * The object reads the session with the mind in SQL, so another mind's session is not found.
+ * Appends a message to a session of the scope through its object, the single writer. The
+ * object reads the session with the mind and namespace in SQL, so any other is not found.
  */
 export async function appendMessage(deps: SessionDeps, scope: MindScope, sessionId: string, input: NewMessage): Promise<AppendResult> {
-  const result = await sessionObject(deps.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input);
+  const result = await sessionObject(deps.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input, scope.agentFilter);
   return unwrap<AppendResult>(result);
 }
 

@@ -1,4 +1,4 @@
-import type { Scope } from "../auth/principal";
+import { DEFAULT_AGENT, type Scope } from "../auth/principal";
 import type { ChatRow, MessageRow } from "../db/schema";
 
 export const CHAT_KINDS = ["telegram", "api"] as const;
@@ -14,6 +14,8 @@ export const MAX_MESSAGE_CHARS = 32_000;
 
 export interface Chat {
   id: string;
+  /** The agent namespace the chat and all its sessions belong to. */
+  agent: string;
   kind: ChatKind;
   external_id: string;
   active_session_id: string | null;
@@ -22,6 +24,8 @@ export interface Chat {
 
 export interface Session {
   id: string;
+  /** The agent namespace: its chat's. */
+  agent: string;
   chat: { id: string; kind: ChatKind; external_id: string };
   repo_path: string | null;
   task_name: string;
@@ -53,10 +57,11 @@ export interface NewMessage {
 }
 
 /**
- * All a chat, session or message function needs of the caller: its mind. Sessions belong
- * to the mind, not to an agent namespace; fronts without a principal (the bot) pass { mindId }.
+ * All a chat, session or message function needs of the caller: its mind, the namespace new
+ * chats go to, and the namespace reads are limited to (null: all). Chats and sessions belong
+ * to a namespace like memories and notes: a key scoped to one reaches only its own.
  */
-export type MindScope = Pick<Scope, "mindId">;
+export type MindScope = Pick<Scope, "mindId" | "agent" | "agentFilter">;
 
 /** Which session of which mind a session object works for. */
 export interface SessionTarget {
@@ -64,10 +69,26 @@ export interface SessionTarget {
   sessionId: string;
 }
 
+// API chat names are unique per namespace, while the table's UNIQUE (mind, kind, external id)
+// predates namespaces: outside the default namespace the stored id carries it. Chat names
+// cannot hold control characters, so the separator never comes from a name.
+const NAMESPACE_SEPARATOR = "\u001f";
+
+/** The external id stored for a chat of this name in this namespace. */
+export const storedExternalId = (agent: string, name: string) =>
+  agent === DEFAULT_AGENT ? name : `${agent}${NAMESPACE_SEPARATOR}${name}`;
+
+/** The chat's name as its namespace's clients gave it. */
+export const shownExternalId = (agent: string, stored: string) => {
+  const prefix = `${agent}${NAMESPACE_SEPARATOR}`;
+  return agent !== DEFAULT_AGENT && stored.startsWith(prefix) ? stored.slice(prefix.length) : stored;
+};
+
 export const toChat = (row: ChatRow): Chat => ({
   id: row.id,
+  agent: row.agent,
   kind: row.kind,
-  external_id: row.externalId,
+  external_id: shownExternalId(row.agent, row.externalId),
   active_session_id: row.activeSessionId,
   created_at: row.createdAt,
 });

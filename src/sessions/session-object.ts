@@ -29,11 +29,14 @@ export class SessionObject extends DurableObject<Env> {
     this.deps = { db: createDb(env.DB), clock: systemClock };
   }
 
-  /** Inserts a message, trims, clears ephemeral output when due, and updates the counters. */
-  async append(target: SessionTarget, input: NewMessage): Promise<ObjectResult<AppendResult>> {
+  /**
+   * Inserts a message, trims, clears ephemeral output when due, and updates the counters.
+   * A caller limited to a namespace (`agentFilter`) reaches only a session of that namespace.
+   */
+  async append(target: SessionTarget, input: NewMessage, agentFilter: string | null = null): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const settings = await readAppendSettings(this.deps, target);
+      const settings = await readAppendSettings(this.deps, target, agentFilter);
       if (!settings) return gone;
       const plan = planAppend(
         this.counters(),
@@ -45,7 +48,7 @@ export class SessionObject extends DurableObject<Env> {
         historyCap: settings.history_cap,
       });
       if (!written.message) return gone;
-      this.ctx.storage.kv.put(TARGET_KEY, target);
+      this.ctx.storage.kv.put(TARGET_KEY, { mindId: target.mindId, sessionId: target.sessionId } satisfies SessionTarget);
       this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
       if (plan.scheduleExtraction) await this.ctx.storage.setAlarm(Date.now());
       return {

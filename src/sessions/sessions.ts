@@ -4,8 +4,9 @@ import { chats, messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { ensureChat } from "./chats";
-import { DEFAULT_CHAT, shownRepoPath, storedRepoPath, type Session, type MindScope } from "./model";
+import { inScope } from "../memory/filters";
+import { ensureChat, getChat } from "./chats";
+import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Session, type MindScope } from "./model";
 import { forgetSessionObjects, sessionObject, type SessionDeps, type SessionState } from "./objects";
 
 export interface SessionInput {
@@ -24,14 +25,15 @@ async function selectSessions(
   const rows = await db
     .select({ session: sessions, chat: chats, messageCount })
     .from(sessions)
-    .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId)))
+    .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId), eq(chats.agent, sessions.agent)))
     .where(where)
     .orderBy(desc(sql`coalesce(${sessions.lastMessageAt}, ${sessions.createdAt})`), desc(sessions.id))
     .limit(page.limit)
     .offset(page.offset);
   return rows.map(({ session, chat, messageCount }) => ({
     id: session.id,
-    chat: { id: chat.id, kind: chat.kind, external_id: chat.externalId },
+    agent: session.agent,
+    chat: { id: chat.id, kind: chat.kind, external_id: shownExternalId(chat.agent, chat.externalId) },
     repo_path: shownRepoPath(session.repoPath),
     task_name: session.taskName,
     conversation_id: session.conversationId,
@@ -43,9 +45,12 @@ async function selectSessions(
   }));
 }
 
-/** A session of the scope's mind; another mind's session is answered like a missing one. */
+/**
+ * A session of the scope's mind and namespace; another mind's or another namespace's session
+ * is answered like a missing one.
+ */
 export async function getSession(deps: Deps, scope: MindScope, sessionId: string): Promise<Session> {
-  const [session] = await selectSessions(deps, and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)));
+  const [session] = await selectSessions(deps, and(eq(sessions.id, sessionId), inScope(scope, sessions)));
   if (!session) throw notFound("session");
   return session;
 }
@@ -68,22 +73,28 @@ export interface SessionListFilter {
   offset: number;
 }
 
-/** The mind's sessions (of one chat when asked), most recently used first, with message counts. */
+/**
+ * The scope's sessions (of one chat when asked), most recently used first, with message
+ * counts. An API chat named by `chat` is the one in the scope's write namespace.
+ */
 export async function listSessions(deps: Deps, scope: MindScope, filter: SessionListFilter): Promise<Session[]> {
   return selectSessions(
     deps,
     and(
-      eq(sessions.mindId, scope.mindId),
+      inScope(scope, sessions),
       filter.chatId !== undefined ? eq(sessions.chatId, filter.chatId) : undefined,
-      filter.chat !== undefined ? and(eq(chats.kind, "api"), eq(chats.externalId, filter.chat)) : undefined,
+      filter.chat !== undefined
+        ? and(eq(chats.kind, "api"), eq(chats.agent, scope.agent), eq(chats.externalId, storedExternalId(scope.agent, filter.chat)))
+        : undefined,
     ),
     filter,
   );
 }
 
 /**
- * Opens the task (chat, repo_path, task_name) in a chat: creates it, or finds the one that
- * exists, and makes it the chat's active session. Creating and activating are one batch.
+ * Opens the task (chat, repo_path, task_name) in a chat of the scope: creates it in the
+ * chat's namespace, or finds the one that exists, and makes it the chat's active session.
+ * Creating and activating are one batch.
  */
 export async function openSession(
   deps: Deps,
@@ -92,6 +103,7 @@ export async function openSession(
   input: SessionInput,
 ): Promise<{ session: Session; created: boolean }> {
   const { db, clock } = deps;
+  const chat = await getChat(deps, scope, chatId);
   const id = newId("ses");
   const repoPath = storedRepoPath(input.repo_path);
   const sameTask = and(
@@ -106,6 +118,7 @@ export async function openSession(
       .values({
         id,
         mindId: scope.mindId,
+        agent: chat.agent,
         chatId,
         repoPath,
         taskName: input.task_name,
@@ -131,7 +144,7 @@ export async function openApiSession(
   scope: MindScope,
   input: SessionInput & { chat?: string },
 ): Promise<{ session: Session; created: boolean }> {
-  const { chat } = await ensureChat(deps, scope.mindId, "api", input.chat ?? DEFAULT_CHAT);
+  const { chat } = await ensureChat(deps, scope.mindId, "api", input.chat ?? DEFAULT_CHAT, scope.agent);
   return openSession(deps, scope, chat.id, input);
 }
 
@@ -141,7 +154,7 @@ export async function activateSession(deps: Deps, scope: MindScope, sessionId: s
   await deps.db
     .update(chats)
     .set({ activeSessionId: session.id })
-    .where(and(eq(chats.id, session.chat.id), eq(chats.mindId, scope.mindId)));
+    .where(and(eq(chats.id, session.chat.id), inScope(scope, chats)));
   return { ...session, active: true };
 }
 
@@ -156,7 +169,7 @@ export async function deleteSession(deps: SessionDeps, scope: MindScope, session
       .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId))),
     db
       .delete(sessions)
-      .where(and(eq(sessions.id, sessionId), eq(sessions.mindId, scope.mindId)))
+      .where(and(eq(sessions.id, sessionId), inScope(scope, sessions)))
       .returning({ id: sessions.id }),
   ]);
   if (deleted.length === 0) throw notFound("session");

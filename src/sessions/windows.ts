@@ -1,6 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
+import { inScope } from "../memory/filters";
 import { toMatchExpression } from "../memory/normalize";
 import { getMindById } from "../minds/minds";
 import { toMessage, type Message, type MindScope } from "./model";
@@ -72,7 +73,7 @@ export interface MessageHit {
 }
 
 /**
- * Full-text search over the mind's non-ephemeral messages (of one session when given),
+ * Full-text search over the non-ephemeral messages of the scope's sessions (of one session when given),
  * best first. A query with no word in it finds nothing.
  */
 export async function searchMessages(
@@ -89,7 +90,7 @@ export async function searchMessages(
     .select({ ...shownColumns, score })
     .from(messages)
     .innerJoin(sql`messages_fts`, sql`messages_fts.rowid = ${messages.id}`)
-    .innerJoin(sessions, and(eq(sessions.id, messages.sessionId), eq(sessions.mindId, scope.mindId)))
+    .innerJoin(sessions, and(eq(sessions.id, messages.sessionId), inScope(scope, sessions)))
     .where(
       and(
         sql`messages_fts match ${match}`,

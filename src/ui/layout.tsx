@@ -47,6 +47,7 @@ const NAV = [
   ["/ui/sessions", "sessions"],
   ["/ui/usage", "usage"],
   ["/ui/data", "data"],
+  ["/ui/apps", "apps"],
   ["/ui/minds", "minds"],
 ] as const;
 

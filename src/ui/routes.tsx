@@ -8,6 +8,7 @@ import { AppError } from "../errors";
 import { getMind } from "../minds/minds";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
+import { appPages, authorizePages } from "./pages/connect";
 import { coldPages } from "./pages/cold";
 import { dataPages } from "./pages/data";
 import { loginRoutes } from "./pages/login";
@@ -41,6 +42,8 @@ uiRoutes.use(
 );
 
 uiRoutes.route("/", loginRoutes);
+// Connecting an app signs the person in itself: it may arrive from another site without the cookie.
+uiRoutes.route("/", authorizePages);
 
 uiRoutes.use(
   "*",
@@ -90,6 +93,7 @@ uiRoutes.route("/", activityPages);
 uiRoutes.route("/", coldPages);
 uiRoutes.route("/", sessionPages);
 uiRoutes.route("/", dataPages);
+uiRoutes.route("/", appPages);
 
 /** A failed action shows on a page in the UI's frame, not as the API's JSON. */
 export function handleUiError(err: Error, c: Context<UiEnv>) {

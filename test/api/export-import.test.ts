@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
+import { recordGrant } from "../../src/minds/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
 import { importMind } from "../../src/minds/import";
 import { testDeps } from "../support/deps";
@@ -205,6 +206,7 @@ describe("erasing a mind", () => {
     const deps = testDeps();
     await createLoginLink(deps, { accountId: t.accountId, mindId: t.mind.id });
     await recordUsage(deps, t.mind.id, "chat", { inputTokens: 10, outputTokens: 5 }, false);
+    await recordGrant(deps, { accountId: t.accountId, mindId: t.mind.id, agent: null, clientId: "client-1", clientName: "An app", redirectHost: "app.example", scope: ["mind"] });
     await env.DB.prepare(
       "insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)",
     ).bind(t.mind.id, sessions[0], new Date().toISOString()).run();
@@ -219,7 +221,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

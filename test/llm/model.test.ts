@@ -97,6 +97,7 @@ describe("providers", () => {
     DB: {} as D1Database,
     SESSIONS: {} as Env["SESSIONS"],
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
+    OAUTH_KV: {} as KVNamespace,
     ADMIN_TOKEN: "",
     JWT_SECRET: "",
   } satisfies Env;

@@ -230,7 +230,7 @@ describe("/done", () => {
     await send(p, textUpdate(p, "run the tests"));
     const session = (await activeSessionOf(p))!;
     const deps = { ...testDeps(), sessionObjects: env.SESSIONS };
-    await appendMessage(deps, { mindId: session.mind_id }, session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
+    await appendMessage(deps, { mindId: session.mind_id, agent: "default", agentFilter: null }, session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
 
     await send(p, textUpdate(p, "/done"));
     const question = telegram.to(p.chat.id, "sendMessage").at(-1)!;

@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { verifyAccountToken } from "../../auth/jwt";
 import { redeemLoginLink } from "../../auth/login-links";
+import { AUTHORIZE_PATH } from "../../auth/oauth";
 import { readAuthConfig } from "../../config";
 import { AppError } from "../../errors";
 import { accountExists, listMinds } from "../../minds/minds";
@@ -15,18 +16,26 @@ import { endUiSession, readUiSession, startUiSession } from "../session";
  */
 export const loginRoutes = new Hono<UiEnv>();
 
-function LoginPage(props: { locale: UiLocale; token?: string; error?: string }) {
+/** Where a login may continue to: only an OAuth authorization page of this site. */
+const safeNext = (next: unknown): string | undefined =>
+  typeof next === "string" && next.startsWith(`${AUTHORIZE_PATH}?`) && next.length <= 4000 ? next : undefined;
+
+export function LoginPage(props: { locale: UiLocale; token?: string; error?: string; notice?: string; next?: string }) {
   const t = DICTIONARIES[props.locale];
+  const flash = props.error ? { text: props.error, error: true } : props.notice ? { text: props.notice } : null;
+  const next = props.next ? <input type="hidden" name="next" value={props.next} /> : null;
   return (
-    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" flash={props.error ? { text: props.error, error: true } : null}>
+    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" flash={flash}>
       {props.token ? (
         <form method="post" action="/ui/login" class="card">
           <p>{t.loginConfirm}</p>
+          {next}
           <input type="hidden" name="token" value={props.token} />
           <button type="submit" id="continue">{t.loginContinue}</button>
         </form>
       ) : null}
       <form method="post" action="/ui/login" class="card">
+        {next}
         <label for="jwt">{t.loginJwt}</label>
         <textarea id="jwt" name="jwt" rows={3} style="min-height:4rem" autocomplete="off"></textarea>
         <div class="actions">
@@ -40,7 +49,7 @@ function LoginPage(props: { locale: UiLocale; token?: string; error?: string }) 
 loginRoutes.get("/login", (c) => {
   const token = c.req.query("token");
   c.header("Cache-Control", "no-store");
-  return c.html(<LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} />);
+  return c.html(<LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} next={safeNext(c.req.query("next"))} />);
 });
 
 loginRoutes.post("/login", async (c) => {
@@ -49,6 +58,7 @@ loginRoutes.post("/login", async (c) => {
   const deps = c.var.deps;
   const linkToken = typeof form.token === "string" ? form.token.trim() : "";
   const jwt = typeof form.jwt === "string" ? form.jwt.trim() : "";
+  const next = safeNext(form.next);
   let accountId: string;
   let mindId: string | null = null;
   if (linkToken) {
@@ -56,18 +66,18 @@ loginRoutes.post("/login", async (c) => {
       ({ accountId, mindId } = await redeemLoginLink(deps, linkToken));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return c.html(<LoginPage locale={c.var.locale} error={t.loginFailed} />, 401);
+      return c.html(<LoginPage locale={c.var.locale} error={t.loginFailed} next={next} />, 401);
     }
   } else {
     const verified = jwt ? await verifyAccountToken(readAuthConfig(c.env), jwt) : null;
     if (!verified || !(await accountExists(deps, verified))) {
-      return c.html(<LoginPage locale={c.var.locale} error={t.jwtFailed} />, 401);
+      return c.html(<LoginPage locale={c.var.locale} error={t.jwtFailed} next={next} />, 401);
     }
     accountId = verified;
   }
   mindId ??= (await listMinds(deps, accountId))[0]?.id ?? null;
   await startUiSession(c, accountId, mindId);
-  return c.redirect(mindId ? "/ui/memories" : "/ui/minds", 303);
+  return c.redirect(next ?? (mindId ? "/ui/memories" : "/ui/minds"), 303);
 });
 
 loginRoutes.post("/logout", async (c) => {

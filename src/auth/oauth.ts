@@ -1,0 +1,109 @@
+import {
+  getOAuthApi,
+  OAuthProvider,
+  type OAuthHelpers,
+  type OAuthProviderOptions,
+  type ResolveExternalTokenInput,
+  type ResolveExternalTokenResult,
+} from "@cloudflare/workers-oauth-provider";
+import { systemClock } from "../clock";
+import type { Env } from "../config";
+import { createDb } from "../db/client";
+import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
+import type { Principal } from "./principal";
+
+// MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
+// /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI
+// and get tokens bound to /mcp. @cloudflare/workers-oauth-provider serves the metadata,
+// registration, token and revocation endpoints and checks every token; the web UI owns consent.
+
+export const MCP_PATH = "/mcp";
+export const AUTHORIZE_PATH = "/ui/oauth/authorize";
+export const TOKEN_PATH = "/oauth/token";
+export const REGISTER_PATH = "/oauth/register";
+/** One scope: the client works in the granted mind as an agent with a mind key would. */
+export const MIND_SCOPE = "mind";
+
+const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
+const REFRESH_TOKEN_TTL_SECONDS = 90 * 24 * 60 * 60;
+
+/** What a valid bearer token on /mcp stands for, as the provider hands it to the MCP front. */
+export type McpAuth = { kind: "mind_key"; principal: Principal } | { kind: "grant"; grantId: string };
+
+/** What a grant's tokens carry (encrypted by the provider). */
+export interface GrantProps {
+  grantId: string;
+}
+
+type Handler = { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> };
+
+/** The public origin: PUBLIC_URL when set (it must then be the one clients use), else the request's. */
+export function publicOrigin(env: Env, requestUrl: string): string {
+  return new URL(env.PUBLIC_URL?.trim() || requestUrl).origin;
+}
+
+function providerOptions(origin: string, app: Handler): OAuthProviderOptions<Env> {
+  return {
+    apiRoute: MCP_PATH,
+    apiHandler: { fetch: (request, env, ctx) => app.fetch(request, env, ctx) },
+    defaultHandler: { fetch: (request, env, ctx) => app.fetch(request as Request, env, ctx) },
+    authorizeEndpoint: AUTHORIZE_PATH,
+    tokenEndpoint: TOKEN_PATH,
+    clientRegistrationEndpoint: REGISTER_PATH,
+    scopesSupported: [MIND_SCOPE],
+    accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
+    refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
+    resourceMetadata: { resource: `${origin}${MCP_PATH}`, resource_name: "edgemind memory" },
+    resolveExternalToken: resolveMindKey(origin),
+    onError: ({ status, headers, internal, description }) =>
+      // The protected resource answers in edgemind's error shape; the OAuth endpoints keep RFC 6749's.
+      internal.category === "protected-resource"
+        ? Response.json({ error: { code: "unauthorized", message: `/mcp needs a mind key or an OAuth access token: ${description}` } }, { status, headers })
+        : undefined,
+  };
+}
+
+/** Mind keys keep working on /mcp: the provider asks this for any token it did not issue. */
+function resolveMindKey(origin: string) {
+  return async ({ token, env }: ResolveExternalTokenInput<Env>): Promise<ResolveExternalTokenResult | null> => {
+    if (!looksLikeMindKey(token)) return null;
+    const principal = await authenticateMindKey({ db: createDb(env.DB), clock: systemClock }, token);
+    if (!principal) return null;
+    const auth: McpAuth = { kind: "mind_key", principal };
+    return { props: auth, audience: `${origin}${MCP_PATH}` };
+  };
+}
+
+const NOT_SERVED: Handler = { fetch: () => new Response(null, { status: 404 }) };
+
+/** The provider's helpers (consent, grants) for code outside its own dispatch, such as the UI. */
+export function oauthHelpers(env: Env, requestUrl: string): OAuthHelpers {
+  return getOAuthApi(providerOptions(publicOrigin(env, requestUrl), NOT_SERVED), env);
+}
+
+/** The whole Worker's fetch with OAuth in front of it: /mcp checked, OAuth endpoints served. */
+export function withOAuth(app: Handler): Handler {
+  const providers = new Map<string, OAuthProvider<Env>>();
+  return {
+    fetch(request, env, ctx) {
+      const origin = publicOrigin(env, request.url);
+      let provider = providers.get(origin);
+      if (!provider) {
+        // A Worker answers on a few hostnames at most (workers.dev, a custom domain).
+        if (providers.size >= 8) providers.clear();
+        provider = new OAuthProvider(providerOptions(origin, app));
+        providers.set(origin, provider);
+      }
+      return provider.fetch(request, env, ctx);
+    },
+  };
+}
+
+/** The grant props of a token, as the MCP front reads them from the execution context. */
+export function mcpAuthOf(props: unknown): McpAuth | null {
+  if (typeof props !== "object" || props === null) return null;
+  const value = props as Partial<McpAuth & GrantProps>;
+  if (value.kind === "mind_key" && value.principal) return value as McpAuth;
+  if (typeof value.grantId === "string") return { kind: "grant", grantId: value.grantId };
+  return null;
+}

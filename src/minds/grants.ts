@@ -1,0 +1,134 @@
+import { and, desc, eq, isNull } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { oauthGrants } from "../db/schema";
+import type { Deps } from "../deps";
+import { notFound } from "../errors";
+import { newId } from "../ids";
+
+// A grant lets one OAuth client (a hosted assistant, an IDE) use one mind, optionally one agent
+// namespace of it, as an agent would with a mind key. The OAuth provider keeps the tokens; this
+// row is what a person reviews and revokes, and what every /mcp call checks first.
+
+const LAST_USED_RESOLUTION_MS = 60 * 1000;
+export const MAX_GRANTS_LISTED = 100;
+
+export interface GrantInfo {
+  id: string;
+  mind_id: string;
+  agent: string | null;
+  client_id: string;
+  client_name: string;
+  redirect_host: string;
+  scope: string[];
+  created_at: string;
+  last_used_at: string | null;
+}
+
+export interface NewGrant {
+  accountId: string;
+  mindId: string;
+  agent: string | null;
+  clientId: string;
+  clientName: string;
+  redirectHost: string;
+  scope: string[];
+}
+
+/**
+ * Records a grant the person just approved. Authorizing a client again replaces its earlier
+ * grant from the same person, as the provider does with the tokens.
+ */
+export async function recordGrant({ db, clock }: Deps, grant: NewGrant): Promise<GrantInfo> {
+  const now = isoNow(clock);
+  const id = newId("ocg");
+  const [, [row]] = await db.batch([
+    db
+      .update(oauthGrants)
+      .set({ revokedAt: now })
+      .where(and(eq(oauthGrants.accountId, grant.accountId), eq(oauthGrants.clientId, grant.clientId), isNull(oauthGrants.revokedAt))),
+    db
+      .insert(oauthGrants)
+      .values({ id, ...grant, clientName: grant.clientName.slice(0, 200), redirectHost: grant.redirectHost.slice(0, 200), scope: grant.scope.join(" "), createdAt: now })
+      .returning(),
+  ]);
+  return toInfo(row!);
+}
+
+/** The clients that may use a mind now, newest first. */
+export async function listGrants({ db }: Deps, mindId: string): Promise<GrantInfo[]> {
+  const rows = await db
+    .select()
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.mindId, mindId), isNull(oauthGrants.revokedAt)))
+    .orderBy(desc(oauthGrants.createdAt))
+    .limit(MAX_GRANTS_LISTED);
+  return rows.map(toInfo);
+}
+
+/**
+ * The live grant a token carries, with its use recorded; null once it is revoked or its mind
+ * is gone, whatever the token's own expiry says.
+ */
+export async function useGrant({ db, clock }: Deps, grantId: string): Promise<GrantInfo | null> {
+  const row = await db
+    .select()
+    .from(oauthGrants)
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .get();
+  if (!row) return null;
+  const now = clock.now();
+  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
+    await db.update(oauthGrants).set({ lastUsedAt: now.toISOString() }).where(eq(oauthGrants.id, row.id));
+    row.lastUsedAt = now.toISOString();
+  }
+  return toInfo(row);
+}
+
+/** Marks a mind's grant revoked; from now on no call made with its tokens gets through. */
+export async function revokeGrantRecord({ db, clock }: Deps, mindId: string, grantId: string): Promise<GrantInfo> {
+  const [row] = await db
+    .update(oauthGrants)
+    .set({ revokedAt: isoNow(clock) })
+    .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId), isNull(oauthGrants.revokedAt)))
+    .returning();
+  if (!row) throw notFound("connected client");
+  return toInfo(row);
+}
+
+const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({
+  id: row.id,
+  mind_id: row.mindId,
+  agent: row.agent,
+  client_id: row.clientId,
+  client_name: row.clientName,
+  redirect_host: row.redirectHost,
+  scope: row.scope.split(" ").filter(Boolean),
+  created_at: row.createdAt,
+  last_used_at: row.lastUsedAt,
+});
+
+/** What revoking needs from the OAuth provider, which keeps the tokens. */
+export interface GrantTokens {
+  listUserGrants(userId: string, options?: { limit?: number; cursor?: string }): Promise<{ items: { id: string; metadata: unknown }[]; cursor?: string }>;
+  revokeGrant(grantId: string, userId: string): Promise<void>;
+}
+
+const MAX_PROVIDER_PAGES = 20;
+
+/**
+ * Revokes a client's grant on a mind: the record first (every /mcp call checks it, so the client
+ * stops at once), then the provider's grant with its access and refresh tokens.
+ */
+export async function revokeGrant(deps: Deps, tokens: GrantTokens, mindId: string, grantId: string): Promise<void> {
+  const row = await deps.db.select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
+  if (!row) throw notFound("connected client");
+  await revokeGrantRecord(deps, mindId, grantId);
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_PROVIDER_PAGES; page++) {
+    const listed = await tokens.listUserGrants(row.accountId, { limit: 100, cursor });
+    const match = listed.items.find((g) => (g.metadata as { grantId?: unknown } | null)?.grantId === grantId);
+    if (match) return tokens.revokeGrant(match.id, row.accountId);
+    if (!listed.cursor) return;
+    cursor = listed.cursor;
+  }
+}
