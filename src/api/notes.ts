@@ -4,9 +4,9 @@ import type { Scope } from "../auth/principal";
 import { forbidden, invalid } from "../errors";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
-import { addNote, listNotes, searchNotes } from "../notes/notes";
+import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, searchNotes, verifyNote } from "../notes/notes";
 import { bearerSecurity, createRouter } from "./router";
-import { AgentQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 export const NoteSchema = z
   .object({
@@ -25,7 +25,7 @@ export const NoteSchema = z
   .openapi("Note");
 
 const NoteCreate = z.strictObject({
-  text: z.string().trim().min(1).max(2000).openapi({ description: "One self-contained fact" }),
+  text: z.string().trim().min(1).max(NOTE_MAX_CHARS).openapi({ description: "One self-contained fact" }),
   session_id: z.string().trim().min(1).max(100).optional(),
   category_hint: z.enum(CATEGORY_HINTS).optional().openapi({ description: "A cold memory section or a memory category" }),
   context: z.string().max(MAX_CONTEXT_CHARS).optional().openapi({
@@ -46,6 +46,8 @@ function writeScope(scope: Scope, agent: string | undefined): Scope {
   if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
   return { ...scope, agent };
 }
+
+const NoteParams = z.object({ id: z.string().max(100) });
 
 export const noteRoutes = createRouter();
 noteRoutes.use("/notes", authenticate, requireScope);
@@ -98,4 +100,22 @@ noteRoutes
       const hits = await searchNotes(c.var.deps, c.var.scope, { ...query, withContext: include === "context" });
       return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
     },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/notes/{id}/verify", tags, security: bearerSecurity,
+      summary: "A person confirms a note: it becomes their own word (source user, confidence 1.0); a key gets 403",
+      request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(NoteSchema, "The confirmed note"), ...guarded },
+    }),
+    async (c) => c.json(await verifyNote(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+  )
+  .openapi(
+    createRoute({
+      method: "delete", path: "/notes/{id}", tags, security: bearerSecurity,
+      summary: "Delete a waiting note (409 while a consolidation is folding it)",
+      request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
+      responses: { 200: jsonContent(NoteSchema, "The deleted note"), ...guarded, 409: { description: "A consolidation is folding the note", content: { "application/json": { schema: ErrorSchema } } } },
+    }),
+    async (c) => c.json(await deleteNote(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
   );

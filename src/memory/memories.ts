@@ -8,6 +8,7 @@ import { newId } from "../ids";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
+import { dropGoneVectors, markForEmbedding } from "./semantic";
 
 export interface MemoryInput {
   category: Category;
@@ -64,10 +65,11 @@ export const memorySearchColumns = (key: string, content: string, tags: string[]
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
 export async function storeMemory(
-  { db, clock }: Deps,
+  deps: Deps,
   scope: Scope,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
+  const { db, clock } = deps;
   const now = isoNow(clock);
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
@@ -139,6 +141,7 @@ export async function storeMemory(
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
   ]);
   const row = rows[0]!;
+  await markForEmbedding(deps, scope.mindId, "memory", [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
@@ -174,6 +177,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
     db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
+  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(deps, scope.mindId, "memory", [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
@@ -185,6 +189,7 @@ export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promis
     db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
+  dropGoneVectors(deps, scope.mindId);
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */

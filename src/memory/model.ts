@@ -20,6 +20,13 @@ export function boundContext(text: string | undefined | null): string {
 }
 
 export const SOURCES = ["user", "agent"] as const;
+
+/** A memory's stable key: snake_case, at most MEMORY_KEY_MAX characters. */
+export const MEMORY_KEY_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+export const MEMORY_KEY_MAX = 100;
+export const MEMORY_CONTENT_MAX = 8000;
+export const TAG_MAX = 40;
+export const TAGS_MAX = 10;
 export type Source = (typeof SOURCES)[number];
 
 /** A memory as every front shows it (Synapse's field names). */
@@ -64,3 +71,13 @@ export function toMemory(row: MemoryRow): Memory {
 /** The memory with its context beside it when `withContext` (asked for with include=context). */
 export const toMemoryWithContext = (row: MemoryRow, withContext: boolean | undefined): Memory =>
   withContext ? { ...toMemory(row), context: row.context } : toMemory(row);
+const TITLE_CHARS = 60;
+
+/** What a person reads as a memory's title: the start of its content, cut at a word. */
+export function memoryTitle(memory: { content: string }, max = TITLE_CHARS): string {
+  const line = memory.content.replace(/\s+/g, " ").trim();
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:–—-]+$/u, "")}…`;
+}

@@ -12,8 +12,6 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const CYRILLIC = /\p{Script=Cyrillic}/u;
 const LATIN = /\p{Script=Latin}/u;
 const MAX_QUERY_TERMS = 32;
-// No word of either language is longer; the English stemmer takes seconds on a 7,000-letter run.
-const MAX_STEMMED_LENGTH = 40;
 const DIGIT = /\p{N}/u;
 
 // Function words that say nothing about what a memory is about; dropped from queries only.
@@ -33,8 +31,14 @@ export function words(text: string): string[] {
 }
 
 /**
+ * Longest word handed to a stemmer: the English one takes time quadratic in a word's length
+ * (a 7,000-letter "word" took over a second), and no real word is this long.
+ */
+const MAX_STEMMED_LENGTH = 64;
+
+/**
  * Stems one normalised word with the stemmer of its script; other scripts, words with digits
- * (ids, versions: the stemmer mangles them) and overlong runs pass unchanged.
+ * (ids, versions: the stemmer mangles them) and overlong words pass unchanged.
  */
 export function stem(word: string): string {
   if (word.length > MAX_STEMMED_LENGTH || DIGIT.test(word)) return word;

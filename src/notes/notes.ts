@@ -1,11 +1,13 @@
-import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
+import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { markForEmbedding } from "../memory/semantic";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -58,6 +60,9 @@ export function notesInScope(scope: Scope): SQL {
 }
 
 /** The columns a new note is stored with, search and duplicate keys included. */
+/** Longest note, in characters. */
+export const NOTE_MAX_CHARS = 2000;
+
 export function noteValues(
   fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
   now: string,
@@ -80,7 +85,8 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const { db, clock } = deps;
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {
@@ -96,6 +102,7 @@ export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInpu
     input.context,
   );
   const [row] = await db.insert(notes).values(values).returning();
+  await markForEmbedding(deps, scope.mindId, "note", [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }
 
@@ -131,4 +138,39 @@ export async function searchNotes(
     .orderBy(sql`${score} desc`, asc(notes.createdAt))
     .limit(options.limit);
   return rows.map(({ score, ...row }) => ({ note: toNoteWithContext(row, options.withContext), score }));
+}
+
+/** Notes an agent or extraction wrote that no person has confirmed yet, oldest first. */
+export async function listUnverifiedNotes({ db }: Deps, scope: Scope, limit: number): Promise<Note[]> {
+  const rows = await db
+    .select()
+    .from(notes)
+    .where(and(notesInScope(scope), eq(notes.source, "agent")))
+    .orderBy(asc(notes.createdAt), asc(notes.id))
+    .limit(limit);
+  return rows.map(toNote);
+}
+
+/** A person confirms a note: it becomes their own word (source user, confidence 1.0). */
+export async function verifyNote({ db }: Deps, scope: Scope, id: string): Promise<Note> {
+  if (scope.principal.kind !== "human") throw forbidden("only a human can verify a note");
+  const [row] = await db
+    .update(notes)
+    .set({ source: "user", confidence: 1.0 })
+    .where(and(eq(notes.id, id), notesInScope(scope)))
+    .returning();
+  if (!row) throw notFound("note");
+  return toNote(row);
+}
+
+/** Deletes a waiting note; one a consolidation is folding right now answers conflict. */
+export async function deleteNote({ db }: Deps, scope: Scope, id: string): Promise<Note> {
+  const [row] = await db
+    .delete(notes)
+    .where(and(eq(notes.id, id), notesInScope(scope), isNull(notes.consolidationId)))
+    .returning();
+  if (row) return toNote(row);
+  const exists = await db.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), notesInScope(scope))).get();
+  if (!exists) throw notFound("note");
+  throw conflict("the note is being consolidated right now; try again in a minute");
 }

@@ -104,16 +104,6 @@ export class Fitter {
   }
 }
 
-// Reciprocal rank fusion: lists ranked by scores that cannot be compared (bm25 over memories,
-// bm25 over notes, word overlap of cold sections) merged by rank alone.
-const FUSION_K = 60;
-
-/** Merges ranked lists, best first, by reciprocal rank; ties keep the order of the lists. */
-export function fuseByRank<T>(lists: T[][]): T[] {
-  const scored = lists.flatMap((list, l) => list.map((value, rank) => ({ value, score: 1 / (FUSION_K + rank + 1), l, rank })));
-  return scored.sort((a, b) => b.score - a.score || a.l - b.l || a.rank - b.rank).map((s) => s.value);
-}
-
 /** Share of the query's terms found in a text (0 when the query has none). */
 export function termOverlap(query: string, text: string): number {
   const terms = queryTerms(query);

@@ -1,6 +1,7 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { messages, minds, sessions } from "../db/schema";
+import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
@@ -35,7 +36,7 @@ const latestSearchable = (target: SessionTarget) =>
  * Indexes every non-ephemeral message of a mind with its neighbours (the message before and
  * after it in its session), for messages written without them (an import).
  */
-export function indexNeighbours({ db }: Deps, mindId: string) {
+export function indexNeighbours(db: Db, mindId: string) {
   const near = (op: "<" | ">", order: "desc" | "asc") =>
     sql`coalesce((select n.search_content from messages n where n.session_id = ${messages.sessionId} and n.ephemeral = 0
       and n.id ${sql.raw(op)} ${messages.id} order by n.id ${sql.raw(order)} limit 1), '')`;

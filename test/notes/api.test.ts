@@ -122,6 +122,32 @@ describe("notes", () => {
   });
 });
 
+describe("reviewing notes", () => {
+  it("a person verifies an agent's note or deletes it; a key may delete but never verify", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const { key } = await newKey(t.token, t.mind.id);
+    const a = (await call("POST", "/notes", { token: key, body: { text: "Uses tabs, not spaces" } })).json;
+    const b = (await call("POST", "/notes", { token: key, body: { text: "Deploys on Mondays" } })).json;
+    expect(a).toMatchObject({ source: "agent", confidence: 0.7 });
+    expect((await call("POST", `/notes/${a.id}/verify`, { token: key })).status).toBe(403);
+    expect((await call("POST", `/notes/${a.id}/verify`, auth)).json).toMatchObject({ id: a.id, source: "user", confidence: 1 });
+    expect((await call("DELETE", `/notes/${b.id}`, { token: key })).json).toMatchObject({ id: b.id });
+    expect((await call("DELETE", `/notes/${b.id}`, auth)).status).toBe(404);
+    const left = (await call("GET", "/notes", auth)).json.notes;
+    expect(left.map((n: { id: string; source: string }) => [n.id, n.source])).toEqual([[a.id, "user"]]);
+  });
+
+  it("another mind's note answers 404 and is left alone", async () => {
+    const owner = await newTenant();
+    const other = await newTenant();
+    const note = (await call("POST", "/notes", { token: owner.token, mind: owner.mind.id, body: { text: "Private fact" } })).json;
+    expect((await call("POST", `/notes/${note.id}/verify`, { token: other.token, mind: other.mind.id })).status).toBe(404);
+    expect((await call("DELETE", `/notes/${note.id}`, { token: other.token, mind: other.mind.id })).status).toBe(404);
+    expect((await call("GET", "/notes", { token: owner.token, mind: owner.mind.id })).json.total).toBe(1);
+  });
+});
+
 describe("cold memory", () => {
   it("starts empty at version 0 and writes by compare-and-swap", async () => {
     const t = await newTenant();

@@ -1,7 +1,9 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
 import { redeemLoginLink } from "../../src/auth/login-links";
+import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
 import { updateMind } from "../../src/minds/minds";
 import { updateCold } from "../../src/notes/cold-memory";
@@ -271,11 +273,13 @@ describe("memory commands", () => {
     expect(stored).toMatchObject({ category: "identity", source: "user", verified: 1, confidence: 1 });
 
     await send(p, textUpdate(p, "/recall"));
-    expect(lastText(p)).toContain("content: My name is Alice and I work on billing");
+    expect(lastText(p)).toBe(
+      "One memory (1 verified, 0 unverified), most important first:\n1. ✅ My name is Alice and I work on billing\n    identity · normal priority",
+    );
     await send(p, textUpdate(p, "/search billing"));
-    expect(lastText(p)).toBe(`Found for “billing”:\n✅ identity/${stored.key}: My name is Alice and I work on billing`);
+    expect(lastText(p)).toBe("Found for “billing”:\n✅ My name is Alice and I work on billing");
     await send(p, textUpdate(p, `/forget ${stored.key}`));
-    expect(lastText(p)).toBe(`Forgotten: ${stored.key}: My name is Alice and I work on billing`);
+    expect(lastText(p)).toBe("Forgotten: My name is Alice and I work on billing");
     await send(p, textUpdate(p, "/forget no_such_key"));
     expect(lastText(p)).toBe("I could not find that.");
     await send(p, textUpdate(p, "/search billing"));
@@ -287,6 +291,36 @@ describe("memory commands", () => {
     await send(p, textUpdate(p, "I deploy on Fridays"));
     await send(p, textUpdate(p, "/remember"));
     expect(lastText(p)).toBe("No language model is configured, so I cannot extract facts. Use /remember followed by the fact.");
+  });
+
+  it("facts /remember finds in the dialogue wait for the same /verify as agents' memories", async () => {
+    const p = newPerson("ru");
+    const model = scriptedModel([
+      JSON.stringify({ notes: [{ text: "Выкатывает релизы по пятницам", section: "context", signal: "fact" }, { text: "Пишет на Go", section: "techniques", signal: "fact" }] }),
+    ]);
+    await send(p, textUpdate(p, "Я выкатываю релизы по пятницам и пишу на Go"));
+    const session = (await activeSessionOf(p))!;
+    await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
+      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+    });
+    await send(p, textUpdate(p, "/remember"));
+    expect(lastText(p)).toBe("Я нашёл в недавнем диалоге 2 факта. Они ждут как непроверенные воспоминания: /verify — проверить.");
+    await send(p, textUpdate(p, "/verify"));
+    const sent = telegram.to(p.chat.id, "sendMessage").slice(-3);
+    expect(sent.map((c) => c.payload.text)).toEqual([
+      "2 непроверенных воспоминания ждут вашей проверки:",
+      "Выкатывает релизы по пятницам\n— найдено в диалоге, ждёт консолидации",
+      "Пишет на Go\n— найдено в диалоге, ждёт консолидации",
+    ]);
+    const [verify, remove] = sent.slice(1).map((c) => c.payload.reply_markup.inline_keyboard[0][0].callback_data as string);
+    expect(verify).toMatch(/^note:v:note_/);
+    await send(p, callbackUpdate(p, verify!, 20));
+    await send(p, callbackUpdate(p, remove!.replace(":v:", ":d:"), 21));
+    const { mind_id } = (await mindOf(p))!;
+    const rows = await env.DB.prepare("select text, source, confidence from notes where mind_id = ?").bind(mind_id).all();
+    expect(rows.results).toEqual([{ text: "Выкатывает релизы по пятницам", source: "user", confidence: 1 }]);
+    await send(p, textUpdate(p, "/verify"));
+    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний нет.");
   });
 
   it("/memory shows the consolidated memory", async () => {
@@ -302,13 +336,15 @@ describe("memory commands", () => {
   it("/verify shows unverified agent memories with Verify / Delete buttons, and the buttons work", async () => {
     const p = newPerson("ru");
     await send(p, textUpdate(p, "/verify"));
-    expect(lastText(p)).toBe("Непроверенных воспоминаний нет.");
+    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний нет.");
     const { mind_id } = (await mindOf(p))!;
     const deps = testDeps();
     const { memory: a } = await storeMemory(deps, agentScope(mind_id), { category: "fact", key: "works_remote", content: "Работает удалённо" });
     const { memory: b } = await storeMemory(deps, agentScope(mind_id), { category: "fact", key: "has_cat", content: "Есть кот" });
     await send(p, textUpdate(p, "/verify"));
+    expect(telegram.to(p.chat.id, "sendMessage").at(-3)!.payload.text).toBe("2 непроверенных воспоминания ждут вашей проверки:");
     const cards = telegram.to(p.chat.id, "sendMessage").slice(-2);
+    expect(cards.map((c) => c.payload.text).sort()).toEqual(["Есть кот\n— факт, записано агентом", "Работает удалённо\n— факт, записано агентом"]);
     expect(cards.map((c) => c.payload.reply_markup.inline_keyboard[0].map((k: any) => k.text))).toEqual([
       ["Подтвердить", "Удалить"],
       ["Подтвердить", "Удалить"],
@@ -319,7 +355,7 @@ describe("memory commands", () => {
     await send(p, callbackUpdate(p, `mem:v:${a.id}`, 10));
     await send(p, callbackUpdate(p, `mem:d:${b.id}`, 11));
     const edits = telegram.to(p.chat.id, "editMessageText").map((c) => c.payload.text);
-    expect(edits).toEqual(["Подтверждено: fact/works_remote: Работает удалённо", "Удалено: fact/has_cat: Есть кот"]);
+    expect(edits).toEqual(["Подтверждено: Работает удалённо", "Удалено: Есть кот"]);
     const rows = await env.DB.prepare("select key, verified from memories where mind_id = ?").bind(mind_id).all();
     expect(rows.results).toEqual([{ key: "works_remote", verified: 1 }]);
   });
@@ -360,7 +396,7 @@ describe("languages", () => {
     expect(lastText(ru)).toContain("/task — Задачи: new, list, switch, delete");
     const en = newPerson("en-GB");
     await send(en, textUpdate(en, "/help"));
-    expect(lastText(en)).toContain("/verify — Review memories written by agents");
+    expect(lastText(en)).toContain("/verify — Check unverified memories");
   });
 });
 

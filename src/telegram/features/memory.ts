@@ -1,11 +1,12 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { inferCategory, keyForFact } from "../../memory/facts";
 import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
+import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
-import { searchMemories } from "../../memory/search";
+import { retrieveMemories } from "../../memory/hybrid-search";
 import { getMindById } from "../../minds/minds";
 import { readCold } from "../../notes/cold-memory";
-import { searchNotes } from "../../notes/notes";
+import { deleteNote, listUnverifiedNotes, searchNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import { activeSession } from "./tasks";
@@ -14,6 +15,8 @@ const MAX_FACT_CHARS = 2000;
 const RECALL_TOKENS = 1500;
 const SEARCH_LIMIT = 10;
 const VERIFY_LIMIT = 10;
+
+const mark = (verified: boolean) => (verified ? "✅" : "❔");
 
 /** /remember, /forget, /memory, /recall, /search and /verify with its buttons. */
 export const memoryFeature = new Composer<BotContext>();
@@ -27,7 +30,7 @@ memoryFeature.command("remember", async (ctx) => {
     const { memory } = await journal.once("store", async () =>
       storeMemory(deps, ctx.who.scope, { category, key: await keyForFact(fact), content: fact }),
     );
-    await ctx.reply(ctx.t("remembered", { category: memory.category, content: memory.content }));
+    await ctx.reply(ctx.t("remembered", { category: ctx.t(`category-${memory.category}`), content: memory.content }));
     return;
   }
   const session = await journal.once("session", () => activeSession(deps, ctx.who));
@@ -41,7 +44,7 @@ memoryFeature.command("forget", async (ctx) => {
   const what = argumentsOf(ctx);
   if (!what) return void (await ctx.reply(ctx.t("forget-usage")));
   const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.services.deps, ctx.who.scope, what));
-  await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? `${gone[0]!.key}: ${gone[0]!.content}` : what }));
+  await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? memoryTitle(gone[0]!, 200) : what }));
 });
 
 memoryFeature.command("memory", async (ctx) => {
@@ -53,7 +56,13 @@ memoryFeature.command("recall", async (ctx) => {
   const { deps } = ctx.services;
   const mind = await getMindById(deps, ctx.who.mindId);
   const recall = await recallMemories(deps, ctx.who.scope, mind.name, { limit: 50, maxTokens: RECALL_TOKENS });
-  await replyLong(ctx, recall.memories.length > 0 ? recall.text : ctx.t("recall-empty"));
+  if (recall.memories.length === 0) return void (await ctx.reply(ctx.t("recall-empty")));
+  const verified = recall.memories.filter((m) => m.verified).length;
+  const lines = recall.memories.map(
+    (m, i) =>
+      `${i + 1}. ${mark(m.verified)} ${m.content}\n    ${ctx.t(`category-${m.category}`)} · ${ctx.t(`priority-${m.priority}`)}${m.tags.length > 0 ? ` · #${m.tags.join(" #")}` : ""}`,
+  );
+  await replyLong(ctx, [ctx.t("recall-header", { count: recall.memories.length, verified, unverified: recall.memories.length - verified }), ...lines].join("\n"));
 });
 
 memoryFeature.command("search", async (ctx) => {
@@ -61,29 +70,34 @@ memoryFeature.command("search", async (ctx) => {
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const { deps } = ctx.services;
   const [memories, notes] = await Promise.all([
-    searchMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
+    retrieveMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
     searchNotes(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
   ]);
-  const mark = (verified: boolean) => (verified ? "✅" : "❔");
   const lines = [
-    ...memories.map(({ memory: m }) => `${mark(m.verified)} ${m.category}/${m.key}: ${m.content}`),
+    ...memories.map(({ memory: m }) => `${mark(m.verified)} ${m.content}`),
     ...notes.map(({ note: n }) => `${mark(n.source === "user")} ${n.text}`),
   ];
   await replyLong(ctx, lines.length > 0 ? [ctx.t("search-results", { q }), ...lines].join("\n") : ctx.t("search-empty", { q }));
 });
 
+// One review for everything no person has confirmed: memories agents wrote and facts taken
+// from the dialogue (notes waiting for consolidation). Both are "memories" to the person.
 memoryFeature.command("verify", async (ctx) => {
-  const { memories } = await listMemories(ctx.services.deps, ctx.who.scope, {
-    verified: false,
-    source: "agent",
-    limit: VERIFY_LIMIT,
-    offset: 0,
-  });
-  if (memories.length === 0) return void (await ctx.reply(ctx.t("verify-empty")));
-  await ctx.reply(ctx.t("verify-intro", { count: memories.length }));
+  const { deps } = ctx.services;
+  const [{ memories }, notes] = await Promise.all([
+    listMemories(deps, ctx.who.scope, { verified: false, source: "agent", limit: VERIFY_LIMIT, offset: 0 }),
+    listUnverifiedNotes(deps, ctx.who.scope, VERIFY_LIMIT),
+  ]);
+  const count = memories.length + notes.length;
+  if (count === 0) return void (await ctx.reply(ctx.t("verify-empty")));
+  await ctx.reply(ctx.t("verify-intro", { count }));
+  const buttons = (kind: "mem" | "note", id: string) =>
+    new InlineKeyboard().text(ctx.t("verify-button"), `${kind}:v:${id}`).text(ctx.t("delete-button"), `${kind}:d:${id}`);
   for (const m of memories) {
-    const keyboard = new InlineKeyboard().text(ctx.t("verify-button"), `mem:v:${m.id}`).text(ctx.t("delete-button"), `mem:d:${m.id}`);
-    await ctx.reply(`${m.category}/${m.key}: ${m.content}`.slice(0, 4000), { reply_markup: keyboard });
+    await ctx.reply(`${m.content}\n— ${ctx.t(`category-${m.category}`)}, ${ctx.t("written-by-agent")}`.slice(0, 4000), { reply_markup: buttons("mem", m.id) });
+  }
+  for (const n of notes) {
+    await ctx.reply(`${n.text}\n— ${ctx.t("from-dialogue")}`.slice(0, 4000), { reply_markup: buttons("note", n.id) });
   }
 });
 
@@ -98,5 +112,14 @@ memoryFeature.callbackQuery(/^mem:([vd]):(.+)$/, async (ctx) => {
     return current;
   });
   await ctx.answerCallbackQuery();
-  await ctx.editMessageText(ctx.t(verify ? "verified" : "deleted", { content: `${memory.category}/${memory.key}: ${memory.content}` }).slice(0, 4000));
+  await ctx.editMessageText(ctx.t(verify ? "verified" : "deleted", { content: memory.content }).slice(0, 4000));
+});
+
+memoryFeature.callbackQuery(/^note:([vd]):(.+)$/, async (ctx) => {
+  const { deps, journal } = ctx.services;
+  const id = ctx.match[2]!;
+  const verify = ctx.match[1] === "v";
+  const note = await journal.once("review", () => (verify ? verifyNote(deps, ctx.who.scope, id) : deleteNote(deps, ctx.who.scope, id)));
+  await ctx.answerCallbackQuery();
+  await ctx.editMessageText(ctx.t(verify ? "verified" : "deleted", { content: note.text }).slice(0, 4000));
 });

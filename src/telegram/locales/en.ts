@@ -15,8 +15,8 @@ not-text = I only read text messages.
 remembered = Remembered ({ $category }): { $content }
 remember-extracted = { $notes ->
     [0] I read the recent dialogue and found nothing new to remember.
-    [one] I found one fact in the recent dialogue. It waits in memory as unverified until consolidation.
-   *[other] I found { $notes } facts in the recent dialogue. They wait in memory as unverified until consolidation.
+    [one] I found one fact in the recent dialogue. It waits as an unverified memory: /verify to check it.
+   *[other] I found { $notes } facts in the recent dialogue. They wait as unverified memories: /verify to check them.
   }
 remember-nothing = There is nothing new in the dialogue to remember.
 remember-no-model = No language model is configured, so I cannot extract facts. Use /remember followed by the fact.
@@ -48,10 +48,10 @@ done-yes = Yes
 done-no = No
 done-cleared = Cleared { $count } temporary messages.
 done-kept = Kept everything.
-verify-empty = There are no unverified memories.
+verify-empty = Nothing waits for your check: there are no unverified memories.
 verify-intro = { $count ->
-    [one] One memory written by an agent waits for you:
-   *[other] { $count } memories written by agents wait for you:
+    [one] One unverified memory waits for your check:
+   *[other] { $count } unverified memories wait for your check:
   }
 verify-button = Verify
 delete-button = Delete
@@ -74,6 +74,24 @@ cmd-recall = List memories, most important first
 cmd-search = Search memory
 cmd-task = Tasks: new, list, switch, delete
 cmd-done = Finish a step and clear tool output
-cmd-verify = Review memories written by agents
+cmd-verify = Check unverified memories
 cmd-login = One-time link to the web interface
+recall-header = { $count ->
+    [one] One memory ({ $verified } verified, { $unverified } unverified), most important first:
+   *[other] { $count } memories ({ $verified } verified, { $unverified } unverified), most important first:
+  }
+written-by-agent = written by an agent
+from-dialogue = found in the dialogue, waiting for consolidation
+category-identity = identity
+category-preference = preference
+category-fact = fact
+category-project = project
+category-skill = skill
+category-mistake = mistake
+category-context = context
+category-note = note
+priority-low = low priority
+priority-normal = normal priority
+priority-high = high priority
+priority-critical = critical
 `;
