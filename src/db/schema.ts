@@ -21,6 +21,14 @@ export const minds = sqliteTable("minds", {
   updatedAt: text("updated_at").notNull(),
 });
 
+/** Kept exact by triggers (migrations/0008b_mind_usage.sql): what a mind holds, for its quotas. */
+export const mindUsage = sqliteTable("mind_usage", {
+  mindId: text("mind_id").primaryKey(),
+  memories: integer("memories").notNull(),
+  notes: integer("notes").notNull(),
+  bytes: integer("bytes").notNull(),
+});
+
 export const mindKeys = sqliteTable("mind_keys", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),

@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -82,6 +83,12 @@ export async function storeMemory(
     eq(memories.category, input.category),
     eq(memories.key, input.key),
   );
+  await assertWithinQuota(
+    deps,
+    scope.mindId,
+    { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) },
+    async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined,
+  );
   // History rows are written from the table itself in the same batch, so they see exactly
   // the row before (an update) or after (a creation) the upsert, whatever races with it.
   const historyOf = (action: "update" | "create", where: SQL | undefined) =>
@@ -159,6 +166,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
+  await assertWithinQuota(deps, scope.mindId, { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) });
   const [rows] = await db.batch([
     db
       .update(memories)

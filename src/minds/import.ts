@@ -14,6 +14,7 @@ import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
+import { assertWithinQuota } from "./quotas";
 import { resolveSettings } from "./settings";
 
 /** Most statements written in one D1 batch, and most bytes of row text in one batch. */
@@ -49,6 +50,12 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   if (!before) throw notFound("mind");
   const archive = await checkArchive(typeof body === "string" ? new TextEncoder().encode(body) : body);
   if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+  // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
+  await assertWithinQuota(deps, mindId, {
+    memories: archive.lines.memory.length,
+    notes: archive.lines.note.length,
+    bytes: typeof body === "string" ? new TextEncoder().encode(body).length : body.length,
+  });
   let counts: ImportCounts;
   try {
     counts = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);

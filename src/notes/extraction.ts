@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
@@ -248,6 +249,10 @@ export async function saveExtraction(
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
 ): Promise<{ written: number }> {
+  if (plan.status === "extracted" && plan.notes.length > 0) {
+    const bytes = plan.notes.reduce((n, note) => n + storedBytes(note.text), 0);
+    await assertWithinQuota(deps, input.mindId, { notes: plan.notes.length, bytes });
+  }
   const writes = extractionWrites(deps, input, plan);
   const statements = [...writes, ...alongside];
   if (statements.length === 0) return { written: 0 };

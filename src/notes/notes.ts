@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -8,6 +9,7 @@ import { newId } from "../ids";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
+import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -87,6 +89,9 @@ export function noteValues(
  */
 export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
   const { db, clock } = deps;
+  // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
+  if (input.session_id != null) await getSession(deps, scope, input.session_id);
+  await assertWithinQuota(deps, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {

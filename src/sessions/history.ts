@@ -1,27 +1,34 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { messages, minds, sessions } from "../db/schema";
 import type { Db } from "../db/client";
+import { messages, mindUsage, minds, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
+import type { MindUsage } from "../minds/quotas";
 import { resolveSettings, type MindSettings } from "../minds/settings";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
 
 /**
- * The mind's settings as they are now, or null when the session is gone, not the mind's, or
+ * The mind's settings and usage as they are now, or null when the session is gone, not the mind's, or
  * outside the caller's namespace (`agentFilter`, null: any).
  */
-export async function readAppendSettings({ db }: Deps, target: SessionTarget, agentFilter: string | null): Promise<MindSettings | null> {
+export async function readAppendSettings(
+  { db }: Deps,
+  target: SessionTarget,
+  agentFilter: string | null,
+): Promise<{ settings: MindSettings; usage: MindUsage } | null> {
   const row = await db
-    .select({ settings: minds.settings })
+    .select({ settings: minds.settings, memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
     .from(sessions)
     .innerJoin(minds, eq(minds.id, sessions.mindId))
+    .leftJoin(mindUsage, eq(mindUsage.mindId, sessions.mindId))
     .where(and(eq(sessions.id, target.sessionId), inScope({ mindId: target.mindId, agentFilter }, sessions)))
     .get();
-  return row ? resolveSettings(row.settings) : null;
+  if (!row) return null;
+  return { settings: resolveSettings(row.settings), usage: { memories: row.memories ?? 0, notes: row.notes ?? 0, bytes: row.bytes ?? 0 } };
 }
 
 /** What the search index holds for a message: nothing for ephemeral output, which is never searched. */

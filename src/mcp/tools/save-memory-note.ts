@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { MAX_CONTEXT_CHARS } from "../../memory/model";
 import { addNote } from "../../notes/notes";
-import { getSession } from "../../sessions/sessions";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
@@ -23,7 +22,6 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ text, sessionId, context }) =>
       runTool(async () => {
-        if (sessionId !== undefined) await getSession(deps, scope, sessionId);
         const note = await addNote(deps, scope, { text, session_id: sessionId, context });
         return jsonResult({ saved: true, note });
       }),
