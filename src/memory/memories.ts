@@ -1,5 +1,4 @@
 import type { MindContext } from "../minds/context";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, isPerson, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -7,8 +6,9 @@ import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
-import { toMemory, type Category, type Memory, type Priority, type Source } from "./model";
+import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, markForEmbedding } from "./semantic";
 
@@ -20,9 +20,11 @@ export interface MemoryInput {
   priority?: Priority;
   confidence?: number;
   expires_at?: string | null;
+  /** Where it came from (surrounding dialogue, a document section, a date): indexed, never shown as content. */
+  context?: string;
 }
 
-export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at">>;
+export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at" | "context">>;
 
 export interface MemoryListFilter {
   category?: Category;
@@ -46,18 +48,27 @@ function provenance(scope: Scope, confidence: number | undefined) {
 const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
 const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
 
-/** The normalised copies of a memory's key, content and tags that the search index holds. */
-export const memorySearchColumns = (key: string, content: string, tags: string[]) => ({
+/** A memory's context as stored, with the copy the search index holds. */
+const contextColumns = (context: string | undefined) => {
+  const bounded = boundContext(context);
+  return { context: bounded, searchContext: toIndexText(bounded) };
+};
+
+/** The normalised copies of a memory's key, content, tags and context that the search index holds. */
+export const memorySearchColumns = (key: string, content: string, tags: string[], context?: string) => ({
   searchKey: toIndexText(key.replaceAll("_", " ")),
   searchContent: toIndexText(content),
   searchTags: tagsIndexText(tags),
+  ...contextColumns(context),
 });
 
 /**
  * Creates the memory, or updates it in place when its (category, key) already exists in the
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
-export async function storeMemory(ctx: MindContext, input: MemoryInput,
+export async function storeMemory(
+  ctx: MindContext,
+  input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
   const { scope } = ctx;
   const { db, clock } = ctx;
@@ -117,7 +128,7 @@ export async function storeMemory(ctx: MindContext, input: MemoryInput,
         expiresAt: input.expires_at ?? null,
         createdAt: now,
         updatedAt: now,
-        ...memorySearchColumns(input.key, input.content, tags ?? []),
+        ...memorySearchColumns(input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
         target: [memories.mindId, memories.agent, memories.category, memories.key],
@@ -131,6 +142,7 @@ export async function storeMemory(ctx: MindContext, input: MemoryInput,
           ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
           ...(input.priority !== undefined && { priority: input.priority }),
           ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
+          ...(input.context !== undefined && contextColumns(input.context)),
         },
       })
       .returning(),
@@ -138,13 +150,14 @@ export async function storeMemory(ctx: MindContext, input: MemoryInput,
   ]);
   const row = rows[0]!;
   await markForEmbedding(ctx, scope.mindId, "memory", [row.id]);
-  return { memory: toMemory(row), created: row.id === id };
+  return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
-export async function getMemory({ db, scope }: MindContext, id: string): Promise<Memory> {
+/** One memory of the scope; its context too when `withContext`. */
+export async function getMemory({ db, scope }: MindContext, id: string, withContext = false): Promise<Memory> {
   const row = await db.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
   if (!row) throw notFound("memory");
-  return toMemory(row);
+  return toMemoryWithContext(row, withContext);
 }
 
 /** Changes the given fields; the writer's provenance replaces the old one. */
@@ -167,6 +180,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
         ...(patch.priority !== undefined && { priority: patch.priority }),
         ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
+        ...(patch.context !== undefined && contextColumns(patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
@@ -174,7 +188,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
   ]);
   if (!rows[0]) throw notFound("memory");
   if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, scope.mindId, "memory", [id]);
-  return toMemory(rows[0]);
+  return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
 export async function deleteMemory(ctx: MindContext, id: string): Promise<void> {
