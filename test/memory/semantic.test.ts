@@ -34,8 +34,9 @@ describe("recall by meaning", () => {
     const { scope } = await tenantScope();
     const index = memoryIndex();
     const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index });
-    const coffee = (await storeMemory(await inMind(deps, scope), { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" })).memory;
-    const deploy = (await storeMemory(await inMind(deps, scope), { category: "project", key: "release_day", content: "Ships on Fridays; drink water" })).memory;
+    const inTenant = await inMind(deps, scope);
+    const coffee = (await storeMemory(inTenant, { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" })).memory;
+    const deploy = (await storeMemory(inTenant, { category: "project", key: "release_day", content: "Ships on Fridays; drink water" })).memory;
     expect(index.stored.get(scope.mindId)?.size ?? 0).toBe(0);
     await settle();
     expect(index.stored.get(scope.mindId)?.size).toBe(2);
