@@ -1,5 +1,7 @@
 import { bodyLimit } from "hono/body-limit";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { createSemantic } from "./embeddings/providers";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
 import { errorBody, handleError } from "./api/errors";
@@ -20,6 +22,16 @@ import { mcpRoutes } from "./mcp/routes";
 import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
 import { telegramRoutes } from "./telegram/webhook";
+
+/** Work to finish after the response (waitUntil), where the runtime gives an execution context. */
+function deferrer(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | undefined {
+  try {
+    const ctx = c.executionCtx;
+    return (work) => ctx.waitUntil(work);
+  } catch {
+    return undefined;
+  }
+}
 
 export const MAX_BODY_BYTES = 64 * 1024;
 /** Only an import carries a whole mind. */
@@ -50,7 +62,7 @@ export function createApp(options: AppOptions = {}) {
     "*",
     createMiddleware<AppEnv>((c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next)),
     createMiddleware<AppEnv>(async (c, next) => {
-      c.set("deps", { db: createDb(c.env.DB), clock });
+      c.set("deps", { db: createDb(c.env.DB), clock, semantic: createSemantic(c.env), defer: deferrer(c) });
       await next();
     }),
   );

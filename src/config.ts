@@ -39,6 +39,14 @@ export interface Env {
   TELEGRAM_API_ROOT?: string;
   /** The Worker's public origin, for links the bot hands out (default: the webhook request's origin). */
   PUBLIC_URL?: string;
+  /** Recall by meaning: workers-ai, openai-compatible or none (the default: full-text search alone). */
+  EMBEDDINGS_PROVIDER?: string;
+  /** An OpenAI-compatible endpoint, ending before /embeddings (e.g. http://127.0.0.1:11434/v1). */
+  EMBEDDINGS_BASE_URL?: string;
+  EMBEDDINGS_MODEL?: string;
+  EMBEDDINGS_API_KEY?: string;
+  /** The vector index, one namespace per mind; not declared in wrangler.toml (it needs an account). */
+  VECTORIZE?: Vectorize;
   /** The OAuth provider's storage: registered MCP clients, grants and tokens (hashed). */
   OAUTH_KV: KVNamespace;
 }

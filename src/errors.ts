@@ -1,3 +1,5 @@
+import type { z } from "zod";
+
 /** Every failure a user may see has one of these codes; the HTTP layer maps them to statuses. */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -33,3 +35,19 @@ export const notFound = (what: string) => new AppError("not_found", `${what} not
 export const forbidden = (message: string) => new AppError("forbidden", message);
 export const unauthorized = (message = "missing or invalid credentials") => new AppError("unauthorized", message);
 export const conflict = (message: string) => new AppError("conflict", message);
+export const tooLarge = (message: string) => new AppError("payload_too_large", message);
+
+/** One readable sentence from a zod failure, naming the field at fault. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const at = issue.path.join(".");
+      if (issue.code === "unrecognized_keys") {
+        const where = at ? ` in ${at}` : "";
+        return `unknown field${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
+      }
+      return at ? `${at}: ${issue.message}` : issue.message;
+    })
+    .join("; ");
+}

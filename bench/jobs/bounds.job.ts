@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
+import { IMPORT_MAX_BYTES } from "../../src/minds/archive";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { request, newTenant } from "./http-client";
 import { progress, report } from "./report";
@@ -49,5 +50,55 @@ it("times the largest inputs the Worker accepts", async () => {
     await timed(`diff, ${DIFF_MAX_LINES} lines against the empty version`, input.repeats, diff(0, 2)),
     await timed(`diff, ${DIFF_MAX_LINES + 1} lines (refused)`, input.repeats, diff(3, 4)),
   ];
+  // While the large import runs, another client keeps reading: its slowest answer shows whether the Worker stalled.
+  const probe = { running: true, ms: [] as number[] };
+  const prober = (async () => {
+    while (probe.running) {
+      const t0 = performance.now();
+      await request("GET", "/cold", auth);
+      probe.ms.push(performance.now() - t0);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  })();
+  cases.push(await timed(`import, archive just under ${IMPORT_MAX_BYTES / 1024 / 1024} MB`, 1, importLarge));
+  probe.running = false;
+  await prober;
+  cases.push({ name: `GET /cold by another client during that import (${probe.ms.length} requests)`, status: 200, ms: probe.ms });
+  cases.push(await timed(`import, ${IMPORT_MAX_BYTES / 1024 / 1024} MB + 1 byte (refused)`, 1, async () => {
+    const target = await newTenant("bounds-refused");
+    return request("POST", `/minds/${target.mind}/import`, { token: target.token, rawBody: new Uint8Array(IMPORT_MAX_BYTES + 1).fill(0x20) });
+  }));
   report({ cases });
 });
+
+const WORDS = "the quick brown fox jumps over a lazy dog while the river keeps running south past old mills".split(" ");
+const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + seed) % WORDS.length]).join(" ");
+
+/** An archive just under the byte bound: memories, then one long session, imported into a new mind. */
+async function importLarge() {
+  const at = "2026-01-01T00:00:00.000Z";
+  const lines = [
+    JSON.stringify({ type: "header", format: "edgemind-mind", version: 1, exported_at: at, mind: { id: "m", name: "big", locale: "en", retention_hours: null, settings: {} } }),
+  ];
+  let size = lines[0]!.length;
+  const add = (line: object) => {
+    const text = JSON.stringify(line);
+    if (size + text.length + 1 > IMPORT_MAX_BYTES - 1024) return false;
+    lines.push(text);
+    size += text.length + 1;
+    return true;
+  };
+  for (let i = 0; i < 10_000; i++) {
+    add({ type: "memory", id: `mem_${i}`, agent: "default", category: "fact", key: `fact_${i}`, content: words(200, i), tags: ["bulk"], priority: "normal", source: "user", verified: true, confidence: 1, expires_at: null, created_at: at, updated_at: at });
+  }
+  add({ type: "chat", id: "chat_1", kind: "api", external_id: "default", active_session_id: "ses_1", created_at: at });
+  add({ type: "session", id: "ses_1", chat_id: "chat_1", repo_path: null, task_name: "long", conversation_id: "c", extracted_through_message_id: 0, created_at: at, last_message_at: at });
+  for (let i = 1; add({ type: "message", id: i, session_id: "ses_1", role: "user", content: words(5000, i), ephemeral: false, tool: null, created_at: at }); i++);
+  progress(`import: ${lines.length} lines, ${(size / 1024 / 1024).toFixed(1)} MB`);
+  const target = await newTenant("bounds-import");
+  const body = new TextEncoder().encode(lines.join("\n") + "\n");
+  lines.length = 0;
+  const res = await request("POST", `/minds/${target.mind}/import`, { token: target.token, rawBody: body });
+  if (res.status !== 200) throw new Error(`import: ${res.status} ${res.text.slice(0, 300)}`);
+  return res;
+}

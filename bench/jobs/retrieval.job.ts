@@ -1,6 +1,10 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
+import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
+import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { searchMemories } from "../../src/memory/search";
+import { EMBED_BATCH, embedPending } from "../../src/memory/semantic";
+import { memoryIndex } from "../../test/support/semantic";
 import type { Conversation } from "../lib/dataset";
 import { scoreRetrieval, type Ranking } from "../lib/metrics";
 import { columns, columnWeights, matchExpression, VARIANTS, type Variant } from "./ablation";
@@ -8,7 +12,7 @@ import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
 const DEPTH = 50;
-const input = env.BENCH_INPUT as { conversations: Conversation[] };
+const input = env.BENCH_INPUT as { conversations: Conversation[]; embeddings: { baseUrl: string; model: string; apiKey?: string } | null };
 
 /** Each conversation in its own mind through storeMemory, then every question through searchMemories. */
 async function edgemind() {
@@ -28,6 +32,34 @@ async function edgemind() {
     score: scoreRetrieval(rankings),
     ingest: { turns: writeMs.length, totalMs: writeMs.reduce((a, b) => a + b, 0) },
   };
+}
+
+/**
+ * The same, with recall by meaning: every memory embedded through the product's embedding path
+ * (an OpenAI-compatible endpoint, an in-memory index standing in for Vectorize), every question
+ * through retrieveMemories, which fuses full text and meaning as GET /memory/search does.
+ */
+async function hybrid(embeddings: NonNullable<typeof input.embeddings>) {
+  const semantic = { embedder: openAiCompatibleEmbedder(embeddings.baseUrl, embeddings.model, embeddings.apiKey), index: memoryIndex() };
+  const deps = { ...benchDeps(), semantic };
+  const rankings: Ranking[] = [];
+  let fused = 0;
+  for (const conversation of input.conversations) {
+    const scope = await newMindScope(`${conversation.id}-hybrid`);
+    await ingestConversation(deps, scope, conversation);
+    for (;;) {
+      const done = await embedPending(deps, scope.mindId, EMBED_BATCH);
+      if (done.failed + done.postponed > 0) throw new Error(`embedding failed for ${conversation.id}: not measured`);
+      if (done.embedded === 0) break;
+    }
+    for (const q of conversation.questions) {
+      const { hits, retrieval } = await retrieveMemories(deps, scope, { q: q.text, limit: DEPTH });
+      if (retrieval === "hybrid") fused++;
+      rankings.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
+    }
+    progress(`hybrid: ${conversation.id}`);
+  }
+  return { score: scoreRetrieval(rankings), model: embeddings.model, fusedQuestions: fused };
 }
 
 /** A raw FTS5 table per variant (no edgemind code path), queried with plain bm25. */
@@ -60,11 +92,12 @@ async function rawFts(v: Variant, table: string): Promise<Ranking[]> {
 
 it("retrieval on LoCoMo", async () => {
   const product = await edgemind();
+  const fused = input.embeddings ? await hybrid(input.embeddings) : null;
   const variants: { name: string; group: string; score: ReturnType<typeof scoreRetrieval> }[] = [];
   const all = [...VARIANTS.ladder.map((v) => ({ v, group: "ladder" })), ...VARIANTS.leaveOneOut.map((v) => ({ v, group: "leave-one-out" }))];
   for (const [i, { v, group }] of all.entries()) {
     variants.push({ name: v.name, group, score: scoreRetrieval(await rawFts(v, `bench_fts_${i}`)) });
     progress(`raw FTS5 variant ${i + 1}/${all.length}: ${v.name}`);
   }
-  report({ edgemind: product, variants });
+  report({ edgemind: product, hybrid: fused, variants });
 });

@@ -9,7 +9,15 @@ interface JobResult {
     score: RetrievalScore;
     ingest: { turns: number; totalMs: number };
   };
+  hybrid: { score: RetrievalScore; model: string; fusedQuestions: number } | null;
   variants: { name: string; group: string; score: RetrievalScore }[];
+}
+
+/** An OpenAI-compatible embeddings endpoint for the hybrid row, from the environment, or null. */
+function embeddingsEndpoint() {
+  const baseUrl = process.env.EMBEDDINGS_BASE_URL?.trim();
+  if (!baseUrl) return null;
+  return { baseUrl, model: process.env.EMBEDDINGS_MODEL?.trim() || "bge-m3", apiKey: process.env.EMBEDDINGS_API_KEY || undefined };
 }
 
 // LoCoMo paper, Table 3: DRAGON retriever over dialog turns.
@@ -36,7 +44,8 @@ export const retrieval: Part = {
   async run(log) {
     const locomo = loadLocomo();
     log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions`);
-    const result = await runJob<JobResult>("retrieval", { conversations: locomo.conversations }, log);
+    const embeddings = embeddingsEndpoint();
+    const result = await runJob<JobResult>("retrieval", { conversations: locomo.conversations, embeddings }, log);
     const naive = result.variants.find((v) => v.name === "naive")!.score;
     const e = result.edgemind.score;
     const header = ["system", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"];
@@ -49,9 +58,14 @@ export const retrieval: Part = {
       "",
       table(header, [
         recallRow("edgemind (storeMemory + searchMemories)", e),
+        ...(result.hybrid ? [recallRow(`edgemind hybrid (full text + ${result.hybrid.model} by meaning, RRF)`, result.hybrid.score)] : []),
         recallRow("naive: raw FTS5 bm25, question words OR-ed", naive),
         ["LoCoMo paper: DRAGON, dialog turns (anchor)", "", ...KS.map((k) => DRAGON_ANCHOR[k]), "–"],
       ]),
+      "",
+      result.hybrid
+        ? `Hybrid: every turn embedded through the product's embedding path at ${embeddings!.baseUrl} (model ${result.hybrid.model}), an in-memory index in place of Vectorize, each question through retrieveMemories (${result.hybrid.fusedQuestions} of ${result.hybrid.score.questions} fused).`
+        : "Hybrid (full text fused with recall by meaning): not measured: no embeddings endpoint (set EMBEDDINGS_BASE_URL, and EMBEDDINGS_MODEL, to an OpenAI-compatible /v1 endpoint).",
       "",
       "Per category (edgemind / naive):",
       "",

@@ -1,8 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { z } from "zod";
-import { AppError, type ErrorCode } from "../errors";
+import { AppError, describeZodError, type ErrorCode } from "../errors";
 
 /** The one error body every front answers with. */
 export function errorBody(code: ErrorCode, message: string) {
@@ -31,17 +30,4 @@ export function handleError(err: Error, c: Context): Response {
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
-/** One readable sentence from a zod failure, naming the field at fault. */
-export function describeZodError(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((issue) => {
-      const at = issue.path.join(".");
-      if (issue.code === "unrecognized_keys") {
-        const where = at ? ` in ${at}` : "";
-        return `unknown field${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
-      }
-      return at ? `${at}: ${issue.message}` : issue.message;
-    })
-    .join("; ");
-}
+export { describeZodError };

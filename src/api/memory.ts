@@ -12,9 +12,9 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
+import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { recallMemories } from "../memory/recall";
-import { searchMemories } from "../memory/search";
+import { retrieveMemories } from "../memory/hybrid-search";
 import { getMindById } from "../minds/minds";
 import { bearerSecurity, createRouter } from "./router";
 import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
@@ -38,10 +38,10 @@ const MemorySchema = z
   })
   .openapi("Memory");
 
-const tag = z.string().trim().min(1).max(40).regex(/^[^,]+$/, "a tag cannot contain a comma");
+const tag = z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 const editable = {
-  content: z.string().trim().min(1).max(8000),
-  tags: z.array(tag).max(10).openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
+  content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX),
+  tags: z.array(tag).max(TAGS_MAX).openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
   priority: z.enum(PRIORITIES),
   confidence: z.number().min(0).max(1),
   expires_at: isoDateTime.nullable(),
@@ -60,8 +60,8 @@ const MemoryCreate = z.strictObject({
   category: z.enum(CATEGORIES),
   key: z
     .string()
-    .max(100)
-    .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case: lower-case letters and digits joined by '_'"),
+    .max(MEMORY_KEY_MAX)
+    .regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'"),
   content: editable.content,
   tags: editable.tags.optional(),
   priority: editable.priority.optional(),
@@ -169,13 +169,19 @@ memoryRoutes
         }),
       },
       responses: {
-        200: jsonContent(z.object({ results: z.array(MemorySchema.extend({ score: z.number() })) }), "Best first"),
+        200: jsonContent(
+          z.object({
+            results: z.array(MemorySchema.extend({ score: z.number() })),
+            retrieval: z.enum(["hybrid", "full_text"]).describe("full_text: full-text search alone; hybrid: fused with recall by meaning"),
+          }),
+          "Best first",
+        ),
         ...guardedResponses,
       },
     }),
     async (c) => {
-      const hits = await searchMemories(c.var.deps, c.var.scope, c.req.valid("query"));
-      return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })) }, 200);
+      const { hits, retrieval } = await retrieveMemories(c.var.deps, c.var.scope, c.req.valid("query"));
+      return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval }, 200);
     },
   )
   .openapi(

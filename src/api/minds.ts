@@ -1,6 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, AGENT_PATTERN, requireHuman } from "../auth/middleware";
 import { archiveStream, exportMind } from "../minds/export";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../minds/archive";
+import { readArchiveBody } from "../minds/archive-lines";
 import { importMind } from "../minds/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
 import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind } from "../minds/minds";
@@ -47,7 +49,7 @@ const KeyCreate = z.strictObject({
 });
 
 /** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */
-export const IMPORT_MAX_BODY_BYTES = 32 * 1024 * 1024;
+export const IMPORT_MAX_BODY_BYTES = IMPORT_MAX_BYTES;
 
 const MindParams = z.object({ id: z.string().max(100) });
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
@@ -134,7 +136,7 @@ mindRoutes
   .openapi(
     createRoute({
       method: "post", path: "/minds/{id}/import", tags, security: bearerSecurity,
-      summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BODY_BYTES / 1024 / 1024} MB`,
+      summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB, ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB`,
       request: {
         params: MindParams,
         body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
@@ -143,10 +145,12 @@ mindRoutes
         200: jsonContent(z.object({ imported: z.record(z.string(), z.number()) }), "Rows restored, per table"),
         ...guardedResponses,
         409: { description: "The mind is not empty", content: { "application/json": { schema: ErrorSchema } } },
+        413: { description: "The archive, a line or the number of lines is over its bound", content: { "application/json": { schema: ErrorSchema } } },
       },
     }),
     async (c) => {
-      const body = new TextDecoder().decode(await c.req.arrayBuffer());
+      const length = c.req.header("Content-Length");
+      const body = await readArchiveBody(c.req.raw.body, length === undefined ? null : Number(length));
       const imported = await importMind(c.var.deps, c.var.accountId, c.req.valid("param").id, body);
       return c.json({ imported: { ...imported } }, 200);
     },

@@ -3,7 +3,7 @@ import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
 import type { Scope } from "../auth/principal";
 import { forbidden, invalid } from "../errors";
 import { CATEGORY_HINTS } from "../notes/document";
-import { addNote, deleteNote, listNotes, searchNotes, verifyNote } from "../notes/notes";
+import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, searchNotes, verifyNote } from "../notes/notes";
 import { bearerSecurity, createRouter } from "./router";
 import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
@@ -23,7 +23,7 @@ export const NoteSchema = z
   .openapi("Note");
 
 const NoteCreate = z.strictObject({
-  text: z.string().trim().min(1).max(2000).openapi({ description: "One self-contained fact" }),
+  text: z.string().trim().min(1).max(NOTE_MAX_CHARS).openapi({ description: "One self-contained fact" }),
   session_id: z.string().trim().min(1).max(100).optional(),
   category_hint: z.enum(CATEGORY_HINTS).optional().openapi({ description: "A cold memory section or a memory category" }),
   agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),

@@ -96,6 +96,7 @@ const ContextSchema = z
     ephemeral_left_out: z
       .object({ messages: z.number(), rule: z.string() })
       .describe("Ephemeral tool output in the session, which the model never sees, and the rule that clears it"),
+    retrieval: z.enum(["hybrid", "full_text"]).describe("How the search hits were found: full-text alone, or fused with recall by meaning"),
   })
   .openapi("Context");
 

@@ -5,10 +5,10 @@ import { forbidden, invalid, notFound, unauthorized } from "../errors";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { accountExists, getMind } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
-import { DEFAULT_AGENT, type Principal } from "./principal";
+import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
 import { secretsEqual } from "./secrets";
 
-export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export { AGENT_PATTERN };
 
 /** The bearer token of a request, or null. */
 export function bearerToken(header: string | undefined): string | null {

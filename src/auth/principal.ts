@@ -19,6 +19,8 @@ export interface Scope {
 }
 
 export const DEFAULT_AGENT = "default";
+/** An agent namespace name. */
+export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** How history records who made a change. */
 export function actorOf(principal: Principal): string {

@@ -4,7 +4,7 @@ import { jobRuns } from "../db/schema";
 import type { Deps } from "../deps";
 import { newId } from "../ids";
 
-export const JOB_NAMES = ["consolidation", "collection", "retention"] as const;
+export const JOB_NAMES = ["consolidation", "collection", "retention", "embeddings"] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** What a job did: counts per kind of work, or a short note such as how PRAGMA optimize went. */

@@ -6,11 +6,13 @@ import { createLanguageModel } from "../llm/providers";
 import { collectSessionNotes } from "../sessions/messages";
 import { runConsolidationJob } from "./consolidation";
 import { runJob, type JobName, type JobRun } from "./job-runs";
+import { createSemantic } from "../embeddings/providers";
+import { runEmbeddingsJob } from "./embeddings";
 import { runRetentionJob } from "./retention";
 
 /** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {
-  "0 * * * *": ["consolidation"],
+  "0 * * * *": ["consolidation", "embeddings"],
   "30 3 * * *": ["collection", "retention"],
 };
 
@@ -24,6 +26,8 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
     Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
   },
   retention: (deps, _env, counts) => runRetentionJob(deps, counts),
+  // Built inside the job, so a bad embeddings setting fails (and records) this job only.
+  embeddings: (deps, env, counts) => runEmbeddingsJob({ ...deps, semantic: createSemantic(env) }, counts),
 };
 
 /** Runs the jobs of a cron expression, each recorded in job_runs. An unknown expression is an error. */

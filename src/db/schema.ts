@@ -249,3 +249,18 @@ export const oauthGrants = sqliteTable("oauth_grants", {
   lastUsedAt: text("last_used_at"),
   revokedAt: text("revoked_at"),
 });
+
+export const embeddings = sqliteTable(
+  "embeddings",
+  {
+    kind: text("kind").$type<"memory" | "note">().notNull(),
+    rowId: text("row_id").notNull(),
+    mindId: text("mind_id").notNull(),
+    state: text("state").$type<"pending" | "done">().notNull(),
+    attempts: integer("attempts").notNull(),
+    nextAttemptAt: text("next_attempt_at").notNull(),
+    error: text("error"),
+    updatedAt: text("updated_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
+);

@@ -3,7 +3,7 @@ import { llmUsage } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 
-export const PURPOSES = ["extraction", "consolidation", "chat"] as const;
+export const PURPOSES = ["extraction", "consolidation", "chat", "embedding"] as const;
 export type Purpose = (typeof PURPOSES)[number];
 
 export interface TokenUsage {

@@ -8,6 +8,7 @@ import { newId } from "../ids";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { toMemory, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
+import { dropGoneVectors, markForEmbedding } from "./semantic";
 
 export interface MemoryInput {
   category: Category;
@@ -55,10 +56,11 @@ export const memorySearchColumns = (key: string, content: string, tags: string[]
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
 export async function storeMemory(
-  { db, clock }: Deps,
+  deps: Deps,
   scope: Scope,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
+  const { db, clock } = deps;
   const now = isoNow(clock);
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
@@ -129,6 +131,7 @@ export async function storeMemory(
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
   ]);
   const row = rows[0]!;
+  await markForEmbedding(deps, scope.mindId, "memory", [row.id]);
   return { memory: toMemory(row), created: row.id === id };
 }
 
@@ -162,6 +165,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
     db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
+  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(deps, scope.mindId, "memory", [id]);
   return toMemory(rows[0]);
 }
 
@@ -173,6 +177,7 @@ export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promis
     db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
+  dropGoneVectors(deps, scope.mindId);
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */

@@ -8,6 +8,13 @@ export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
 export const SOURCES = ["user", "agent"] as const;
+
+/** A memory's stable key: snake_case, at most MEMORY_KEY_MAX characters. */
+export const MEMORY_KEY_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+export const MEMORY_KEY_MAX = 100;
+export const MEMORY_CONTENT_MAX = 8000;
+export const TAG_MAX = 40;
+export const TAGS_MAX = 10;
 export type Source = (typeof SOURCES)[number];
 
 /** A memory as every front shows it (Synapse's field names). */

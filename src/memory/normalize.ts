@@ -29,8 +29,15 @@ export function words(text: string): string[] {
   return normalizeText(text).match(WORD) ?? [];
 }
 
-/** Stems one normalised word with the stemmer of its script; other scripts pass unchanged. */
+/**
+ * Longest word handed to a stemmer: the English one takes time quadratic in a word's length
+ * (a 7,000-letter "word" took over a second), and no real word is this long.
+ */
+const MAX_STEMMED_LENGTH = 64;
+
+/** Stems one normalised word with the stemmer of its script; other scripts and overlong words pass unchanged. */
 export function stem(word: string): string {
+  if (word.length > MAX_STEMMED_LENGTH) return word;
   if (CYRILLIC.test(word)) return russian(word);
   if (LATIN.test(word)) return english(word);
   return word;

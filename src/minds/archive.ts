@@ -1,6 +1,8 @@
 import { z } from "zod";
-import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
-import { DEFAULT_AGENT } from "../auth/principal";
+import { AGENT_PATTERN, DEFAULT_AGENT } from "../auth/principal";
+import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { COLD_MAX_CHARS } from "../notes/merge";
+import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import { LOCALES } from "./minds";
 import { mindSettingsSchema } from "./settings";
@@ -11,9 +13,18 @@ import { mindSettingsSchema } from "./settings";
 export const ARCHIVE_FORMAT = "edgemind-mind";
 export const ARCHIVE_VERSION = 1;
 
+/** Largest archive an import reads; a longer body is refused before it is read. */
+export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
+/** Most lines an archive may have, and the longest line in bytes (a cold version fits). */
+export const IMPORT_MAX_LINES = 200_000;
+export const IMPORT_MAX_LINE_BYTES = 256 * 1024;
+
 const id = z.string().min(1).max(100);
-const time = z.string().min(1).max(40);
+/** Timestamps are ISO 8601 with an offset, as every front accepts and the database stores them. */
+const time = z.iso.datetime({ offset: true });
 const text = (max: number) => z.string().max(max);
+const agent = z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'");
+const tag = z.string().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 
 const header = z.strictObject({
   type: z.literal("header"),
@@ -32,11 +43,11 @@ const header = z.strictObject({
 const memory = z.strictObject({
   type: z.literal("memory"),
   id,
-  agent: text(64),
+  agent,
   category: z.enum(CATEGORIES),
-  key: text(100).min(1),
-  content: text(8000),
-  tags: z.array(text(40)).max(10),
+  key: z.string().max(MEMORY_KEY_MAX).regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'"),
+  content: text(MEMORY_CONTENT_MAX).min(1),
+  tags: z.array(tag).max(TAGS_MAX),
   priority: z.enum(PRIORITIES),
   source: z.enum(SOURCES),
   verified: z.boolean(),
@@ -51,17 +62,17 @@ const memoryHistory = z.strictObject({
   memory_id: id,
   action: text(20),
   actor: text(200),
-  old_content: text(8000).nullable(),
-  new_content: text(8000).nullable(),
+  old_content: text(MEMORY_CONTENT_MAX).nullable(),
+  new_content: text(MEMORY_CONTENT_MAX).nullable(),
   at: time,
 });
 
 const note = z.strictObject({
   type: z.literal("note"),
   id,
-  agent: text(64),
+  agent,
   session_id: id.nullable(),
-  text: text(2000).min(1),
+  text: text(NOTE_MAX_CHARS).min(1),
   category_hint: text(40).nullable(),
   source: z.enum(SOURCES),
   confidence: z.number().min(0).max(1),
@@ -70,17 +81,17 @@ const note = z.strictObject({
 
 const coldMemory = z.strictObject({
   type: z.literal("cold_memory"),
-  agent: text(64),
-  text: text(64_000),
+  agent,
+  text: text(COLD_MAX_CHARS),
   version: z.number().int().min(1),
   updated_at: time,
 });
 
 const coldVersion = z.strictObject({
   type: z.literal("cold_version"),
-  agent: text(64),
+  agent,
   version: z.number().int().min(1),
-  text: text(64_000),
+  text: text(COLD_MAX_CHARS),
   author: text(300),
   consolidation_id: id.nullable(),
   created_at: time,
@@ -90,7 +101,7 @@ const chat = z.strictObject({
   type: z.literal("chat"),
   id,
   // Archives written before chats had namespaces hold none: their chats are the default one's.
-  agent: text(64).default(DEFAULT_AGENT),
+  agent: agent.default(DEFAULT_AGENT),
   kind: z.enum(CHAT_KINDS),
   external_id: text(200).min(1),
   active_session_id: id.nullable(),

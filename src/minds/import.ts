@@ -1,22 +1,29 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
 import type { Deps } from "../deps";
-import { describeZodError } from "../api/errors";
-import { conflict, invalid } from "../errors";
+import { conflict, notFound } from "../errors";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
-import { archiveLineSchema, type ArchiveHeader, type ArchiveLine, type Line } from "./archive";
-import { getMind } from "./minds";
+import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
+import type { Line } from "./archive";
+import { parseLine } from "./archive-lines";
+import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
 import { resolveSettings } from "./settings";
 
-/** Most statements written in one D1 batch. */
+/** Most statements written in one D1 batch, and most bytes of row text in one batch. */
 const STATEMENTS_PER_BATCH = 50;
-/** D1 binds at most 100 parameters per statement. */
+const BYTES_PER_BATCH = 4 * 1024 * 1024;
+/** D1 binds at most 100 parameters per statement; a statement also carries at most this much text. */
 const MAX_PARAMS = 100;
+const BYTES_PER_STATEMENT = 512 * 1024;
+/** Rows prepared between two yields to the event loop (indexing a long text costs milliseconds). */
+const ROWS_PER_SLICE = 20;
 
 export interface ImportCounts {
   memories: number;
@@ -29,53 +36,39 @@ export interface ImportCounts {
   messages: number;
 }
 
-/** Parses a JSONL archive completely; the first bad line is a 400 naming it, before anything is written. */
-export function parseArchive(body: string): { header: ArchiveHeader; lines: ArchiveLine[] } {
-  const lines: ArchiveLine[] = [];
-  const raw = body.split("\n");
-  for (const [index, content] of raw.entries()) {
-    if (content.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(content);
-    } catch {
-      throw invalid(`line ${index + 1}: not valid JSON`);
-    }
-    const parsed = archiveLineSchema.safeParse(value);
-    if (!parsed.success) throw invalid(`line ${index + 1}: ${describeZodError(parsed.error)}`);
-    if ((parsed.data.type === "header") !== (lines.length === 0)) {
-      throw invalid(`line ${index + 1}: the header must be the first line, and only the first`);
-    }
-    lines.push(parsed.data);
-  }
-  const header = lines[0];
-  if (header?.type !== "header") throw invalid("the archive is empty");
-  return { header, lines: lines.slice(1) };
-}
-
 /**
- * Restores an archive into an empty mind of the account: every row gets a fresh id, the
- * references between rows follow. A mind that holds anything answers conflict. A failed
- * write erases what the import had written, so the mind is left as empty as it was.
+ * Restores an archive (JSONL bytes) into an empty mind of the account. The archive is parsed
+ * and checked as a whole first (a bad line is a 400 naming it); then rows are written in
+ * bounded batches, each with a fresh id and its references kept. A mind that holds anything
+ * answers conflict. A failed write erases what the import had written and restores the
+ * mind's settings, so the mind is left as it was.
  */
-export async function importMind(deps: Deps, accountId: string, mindId: string, body: string): Promise<ImportCounts> {
-  await getMind(deps, accountId, mindId);
-  const { header, lines } = parseArchive(body);
-  if (!(await isEmpty(deps, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
-  const plan = planImport(deps, mindId, header, lines);
+export async function importMind(deps: Deps, accountId: string, mindId: string, body: Uint8Array | string): Promise<ImportCounts> {
+  const { db } = deps;
+  const before = await db.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
+  if (!before) throw notFound("mind");
+  const archive = await checkArchive(typeof body === "string" ? new TextEncoder().encode(body) : body);
+  if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+  let counts: ImportCounts;
   try {
-    for (let i = 0; i < plan.statements.length; i += STATEMENTS_PER_BATCH) {
-      const chunk = plan.statements.slice(i, i + STATEMENTS_PER_BATCH);
-      await deps.db.batch(chunk as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    }
+    counts = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);
   } catch (err) {
-    await eraseContent(deps, mindId);
+    await db.batch([
+      ...eraseContent(db, mindId),
+      db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
+    ]);
     throw err;
   }
-  return plan.counts;
+  // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
+  if (deps.semantic) {
+    await markMissing(deps, mindId);
+    dropGoneVectors(deps, mindId);
+    if (deps.defer) deps.defer(embedPending(deps, mindId).catch((err) => console.error("embedding after import failed", err)));
+  }
+  return counts;
 }
 
-async function isEmpty({ db }: Deps, mindId: string): Promise<boolean> {
+async function isEmpty(db: Db, mindId: string): Promise<boolean> {
   const tables = [memories, memoryHistory, notes, coldMemory, coldVersions, chats, sessions] as const;
   const counted = await db.batch(
     tables.map((t) => db.select({ n: count() }).from(t).where(eq(t.mindId, mindId))) as unknown as [BatchItem<"sqlite">],
@@ -84,8 +77,8 @@ async function isEmpty({ db }: Deps, mindId: string): Promise<boolean> {
 }
 
 /** Deletes every content row of the mind, keeping the mind, its keys and its ledger. */
-async function eraseContent({ db }: Deps, mindId: string): Promise<void> {
-  await db.batch([
+function eraseContent(db: Db, mindId: string) {
+  return [
     db.delete(chats).where(eq(chats.mindId, mindId)),
     db.delete(sessions).where(eq(sessions.mindId, mindId)),
     db.delete(memories).where(eq(memories.mindId, mindId)),
@@ -93,127 +86,172 @@ async function eraseContent({ db }: Deps, mindId: string): Promise<void> {
     db.delete(notes).where(eq(notes.mindId, mindId)),
     db.delete(coldMemory).where(eq(coldMemory.mindId, mindId)),
     db.delete(coldVersions).where(eq(coldVersions.mindId, mindId)),
-  ]);
+  ] as const;
 }
 
-function chunked<T>(rows: T[], columns: number): T[][] {
-  const size = Math.max(1, Math.floor(MAX_PARAMS / columns));
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
+/** Statements sent to D1 in batches bounded by count and by bytes. */
+class BatchWriter {
+  private pending: BatchItem<"sqlite">[] = [];
+  private bytes = 0;
+  constructor(private readonly db: Db) {}
+
+  async add(statement: BatchItem<"sqlite">, bytes = 0): Promise<void> {
+    this.pending.push(statement);
+    this.bytes += bytes;
+    if (this.pending.length >= STATEMENTS_PER_BATCH || this.bytes >= BYTES_PER_BATCH) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const batch = this.pending as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+    this.pending = [];
+    this.bytes = 0;
+    await this.db.batch(batch);
+  }
+
+  /** Rows of one table, inserted a statement at a time within the parameter and byte bounds. */
+  inserter<T extends Record<string, unknown>>(table: SQLiteTable) {
+    let rows: T[] = [];
+    let bytes = 0;
+    const end = async () => {
+      if (rows.length === 0) return;
+      const values = rows;
+      const size = bytes;
+      rows = [];
+      bytes = 0;
+      await this.add(this.db.insert(table).values(values as never) as unknown as BatchItem<"sqlite">, size);
+    };
+    return {
+      push: async (row: T) => {
+        const columns = Object.keys(row).length;
+        const size = textBytes(row);
+        if (rows.length > 0 && ((rows.length + 1) * columns > MAX_PARAMS || bytes + size > BYTES_PER_STATEMENT)) await end();
+        rows.push(row);
+        bytes += size;
+      },
+      end,
+    };
+  }
 }
 
-function byType<T extends ArchiveLine["type"]>(lines: ArchiveLine[], type: T): Line<T>[] {
-  return lines.filter((l): l is Line<T> => l.type === type);
+function textBytes(row: Record<string, unknown>): number {
+  let n = 0;
+  for (const value of Object.values(row)) if (typeof value === "string") n += value.length * 3;
+  return n;
 }
 
-/** Every statement of the import, in an order the foreign keys accept, with fresh ids. */
-function planImport(deps: Deps, mindId: string, header: ArchiveHeader, lines: ArchiveLine[]) {
-  const { db } = deps;
-  const ids = new Map<string, string>();
-  const fresh = (old: string, prefix: string) => {
-    let id = ids.get(old);
-    if (!id) ids.set(old, (id = newId(prefix)));
-    return id;
+/** Writes the checked archive in an order the foreign keys accept, reading each line again. */
+async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: CheckedArchive): Promise<ImportCounts> {
+  const { header, lines, ids, extracted } = archive;
+  const writer = new BatchWriter(db);
+  const each = async <T extends keyof CheckedArchive["lines"]>(type: T, write: (line: Line<T>) => Promise<void>) => {
+    for (const [i, ref] of lines[type].entries()) {
+      if (i % ROWS_PER_SLICE === ROWS_PER_SLICE - 1) await yieldToOthers();
+      await write(parseLine(bytes, ref) as Line<T>);
+    }
   };
   const known = (old: string | null) => (old === null ? null : (ids.get(old) ?? null));
-  const statements: unknown[] = [];
 
-  const memoryRows = byType(lines, "memory").map((m) => ({
-    id: fresh(m.id, "mem"), mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
-    priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-    createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags),
-  }));
-  for (const rows of chunked(memoryRows, 17)) statements.push(db.insert(memories).values(rows));
+  const memoryRows = writer.inserter(memories);
+  await each("memory", (m) =>
+    memoryRows.push({
+      id: ids.get(m.id)!, mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
+      priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
+      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags),
+    }),
+  );
+  await memoryRows.end();
 
   // History outlives deleted memories: an id with no memory line still gets one fresh id.
-  const historyRows = byType(lines, "memory_history").map((h) => ({
-    mindId, memoryId: fresh(h.memory_id, "mem"), action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at,
-  }));
-  for (const rows of chunked(historyRows, 8)) statements.push(db.insert(memoryHistory).values(rows));
+  const historyRows = writer.inserter(memoryHistory);
+  const goneMemories = new Map<string, string>();
+  await each("memory_history", (h) => {
+    let memoryId = ids.get(h.memory_id) ?? goneMemories.get(h.memory_id);
+    if (!memoryId) goneMemories.set(h.memory_id, (memoryId = newId("mem")));
+    return historyRows.push({ mindId, memoryId, action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at });
+  });
+  await historyRows.end();
 
-  const chatLines = byType(lines, "chat");
-  const sessionLines = byType(lines, "session");
-  for (const c of chatLines) fresh(c.id, "chat");
-  for (const s of sessionLines) {
-    if (!ids.has(s.chat_id)) throw invalid(`session ${s.id} belongs to chat ${s.chat_id}, which is not in the archive`);
-    fresh(s.id, "ses");
-  }
-  const chatRows = chatLines.map((c) => ({
-    id: ids.get(c.id)!, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at,
-  }));
-  for (const rows of chunked(chatRows, 6)) statements.push(db.insert(chats).values(rows));
-  const chatAgent = new Map(chatLines.map((c) => [c.id, c.agent]));
-  const sessionRows = sessionLines.map((s) => ({
-    id: ids.get(s.id)!, mindId, agent: chatAgent.get(s.chat_id)!, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
-    conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
-  }));
-  for (const rows of chunked(sessionRows, 9)) statements.push(db.insert(sessions).values(rows));
-  for (const c of chatLines) {
+  const chatRows = writer.inserter(chats);
+  const chatAgent = new Map<string, string>();
+  await each("chat", (c) => {
+    chatAgent.set(c.id, c.agent);
+    return chatRows.push({ id: ids.get(c.id)!, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at });
+  });
+  await chatRows.end();
+  const sessionRows = writer.inserter(sessions);
+  await each("session", (s) =>
+    sessionRows.push({
+      id: ids.get(s.id)!, mindId, agent: chatAgent.get(s.chat_id)!, chatId: ids.get(s.chat_id)!, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
+      conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
+    }),
+  );
+  await sessionRows.end();
+  await each("chat", async (c) => {
     const active = known(c.active_session_id);
-    if (active) statements.push(db.update(chats).set({ activeSessionId: active }).where(and(eq(chats.id, ids.get(c.id)!), eq(chats.mindId, mindId))));
-  }
+    if (active) await writer.add(db.update(chats).set({ activeSessionId: active }).where(and(eq(chats.id, ids.get(c.id)!), eq(chats.mindId, mindId))));
+  });
 
-  const messageLines = byType(lines, "message");
-  for (const m of messageLines) {
-    if (!ids.has(m.session_id)) throw invalid(`message ${m.id} belongs to session ${m.session_id}, which is not in the archive`);
-  }
-  // Message ids are the database's own; the extraction cursor is moved to the same place in the new ids.
-  const messageRows = [...messageLines]
-    .sort((a, b) => a.id - b.id)
-    .map((m) => ({
+  // Message ids are the database's own: each session's messages are inserted in their archive order.
+  const messageRows = writer.inserter(messages);
+  await each("message", (m) =>
+    messageRows.push({
       mindId, sessionId: ids.get(m.session_id)!, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
       createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral),
-    }));
-  for (const rows of chunked(messageRows, 8)) statements.push(db.insert(messages).values(rows));
-  for (const s of sessionLines) {
-    const through = messageLines.filter((m) => m.session_id === s.id && m.id <= s.extracted_through_message_id).length;
-    if (through === 0) continue;
-    const sessionId = ids.get(s.id)!;
-    statements.push(
+    }),
+  );
+  await messageRows.end();
+  // The extraction cursor moves to the same message in the new ids.
+  for (const [old, read] of extracted) {
+    const sessionId = ids.get(old)!;
+    await writer.add(
       db
         .update(sessions)
         .set({
-          extractedThroughMessageId: sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${sessionId} order by ${messages.id} limit 1 offset ${through - 1})`,
+          extractedThroughMessageId: sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${sessionId} order by ${messages.id} limit 1 offset ${read - 1})`,
         })
         .where(and(eq(sessions.id, sessionId), eq(sessions.mindId, mindId))),
     );
   }
 
-  const noteRows = byType(lines, "note").map((n) => ({
-    ...noteValues(
-      { mindId, agent: n.agent, text: n.text, sessionId: known(n.session_id), categoryHint: n.category_hint, source: n.source, confidence: n.confidence },
-      n.created_at,
-    ),
-  }));
-  for (const rows of chunked(noteRows, 12)) statements.push(db.insert(notes).values(rows));
+  // A note's session may have been deleted since: the note keeps no session then.
+  const noteRows = writer.inserter(notes);
+  await each("note", (n) =>
+    noteRows.push({
+      ...noteValues(
+        { mindId, agent: n.agent, text: n.text, sessionId: known(n.session_id), categoryHint: n.category_hint, source: n.source, confidence: n.confidence },
+        n.created_at,
+      ),
+    }),
+  );
+  await noteRows.end();
 
-  const coldRows = byType(lines, "cold_memory").map((c) => ({
-    mindId, agent: c.agent, text: c.text, version: c.version, writeId: newId("cw"), updatedAt: c.updated_at,
-  }));
-  for (const rows of chunked(coldRows, 6)) statements.push(db.insert(coldMemory).values(rows));
-  const versionRows = byType(lines, "cold_version").map((v) => ({
-    mindId, agent: v.agent, version: v.version, text: v.text, author: v.author, consolidationId: v.consolidation_id, createdAt: v.created_at,
-  }));
-  for (const rows of chunked(versionRows, 7)) statements.push(db.insert(coldVersions).values(rows));
+  const coldRows = writer.inserter(coldMemory);
+  await each("cold_memory", (c) => coldRows.push({ mindId, agent: c.agent, text: c.text, version: c.version, writeId: newId("cw"), updatedAt: c.updated_at }));
+  await coldRows.end();
+  const versionRows = writer.inserter(coldVersions);
+  await each("cold_version", (v) =>
+    versionRows.push({ mindId, agent: v.agent, version: v.version, text: v.text, author: v.author, consolidationId: v.consolidation_id, createdAt: v.created_at }),
+  );
+  await versionRows.end();
 
   // Last, so a failed import leaves the mind's settings as they were.
-  statements.push(
+  await writer.add(
     db
       .update(minds)
       .set({ locale: header.mind.locale, retentionHours: header.mind.retention_hours, settings: resolveSettings(header.mind.settings) })
       .where(eq(minds.id, mindId)),
   );
+  await writer.flush();
 
-  const counts: ImportCounts = {
-    memories: memoryRows.length,
-    memory_history: historyRows.length,
-    notes: noteRows.length,
-    cold_memory: coldRows.length,
-    cold_versions: versionRows.length,
-    chats: chatRows.length,
-    sessions: sessionRows.length,
-    messages: messageRows.length,
+  return {
+    memories: lines.memory.length,
+    memory_history: lines.memory_history.length,
+    notes: lines.note.length,
+    cold_memory: lines.cold_memory.length,
+    cold_versions: lines.cold_version.length,
+    chats: lines.chat.length,
+    sessions: lines.session.length,
+    messages: lines.message.length,
   };
-  return { statements, counts };
 }

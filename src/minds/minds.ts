@@ -17,6 +17,7 @@ import {
   notes,
   sessions,
   oauthGrants,
+  embeddings,
   telegramChats,
   type MindRow,
 } from "../db/schema";
@@ -164,11 +165,15 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    // No foreign key here (see the migration): the records go explicitly, their vectors below.
+    db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
   const sessionIds = counted[4].map((s) => s.id);
   await forgetSessionObjects(deps.sessionObjects, sessionIds);
+  const vectorIds = counted[15].map((e) => e.rowId);
+  for (let i = 0; i < vectorIds.length && deps.semantic; i += 500) await deps.semantic.index.remove(mindId, vectorIds.slice(i, i + 500));
   return {
     minds: 1,
     memories: counted[0][0]?.n ?? 0,
@@ -186,5 +191,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     login_links: counted[12][0]?.n ?? 0,
     telegram_chats: counted[13][0]?.n ?? 0,
     oauth_grants: counted[14][0]?.n ?? 0,
+    embeddings: vectorIds.length,
   };
 }

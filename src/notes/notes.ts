@@ -6,6 +6,7 @@ import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { markForEmbedding } from "../memory/semantic";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -50,6 +51,9 @@ export function notesInScope(scope: Scope): SQL {
 }
 
 /** The columns a new note is stored with, search and duplicate keys included. */
+/** Longest note, in characters. */
+export const NOTE_MAX_CHARS = 2000;
+
 export function noteValues(
   fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
   now: string,
@@ -68,7 +72,8 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promise<Note> {
+  const { db, clock } = deps;
   const human = scope.principal.kind === "human";
   const values = noteValues(
     {
@@ -83,6 +88,7 @@ export async function addNote({ db, clock }: Deps, scope: Scope, input: NoteInpu
     isoNow(clock),
   );
   const [row] = await db.insert(notes).values(values).returning();
+  await markForEmbedding(deps, scope.mindId, "note", [row!.id]);
   return toNote(row!);
 }
 

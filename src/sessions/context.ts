@@ -2,7 +2,8 @@ import type { Scope } from "../auth/principal";
 import type { Deps } from "../deps";
 import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
 import { recallMemories } from "../memory/recall";
-import { searchMemories } from "../memory/search";
+import { reciprocalRankFusion } from "../memory/fusion";
+import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
 import type { Memory } from "../memory/model";
 import { getMindById } from "../minds/minds";
 import { getCold } from "../notes/cold";
@@ -61,6 +62,8 @@ export interface AssembledContext {
   prompt: string;
   /** Tool output kept out of the model's view, and the rule that clears it. */
   ephemeral_left_out: { messages: number; rule: string };
+  /** How the search hits were found: full-text alone, or fused with recall by meaning. */
+  retrieval: Retrieval;
 }
 
 export const EPHEMERAL_RULE =
@@ -90,21 +93,29 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
   const mind = await getMindById(deps, scope.mindId);
-  const [window, ephemeral, recall, memoryHits, noteHits, cold] = await Promise.all([
+  const [window, ephemeral, recall, memorySearch, noteHits, cold] = await Promise.all([
     sessionId ? llmWindow(deps, scope, sessionId) : Promise.resolve([] as Message[]),
     sessionId ? countEphemeral(deps, scope, sessionId) : Promise.resolve(0),
     recallMemories(deps, scope, mind.name, { limit: RECALL_LIMIT }),
-    q ? searchMemories(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
+    q ? retrieveMemories(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     q ? searchNotes(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
     getCold(deps, scope.mindId, scope.agent),
   ]);
 
-  const searchItems = [
-    ...memoryHits.map((hit) => ({ score: hit.score, item: memoryItem("search", hit.memory, count) })),
-    ...noteHits.map((hit) => ({ score: hit.score, item: noteItem(hit.note, count) })),
-  ]
-    .sort((a, b) => b.score - a.score)
-    .map((s) => s.item);
+  const memoryHits = memorySearch.hits;
+  // Fused memory scores and bm25 note scores live on different scales: rank-fuse the two lists then.
+  const searchItems =
+    memorySearch.retrieval === "hybrid"
+      ? reciprocalRankFusion(
+          [memoryHits.map((hit) => memoryItem("search", hit.memory, count)), noteHits.map((hit) => noteItem(hit.note, count))],
+          (item) => item.ref,
+        ).map((f) => f.item)
+      : [
+          ...memoryHits.map((hit) => ({ score: hit.score, item: memoryItem("search", hit.memory, count) })),
+          ...noteHits.map((hit) => ({ score: hit.score, item: noteItem(hit.note, count) })),
+        ]
+          .sort((a, b) => b.score - a.score)
+          .map((s) => s.item);
   const headings = Object.values(HEADINGS).reduce((n, h) => n + count(h) + 1, 0);
   const fitter = new Fitter(budget, count(INSTRUCTIONS) + count(frame([])) + headings + 8);
 
@@ -136,6 +147,7 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
     system,
     prompt,
     ephemeral_left_out: { messages: ephemeral, rule: EPHEMERAL_RULE },
+    retrieval: memorySearch.retrieval,
   };
 }
 
@@ -200,13 +212,16 @@ function dedupeKeys(item: ContextItem): string[] {
 
 const marker = (verified: boolean) => (verified ? "[verified]" : "[unverified]");
 
-/** Stored text as one line that cannot close the data block or start a heading of its own. */
+/**
+ * Stored text as one line that cannot close the data block, open another or start an item or
+ * heading of its own: every angle bracket becomes its look-alike, every line break a space.
+ */
 export function asData(text: string): string {
-  return oneLine(text).replace(/<(\/?\s*memory)/gi, "‹$1");
+  return oneLine(text).replace(/</g, "‹").replace(/>/g, "›");
 }
 
 function memoryItem(part: "search" | "recall", m: Memory, count: TokenCounter): ContextItem {
-  const text = `- ${marker(m.verified)} ${m.category}/${m.key}: ${asData(m.content)}`;
+  const text = `- ${marker(m.verified)} ${asData(m.category)}/${asData(m.key)}: ${asData(m.content)}`;
   return { part, ref: m.id, verified: m.verified, text, tokens: count(text) + 1, included: false, reason: "fits" };
 }
 

@@ -10,6 +10,7 @@ import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
+import { createSemantic } from "../embeddings/providers";
 import { chatOfUpdate } from "./updates";
 
 const SEQUENCE_KEY = "sequence";
@@ -39,7 +40,13 @@ export class TelegramChatObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = { db: createDb(env.DB), clock: systemClock, sessionObjects: env.SESSIONS };
+    this.deps = {
+      db: createDb(env.DB),
+      clock: systemClock,
+      sessionObjects: env.SESSIONS,
+      semantic: createSemantic(env),
+      defer: (work) => ctx.waitUntil(work),
+    };
   }
 
   /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */

@@ -206,6 +206,9 @@ describe("erasing a mind", () => {
     const deps = testDeps();
     await createLoginLink(deps, { accountId: t.accountId, mindId: t.mind.id });
     await recordUsage(deps, t.mind.id, "chat", { inputTokens: 10, outputTokens: 5 }, false);
+    await env.DB.prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', 'mem_x', ?, 'done', 0, ?, ?)")
+      .bind(t.mind.id, new Date().toISOString(), new Date().toISOString())
+      .run();
     await recordGrant(deps, { accountId: t.accountId, mindId: t.mind.id, agent: null, clientId: "client-1", clientName: "An app", redirectHost: "app.example", scope: ["mind"] });
     await env.DB.prepare(
       "insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)",
@@ -221,7 +224,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

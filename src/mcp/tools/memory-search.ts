@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CATEGORIES } from "../../memory/model";
-import { searchMemories } from "../../memory/search";
+import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
@@ -19,7 +19,7 @@ export const register: RegisterTool = (server, { deps, scope }) =>
     },
     ({ q, tag, category, limit }) =>
       runTool(async () => {
-        const hits = await searchMemories(deps, scope, { q, tag, category, limit: limit ?? 10 });
-        return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })) });
+        const { hits, retrieval } = await retrieveMemories(deps, scope, { q, tag, category, limit: limit ?? 10 });
+        return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval });
       }),
   );

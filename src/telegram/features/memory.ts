@@ -3,7 +3,7 @@ import { inferCategory, keyForFact } from "../../memory/facts";
 import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
-import { searchMemories } from "../../memory/search";
+import { retrieveMemories } from "../../memory/hybrid-search";
 import { getMindById } from "../../minds/minds";
 import { readCold } from "../../notes/cold-memory";
 import { deleteNote, listUnverifiedNotes, searchNotes, verifyNote } from "../../notes/notes";
@@ -70,7 +70,7 @@ memoryFeature.command("search", async (ctx) => {
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const { deps } = ctx.services;
   const [memories, notes] = await Promise.all([
-    searchMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
+    retrieveMemories(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
     searchNotes(deps, ctx.who.scope, { q, limit: SEARCH_LIMIT }),
   ]);
   const lines = [

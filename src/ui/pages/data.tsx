@@ -60,7 +60,7 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const counts = await importMind(deps, session.accountId, mind.id, await file.text());
+    const counts = await importMind(deps, session.accountId, mind.id, new Uint8Array(await file.arrayBuffer()));
     const summary = Object.entries(counts).map(([table, n]) => `${table}: ${n}`).join(", ");
     return page(c, t.data, <DataPage v={c.var} />, { notice: `${t.imported}: ${summary}` });
   } catch (err) {

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
 import { CATEGORIES, memoryTitle, PRIORITIES, SOURCES, type Memory, type Priority } from "../../memory/model";
-import { searchMemories } from "../../memory/search";
+import { retrieveMemories } from "../../memory/hybrid-search";
 import { invalid } from "../../errors";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
@@ -47,7 +47,7 @@ memoryPages.get("/memories", async (c) => {
   let list: Memory[];
   let total: number;
   if (q) {
-    const hits = await searchMemories(deps, uiScope, { q, tag, category, limit: 100 });
+    const { hits } = await retrieveMemories(deps, uiScope, { q, tag, category, limit: 100 });
     list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
     total = list.length;
   } else {

@@ -1,0 +1,218 @@
+import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import type { Scope } from "../auth/principal";
+import { isoNow } from "../clock";
+import { embeddings, memories, notes } from "../db/schema";
+import type { Deps } from "../deps";
+import type { Semantic, VectorKind } from "../embeddings/ports";
+import { AppError } from "../errors";
+import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
+import { getMindById } from "../minds/minds";
+import { inScope, notExpired } from "./filters";
+import { toMemory, type Memory } from "./model";
+
+// Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
+// the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
+// hourly job retries it, embeds rows that never had a vector (backfill) and removes the vectors
+// of rows that are gone. Every embedding call is checked against the mind's daily budget and
+// written to the usage ledger like a model call.
+
+export const EMBED_BATCH = 32;
+const QUERY_TOP_K = 50;
+const MAX_BACKOFF_MINUTES = 24 * 60;
+const MAX_TEXT_CHARS = 8_000;
+
+/** Marks rows to be (re-)embedded and starts embedding them after the response. No-op without the ports. */
+export async function markForEmbedding(deps: Deps, mindId: string, kind: VectorKind, rowIds: string[]): Promise<void> {
+  if (!deps.semantic || rowIds.length === 0) return;
+  const now = isoNow(deps.clock);
+  await deps.db
+    .insert(embeddings)
+    .values(rowIds.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
+    .onConflictDoUpdate({
+      target: [embeddings.kind, embeddings.rowId],
+      set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
+    });
+  defer(deps, embedPending(deps, mindId));
+}
+
+/** After rows of a mind went, removes their vectors off the request path. No-op without the ports. */
+export function dropGoneVectors(deps: Deps, mindId: string): void {
+  if (deps.semantic) defer(deps, removeGoneVectors(deps, mindId));
+}
+
+function defer(deps: Deps, work: Promise<unknown>): void {
+  const logged = work.catch((err) => console.error("embedding work failed", err));
+  if (deps.defer) deps.defer(logged);
+}
+
+/** Embeds up to `limit` due rows (of one mind, or of every mind); failures wait and are retried. */
+export async function embedPending(deps: Deps, mindId: string | null, limit = EMBED_BATCH) {
+  const counts = { embedded: 0, failed: 0, postponed: 0 };
+  const semantic = deps.semantic;
+  if (!semantic) return counts;
+  const due = await deps.db
+    .select()
+    .from(embeddings)
+    .where(and(eq(embeddings.state, "pending"), lte(embeddings.nextAttemptAt, isoNow(deps.clock)), mindId ? eq(embeddings.mindId, mindId) : undefined))
+    .orderBy(asc(embeddings.nextAttemptAt))
+    .limit(limit);
+  const byMind = groupByMind(due);
+  for (const [mind, rows] of byMind) {
+    const outcome = await embedRowsOfMind(deps, semantic, mind, rows);
+    counts[outcome] += rows.length;
+  }
+  return counts;
+}
+
+type Pending = typeof embeddings.$inferSelect;
+
+async function embedRowsOfMind(deps: Deps, semantic: Semantic, mindId: string, rows: Pending[]): Promise<"embedded" | "failed" | "postponed"> {
+  const texts = await textsOf(deps, mindId, rows);
+  const present = rows.filter((r) => texts.has(r.rowId));
+  try {
+    const mind = await getMindById(deps, mindId);
+    await assertWithinBudget(deps, mindId, mind.settings.daily_token_budget);
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== "budget_exceeded") throw err;
+    // Over budget: the rows wait for tomorrow without spending an attempt.
+    const tomorrow = `${utcDay(new Date(deps.clock.now().getTime() + 86_400_000))}T00:00:00.000Z`;
+    await reschedule(deps, rows, { nextAttemptAt: tomorrow, error: err.message, attempts: (r) => r.attempts });
+    return "postponed";
+  }
+  if (present.length === 0) return "embedded";
+  try {
+    const result = await semantic.embedder.embed(present.map((r) => texts.get(r.rowId)!.text));
+    await recordUsage(deps, mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
+    await semantic.index.upsert(
+      mindId,
+      present.map((r, i) => ({ id: r.rowId, vector: result.vectors[i]!, kind: r.kind, agent: texts.get(r.rowId)!.agent })),
+    );
+    const now = isoNow(deps.clock);
+    await deps.db
+      .update(embeddings)
+      .set({ state: "done", error: null, updatedAt: now })
+      .where(and(eq(embeddings.mindId, mindId), inArray(embeddings.rowId, present.map((r) => r.rowId))));
+    return "embedded";
+  } catch (err) {
+    await recordUsage(deps, mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
+    const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
+    await reschedule(deps, present, { error: message, attempts: (r) => r.attempts + 1 });
+    return "failed";
+  }
+}
+
+async function reschedule(deps: Deps, rows: Pending[], change: { nextAttemptAt?: string; error: string; attempts: (row: Pending) => number }) {
+  const now = deps.clock.now();
+  if (rows.length === 0) return;
+  const [first, ...rest] = rows.map((row) => {
+      const attempts = change.attempts(row);
+      const backoffMinutes = Math.min(MAX_BACKOFF_MINUTES, 2 ** Math.min(attempts, 12));
+      const next = change.nextAttemptAt ?? new Date(now.getTime() + backoffMinutes * 60_000).toISOString();
+      return deps.db
+        .update(embeddings)
+        .set({ attempts, nextAttemptAt: next, error: change.error, updatedAt: now.toISOString() })
+        .where(and(eq(embeddings.kind, row.kind), eq(embeddings.rowId, row.rowId)));
+  });
+  await deps.db.batch([first!, ...rest]);
+}
+
+function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) groups.set(row.mindId, [...(groups.get(row.mindId) ?? []), row]);
+  return groups;
+}
+
+/** The text to embed for each row that still exists in the mind, with its agent namespace. */
+async function textsOf(deps: Deps, mindId: string, rows: Pending[]): Promise<Map<string, { text: string; agent: string }>> {
+  const texts = new Map<string, { text: string; agent: string }>();
+  const memoryIds = rows.filter((r) => r.kind === "memory").map((r) => r.rowId);
+  const noteIds = rows.filter((r) => r.kind === "note").map((r) => r.rowId);
+  if (memoryIds.length > 0) {
+    const found = await deps.db
+      .select({ id: memories.id, agent: memories.agent, key: memories.key, content: memories.content, tags: memories.tags })
+      .from(memories)
+      .where(and(eq(memories.mindId, mindId), inArray(memories.id, memoryIds)));
+    for (const m of found) texts.set(m.id, { agent: m.agent, text: `${m.key.replaceAll("_", " ")}: ${m.content} ${m.tags.join(" ")}`.slice(0, MAX_TEXT_CHARS) });
+  }
+  if (noteIds.length > 0) {
+    const found = await deps.db
+      .select({ id: notes.id, agent: notes.agent, text: notes.text })
+      .from(notes)
+      .where(and(eq(notes.mindId, mindId), inArray(notes.id, noteIds)));
+    for (const n of found) texts.set(n.id, { agent: n.agent, text: n.text.slice(0, MAX_TEXT_CHARS) });
+  }
+  return texts;
+}
+
+/** Removes the vectors (and records) of up to `limit` rows that no longer exist. */
+export async function removeGoneVectors(deps: Deps, mindId: string | null, limit = 100): Promise<number> {
+  const semantic = deps.semantic;
+  if (!semantic) return 0;
+  const gone = await deps.db
+    .select({ kind: embeddings.kind, rowId: embeddings.rowId, mindId: embeddings.mindId })
+    .from(embeddings)
+    .where(
+      and(
+        mindId ? eq(embeddings.mindId, mindId) : undefined,
+        sql`((${embeddings.kind} = 'memory' and not exists (select 1 from memories m where m.id = ${embeddings.rowId} and m.mind_id = ${embeddings.mindId}))
+          or (${embeddings.kind} = 'note' and not exists (select 1 from notes n where n.id = ${embeddings.rowId} and n.mind_id = ${embeddings.mindId})))`,
+      ),
+    )
+    .limit(limit);
+  for (const [mind, rows] of groupByMind(gone)) {
+    const ids = rows.map((r) => r.rowId);
+    await semantic.index.remove(mind, ids);
+    await deps.db.delete(embeddings).where(and(eq(embeddings.mindId, mind), inArray(embeddings.rowId, ids)));
+  }
+  return gone.length;
+}
+
+/** Backfill: marks up to `limit` memories and notes without a record (of one mind, or all) pending. */
+export async function markMissing(deps: Deps, mindId: string | null, limit = 200): Promise<number> {
+  if (!deps.semantic) return 0;
+  const now = isoNow(deps.clock);
+  const mindFilter = (column: string) => (mindId ? sql`and ${sql.raw(column)} = ${mindId}` : sql``);
+  const a = await deps.db.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
+      select 'memory', m.id, m.mind_id, 'pending', 0, ${now}, ${now} from memories m
+      where not exists (select 1 from embeddings e where e.kind = 'memory' and e.row_id = m.id) ${mindFilter("m.mind_id")} limit ${limit}`);
+  const b = await deps.db.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
+      select 'note', n.id, n.mind_id, 'pending', 0, ${now}, ${now} from notes n
+      where not exists (select 1 from embeddings e where e.kind = 'note' and e.row_id = n.id) ${mindFilter("n.mind_id")} limit ${limit}`);
+  return (a.meta.changes ?? 0) + (b.meta.changes ?? 0);
+}
+
+/**
+ * Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning
+ * is not available: no ports, no vectors in this mind yet, over budget, or the embedder failed.
+ */
+export async function searchByMeaning(deps: Deps, scope: Scope, q: string, limit: number): Promise<Memory[] | null> {
+  const semantic = deps.semantic;
+  if (!semantic || q.trim() === "") return null;
+  const any = await deps.db
+    .select({ id: embeddings.rowId })
+    .from(embeddings)
+    .where(and(eq(embeddings.mindId, scope.mindId), eq(embeddings.kind, "memory"), eq(embeddings.state, "done")))
+    .limit(1);
+  if (any.length === 0) return null;
+  let vector: number[];
+  try {
+    const mind = await getMindById(deps, scope.mindId);
+    await assertWithinBudget(deps, scope.mindId, mind.settings.daily_token_budget);
+    const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
+    await recordUsage(deps, scope.mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
+    vector = result.vectors[0]!;
+  } catch (err) {
+    if (!(err instanceof AppError)) await recordUsage(deps, scope.mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
+    console.error("query embedding failed; full-text search alone", err instanceof Error ? err.message : err);
+    return null;
+  }
+  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind: "memory", agent: scope.agentFilter });
+  if (matches.length === 0) return [];
+  // The index's answer is checked against the rows in SQL: only this scope's live memories count.
+  const rows = await deps.db
+    .select()
+    .from(memories)
+    .where(and(inArray(memories.id, matches.map((m) => m.id)), inScope(scope), notExpired(isoNow(deps.clock))));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return matches.flatMap((m) => (byId.has(m.id) ? [toMemory(byId.get(m.id)!)] : [])).slice(0, limit);
+}

@@ -1,0 +1,160 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/minds/archive";
+import { call, newMind, newTenant, store } from "../helpers";
+import { append, openSession } from "../sessions/session-helpers";
+
+type Auth = { token: string; mind: string };
+type Line = Record<string, any>;
+
+const TABLES = ["memories", "memory_history", "notes", "cold_memory", "cold_versions", "chats", "sessions", "messages"];
+
+async function importInto(auth: Auth, body: BodyInit, headers: Record<string, string> = {}) {
+  return call("POST", `/minds/${auth.mind}/import`, { token: auth.token, rawBody: body as string, headers: { "Content-Type": "application/x-ndjson", ...headers } });
+}
+
+async function rowsOf(mindId: string): Promise<number> {
+  let total = 0;
+  for (const table of TABLES) {
+    total += (await env.DB.prepare(`select count(*) as n from ${table} where mind_id = ?`).bind(mindId).first<{ n: number }>())!.n;
+  }
+  return total;
+}
+
+/** An archive with a memory, a cold document with two versions, a chat, a session and two messages. */
+async function sampleArchive(): Promise<{ t: Awaited<ReturnType<typeof newTenant>>; lines: Line[] }> {
+  const t = await newTenant();
+  const auth = { token: t.token, mind: t.mind.id };
+  await store(auth, { key: "coffee_order", content: "Likes coffee" });
+  await store(auth, { key: "tea_order", content: "Likes tea" });
+  await call("PUT", "/cold", { ...auth, body: { text: "- coffee", version: 0 } });
+  await call("PUT", "/cold", { ...auth, body: { text: "- coffee\n- tea", version: 1 } });
+  const session = await openSession(auth, { task_name: "deploy" });
+  await append(auth, session.id, { content: "first" });
+  await append(auth, session.id, { content: "second" });
+  const text = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
+  return { t, lines: text.trimEnd().split("\n").map((l) => JSON.parse(l)) };
+}
+
+const jsonl = (lines: Line[]) => lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+const first = (lines: Line[], type: string) => lines.find((l) => l.type === type)!;
+const lineOf = (lines: Line[], line: Line) => lines.indexOf(line) + 1;
+
+describe("an import checks the archive as a whole before writing", () => {
+  it("refuses duplicates, dangling references, inconsistent cold versions and out-of-bounds fields with a 400 naming the line", async () => {
+    const { t, lines } = await sampleArchive();
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    const memory = first(lines, "memory");
+    const cold = first(lines, "cold_memory");
+    const version = first(lines, "cold_version");
+    const chat = first(lines, "chat");
+    const session = first(lines, "session");
+    const message = first(lines, "message");
+    const with_ = (extra: Line) => [...lines, extra];
+    const replaced = (old: Line, next: Line) => lines.map((l) => (l === old ? next : l));
+    const last = lines.length + 1;
+    const cases: [string, Line[], RegExp][] = [
+      ["duplicate memory id", with_({ ...memory, key: "other_key" }), new RegExp(`^line ${last}: memory id .* repeats line ${lineOf(lines, memory)}`)],
+      ["duplicate memory key", with_({ ...memory, id: "mem_other" }), new RegExp(`^line ${last}: memory default/fact/coffee_order repeats`)],
+      ["duplicate cold document", with_({ ...cold }), new RegExp(`^line ${last}: cold memory of agent default repeats`)],
+      ["duplicate cold version", with_({ ...version }), new RegExp(`^line ${last}: cold version 1 of agent default repeats`)],
+      ["duplicate chat id", with_({ ...chat, external_id: "other" }), new RegExp(`^line ${last}: chat id .* repeats`)],
+      ["duplicate chat", with_({ ...chat, id: "chat_other", active_session_id: null }), new RegExp(`^line ${last}: chat api/default of agent default repeats`)],
+      ["duplicate session id", with_({ ...session, task_name: "other" }), new RegExp(`^line ${last}: session id .* repeats`)],
+      ["duplicate task", with_({ ...session, id: "ses_other" }), new RegExp(`^line ${last}: task deploy of chat .* repeats`)],
+      ["duplicate message id", with_({ ...message }), new RegExp(`^line ${last}: message id .* repeats`)],
+      ["messages out of order", [...lines.filter((l) => l.type !== "message"), ...lines.filter((l) => l.type === "message").reverse()], new RegExp(`^line ${lines.length}: the messages of session .* ascending`)],
+      ["cold version ahead of the document", replaced(cold, { ...cold, version: 1 }), new RegExp(`^line ${lineOf(lines, cold)}: cold memory of agent default is at version 1, but its latest cold_version is 2`)],
+      ["versions without a document", lines.filter((l) => l !== cold), /cold versions of agent default without its cold_memory line/],
+      ["session of a missing chat", lines.filter((l) => l !== chat), /session .* belongs to chat .* which is not in the archive/],
+      ["message of a missing session", with_({ ...message, id: 999_999, session_id: "ses_missing" }), new RegExp(`^line ${last}: message of session ses_missing`)],
+      ["active session of another chat", replaced(chat, { ...chat, active_session_id: "ses_missing" }), /the active session ses_missing of chat .* is not one of its sessions/],
+      ["key of 101 characters", replaced(memory, { ...memory, key: "k".repeat(101) }), new RegExp(`^line ${lineOf(lines, memory)}: key: `)],
+      ["key that is not snake_case", replaced(memory, { ...memory, key: "x</memory>" }), /key must be snake_case/],
+      ["agent name", replaced(memory, { ...memory, agent: "Not An Agent" }), /agent: use 1-64 lower-case/],
+      ["timestamp", replaced(memory, { ...memory, created_at: "yesterday" }), new RegExp(`^line ${lineOf(lines, memory)}: created_at: `)],
+      ["cold text over the API's limit", replaced(cold, { ...cold, text: "x".repeat(32_001) }), new RegExp(`^line ${lineOf(lines, cold)}: text: `)],
+    ];
+    for (const [name, archive, message] of cases) {
+      const res = await importInto(target, jsonl(archive));
+      expect(res.status, name).toBe(400);
+      expect(res.json.error.code, name).toBe("invalid_request");
+      expect(res.json.error.message, name).toMatch(message);
+    }
+    expect(await rowsOf(target.mind)).toBe(0);
+    // The untouched archive still imports.
+    expect((await importInto(target, jsonl(lines))).status).toBe(200);
+  });
+
+  it("imports a note that names a session deleted since, keeping the note without it", async () => {
+    const { t, lines } = await sampleArchive();
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    const note = { type: "note", id: "note_x", agent: "default", session_id: "ses_deleted", text: "Prefers tea", category_hint: null, source: "user", confidence: 1, created_at: "2026-01-01T00:00:00.000Z" };
+    const res = await importInto(target, jsonl([...lines, note]));
+    expect(res.status).toBe(200);
+    const notes = await call("GET", "/notes", target);
+    expect(notes.json.notes).toMatchObject([{ text: "Prefers tea", session_id: null }]);
+  });
+});
+
+describe("an import is bounded", () => {
+  it("refuses a body over the limit with a 413 naming it, before reading it whole", async () => {
+    const t = await newTenant();
+    const target = { token: t.token, mind: t.mind.id };
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > IMPORT_MAX_BYTES) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const res = await call("POST", `/minds/${target.mind}/import`, { token: t.token, rawBody: body as unknown as string, headers: { "Content-Type": "application/x-ndjson" } });
+    expect(res.status).toBe(413);
+    expect(res.json.error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining(String(IMPORT_MAX_BYTES)) });
+    expect(await rowsOf(target.mind)).toBe(0);
+  });
+
+  it("refuses a line over its bound and more lines than allowed, naming the limit", async () => {
+    const { t, lines } = await sampleArchive();
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    const long = await importInto(target, jsonl(lines.slice(0, 1)) + " ".repeat(IMPORT_MAX_LINE_BYTES + 1) + "\n");
+    expect(long.status).toBe(413);
+    expect(long.json.error.message).toBe(`line 2: a line is at most ${IMPORT_MAX_LINE_BYTES} bytes`);
+    // A line of exactly the bound is read (and is blank here).
+    expect((await importInto(target, jsonl(lines.slice(0, 1)) + " ".repeat(IMPORT_MAX_LINE_BYTES) + "\n")).status).toBe(200);
+    const target2 = { token: t.token, mind: (await newMind(t.token)).id };
+    const many = await importInto(target2, jsonl(lines.slice(0, 1)) + "\n".repeat(IMPORT_MAX_LINES));
+    expect(many.status).toBe(413);
+    expect(many.json.error.message).toBe(`an archive has at most ${IMPORT_MAX_LINES} lines`);
+    expect(await rowsOf(target2.mind)).toBe(0);
+  });
+
+  it("imports a large archive: thousands of memories and long messages", async () => {
+    const t = await newTenant();
+    const words = "the quick brown fox jumps over a lazy dog while the river keeps running south".split(" ");
+    const text = (n: number, seed: number) => Array.from({ length: n }, (_, i) => words[(i * 7 + seed) % words.length]).join(" ");
+    const at = "2026-01-01T00:00:00.000Z";
+    const archive: Line[] = [
+      { type: "header", format: "edgemind-mind", version: 1, exported_at: at, mind: { id: "m", name: "big", locale: "en", retention_hours: null, settings: {} } },
+    ];
+    for (let i = 0; i < 3000; i++) {
+      archive.push({ type: "memory", id: `mem_${i}`, agent: "default", category: "fact", key: `fact_${i}`, content: text(150, i), tags: ["bulk"], priority: "normal", source: "user", verified: true, confidence: 1, expires_at: null, created_at: at, updated_at: at });
+    }
+    archive.push({ type: "chat", id: "chat_1", kind: "api", external_id: "default", active_session_id: "ses_1", created_at: at });
+    archive.push({ type: "session", id: "ses_1", chat_id: "chat_1", repo_path: null, task_name: "long", conversation_id: "c", extracted_through_message_id: 100, created_at: at, last_message_at: at });
+    for (let i = 1; i <= 120; i++) {
+      archive.push({ type: "message", id: i, session_id: "ses_1", role: i % 2 ? "user" : "assistant", content: text(5000, i), ephemeral: false, tool: null, created_at: at });
+    }
+    const body = jsonl(archive);
+    expect(body.length).toBeGreaterThan(4 * 1024 * 1024);
+    const res = await importInto({ token: t.token, mind: t.mind.id }, body);
+    expect(res.status).toBe(200);
+    expect(res.json.imported).toMatchObject({ memories: 3000, sessions: 1, messages: 120 });
+    const session = (await call("GET", "/sessions", { token: t.token, mind: t.mind.id })).json.sessions[0];
+    expect(session.message_count).toBe(120);
+    const cursor = await env.DB.prepare("select count(*) as n from messages where session_id = ? and id <= ?").bind(session.id, session.extracted_through_message_id).first<{ n: number }>();
+    expect(cursor!.n).toBe(100);
+  }, 120_000);
+});

@@ -1,0 +1,155 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { Scope } from "../../src/auth/principal";
+import { runEmbeddingsJob } from "../../src/cron/embeddings";
+import { reciprocalRankFusion } from "../../src/memory/fusion";
+import { retrieveMemories } from "../../src/memory/hybrid-search";
+import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
+import { addNote } from "../../src/notes/notes";
+import { deleteMind } from "../../src/minds/minds";
+import { recordUsage } from "../../src/llm/ledger";
+import { call, newTenant } from "../helpers";
+import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
+
+async function tenantScope(): Promise<{ scope: Scope; token: string; accountId: string }> {
+  const t = await newTenant();
+  return { scope: { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId }, agent: "default", agentFilter: null }, token: t.token, accountId: t.accountId };
+}
+
+const record = (kind: string, rowId: string) =>
+  env.DB.prepare("select state, attempts, error from embeddings where kind = ? and row_id = ?").bind(kind, rowId).first<{ state: string; attempts: number; error: string | null }>();
+
+describe("reciprocal rank fusion", () => {
+  it("puts what both lists found first, then alternates by rank, ties in the first list's order", () => {
+    const fused = reciprocalRankFusion([["a", "b", "c"], ["c", "d"]], (x) => x).map((f) => f.item);
+    expect(fused).toEqual(["c", "a", "b", "d"]);
+    const scores = reciprocalRankFusion([["a"], ["a"]], (x) => x);
+    expect(scores[0]!.score).toBeCloseTo(2 / 61, 10);
+  });
+});
+
+describe("recall by meaning", () => {
+  it("embeds a written memory off the request path and finds it by meaning, fused with full-text search", async () => {
+    const { scope } = await tenantScope();
+    const index = memoryIndex();
+    const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index });
+    const coffee = (await storeMemory(deps, scope, { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" })).memory;
+    const deploy = (await storeMemory(deps, scope, { category: "project", key: "release_day", content: "Ships on Fridays; drink water" })).memory;
+    expect(index.stored.get(scope.mindId)?.size ?? 0).toBe(0);
+    await settle();
+    expect(index.stored.get(scope.mindId)?.size).toBe(2);
+    expect(await record("memory", coffee.id)).toMatchObject({ state: "done", attempts: 0 });
+
+    const lexicalOnly = await retrieveMemories(semanticDeps(null).deps, scope, { q: "what does she drink in the morning", limit: 10 });
+    expect(lexicalOnly.retrieval).toBe("full_text");
+    expect(lexicalOnly.hits.map((h) => h.memory.id)).toEqual([deploy.id]);
+
+    const hybrid = await retrieveMemories(deps, scope, { q: "what does she drink in the morning", limit: 10 });
+    expect(hybrid.retrieval).toBe("hybrid");
+    // The coffee memory is first by meaning; the water memory is found by both lists.
+    expect(new Set(hybrid.hits.map((h) => h.memory.id))).toEqual(new Set([coffee.id, deploy.id]));
+    const usage = await env.DB.prepare("select calls, input_tokens from llm_usage where mind_id = ? and purpose = 'embedding'").bind(scope.mindId).first<{ calls: number }>();
+    expect(usage!.calls).toBeGreaterThanOrEqual(2);
+  });
+
+  it("re-embeds an updated memory and removes the vector of a deleted one", async () => {
+    const { scope } = await tenantScope();
+    const index = memoryIndex();
+    const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index });
+    const m = (await storeMemory(deps, scope, { category: "fact", key: "evening", content: "tea in the evening" })).memory;
+    await settle();
+    const before = index.stored.get(scope.mindId)!.get(m.id)!.vector;
+    await updateMemory(deps, scope, m.id, { content: "coffee at night" });
+    await settle();
+    expect(index.stored.get(scope.mindId)!.get(m.id)!.vector).not.toEqual(before);
+    await deleteMemory(deps, scope, m.id);
+    await settle();
+    expect(index.stored.get(scope.mindId)!.has(m.id)).toBe(false);
+    expect(await record("memory", m.id)).toBeNull();
+  });
+
+  it("never surfaces another mind's memory, even from an index that ignored the mind", async () => {
+    const mine = await tenantScope();
+    const theirs = await tenantScope();
+    const index = memoryIndex({ leaky: true });
+    const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index });
+    await storeMemory(deps, mine.scope, { category: "fact", key: "tea_time", content: "Tea at five" });
+    const secret = (await storeMemory(deps, theirs.scope, { category: "preference", key: "coffee_secret", content: "Secret coffee order" })).memory;
+    await settle();
+    const found = await retrieveMemories(deps, mine.scope, { q: "morning drink", limit: 10 });
+    expect(found.retrieval).toBe("hybrid");
+    expect(found.hits.map((h) => h.memory.id)).not.toContain(secret.id);
+    expect(found.hits.every((h) => h.memory.mind_id === mine.scope.mindId)).toBe(true);
+  });
+
+  it("keeps a write when embedding fails, retries it from the record, and searches by full text when the query cannot be embedded", async () => {
+    const { scope } = await tenantScope();
+    const index = memoryIndex();
+    const down = semanticDeps({ embedder: conceptEmbedder({ failWrites: true }), index });
+    const m = (await storeMemory(down.deps, scope, { category: "fact", key: "coffee_fact", content: "Coffee beans from Kenya" })).memory;
+    await down.settle();
+    expect(await record("memory", m.id)).toMatchObject({ state: "pending", attempts: 1, error: "embedder down" });
+    await env.DB.prepare("update embeddings set next_attempt_at = ? where row_id = ?").bind(new Date(0).toISOString(), m.id).run();
+    const up = semanticDeps({ embedder: conceptEmbedder(), index });
+    const counts: Record<string, number | string> = {};
+    await runEmbeddingsJob(up.deps, counts);
+    expect(counts).toMatchObject({ embedded: 1, failed: 0 });
+    expect(await record("memory", m.id)).toMatchObject({ state: "done" });
+
+    const queryDown = semanticDeps({ embedder: conceptEmbedder({ failQueries: true }), index });
+    const found = await retrieveMemories(queryDown.deps, scope, { q: "coffee", limit: 5 });
+    expect(found).toMatchObject({ retrieval: "full_text" });
+    expect(found.hits.map((h) => h.memory.id)).toEqual([m.id]);
+  });
+
+  it("stops embedding at the daily budget: writes wait for tomorrow and search falls back to full text", async () => {
+    const { scope, token } = await tenantScope();
+    await call("PATCH", `/minds/${scope.mindId}`, { token, body: { settings: { daily_token_budget: 100 } } });
+    const index = memoryIndex();
+    const embedder = conceptEmbedder();
+    const { deps, settle } = semanticDeps({ embedder, index });
+    const first = (await storeMemory(deps, scope, { category: "fact", key: "tea_fact", content: "Green tea" })).memory;
+    await settle();
+    expect(await record("memory", first.id)).toMatchObject({ state: "done" });
+    await recordUsage(deps, scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
+    const calls = embedder.calls;
+    const second = (await storeMemory(deps, scope, { category: "fact", key: "coffee_fact", content: "Black coffee" })).memory;
+    await settle();
+    expect(await record("memory", second.id)).toMatchObject({ state: "pending", attempts: 0 });
+    const found = await retrieveMemories(deps, scope, { q: "tea", limit: 5 });
+    expect(found.retrieval).toBe("full_text");
+    expect(embedder.calls).toBe(calls);
+  });
+
+  it("backfills rows written before it was turned on, and removes vectors of notes and minds that went", async () => {
+    const { scope, accountId } = await tenantScope();
+    const off = semanticDeps(null);
+    const old = (await storeMemory(off.deps, scope, { category: "fact", key: "old_fact", content: "Written before vectors" })).memory;
+    const note = await addNote(off.deps, scope, { text: "A note about coffee" });
+    const index = memoryIndex();
+    const on = semanticDeps({ embedder: conceptEmbedder(), index });
+    const counts: Record<string, number | string> = {};
+    await runEmbeddingsJob(on.deps, counts);
+    expect(index.stored.get(scope.mindId)?.has(old.id)).toBe(true);
+    expect(index.stored.get(scope.mindId)?.get(note.id)?.kind).toBe("note");
+
+    // Consolidation and retention delete notes in SQL; the hourly job removes their vectors.
+    await env.DB.prepare("delete from notes where id = ?").bind(note.id).run();
+    await runEmbeddingsJob(on.deps, {});
+    expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
+
+    const erased = await deleteMind({ ...on.deps, sessionObjects: env.SESSIONS }, accountId, scope.mindId);
+    expect(erased.embeddings).toBe(1);
+    expect(index.stored.get(scope.mindId)?.size).toBe(0);
+  });
+
+  it("changes nothing where no embedder is configured: no records, full-text search", async () => {
+    const { scope, token } = await tenantScope();
+    const { deps } = semanticDeps(null);
+    const m = (await storeMemory(deps, scope, { category: "fact", key: "plain", content: "Plain full text" })).memory;
+    expect(await record("memory", m.id)).toBeNull();
+    expect((await retrieveMemories(deps, scope, { q: "plain", limit: 5 })).retrieval).toBe("full_text");
+    const res = await call("GET", "/memory/search?q=plain", { token, mind: scope.mindId });
+    expect(res.json).toMatchObject({ retrieval: "full_text", results: [{ id: m.id }] });
+  });
+});
