@@ -20,6 +20,12 @@ export default defineConfig({
           TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret-0123456789",
           TELEGRAM_BOT_USERNAME: "edgemind_test_bot",
           TELEGRAM_API_ROOT: "https://telegram.test",
+          // Tests write far faster than any client should, all from one address: the limits are
+          // off here (0), and test/security/rate-limits.test.ts pins them with low ones.
+          RATE_LIMIT_AUTH_FAILURES_PER_IP: "0",
+          RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
+          RATE_LIMIT_WRITES_PER_KEY: "0",
+          RATE_LIMIT_WRITES_PER_IP: "0",
         },
       },
     }),

@@ -1,4 +1,5 @@
 import type { UserFromGetMe } from "grammy/types";
+import type { RateLimiterObject } from "./limits/rate-limiter";
 import type { SessionObject } from "./sessions/session-object";
 import type { TelegramChatObject } from "./telegram/chat-object";
 
@@ -49,6 +50,14 @@ export interface Env {
   VECTORIZE?: Vectorize;
   /** The OAuth provider's storage: registered MCP clients, grants and tokens (hashed). */
   OAUTH_KV: KVNamespace;
+  /** One object per rate-limit bucket (key, account or client address): a fixed-window counter. */
+  RATE_LIMITS: DurableObjectNamespace<RateLimiterObject>;
+  /** Rate limits per window (src/limits/rate-limits.ts has the defaults); 0 turns one off. */
+  RATE_LIMIT_WINDOW_SECONDS?: string;
+  RATE_LIMIT_AUTH_FAILURES_PER_IP?: string;
+  RATE_LIMIT_AUTH_FAILURES_PER_KEY?: string;
+  RATE_LIMIT_WRITES_PER_KEY?: string;
+  RATE_LIMIT_WRITES_PER_IP?: string;
 }
 
 export interface AuthConfig {

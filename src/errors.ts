@@ -5,11 +5,14 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   unauthorized: 401,
   forbidden: 403,
+  quota_exceeded: 403,
   not_found: 404,
   conflict: 409,
   memory_changed: 409,
   payload_too_large: 413,
   budget_exceeded: 429,
+  rate_limited: 429,
+
   internal: 500,
   model_failed: 502,
 } as const;

@@ -1,9 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { issueAccountToken } from "../auth/jwt";
-import { bearerToken } from "../auth/middleware";
+import { bearerToken, failAuthentication, refuseBlockedClient } from "../auth/middleware";
 import { secretsEqual } from "../auth/secrets";
 import { readAuthConfig } from "../config";
-import { unauthorized } from "../errors";
 import { ensureAccount } from "../minds/minds";
 import { createRouter } from "./router";
 import { errorResponses, jsonBody, jsonContent } from "./schemas";
@@ -24,12 +23,18 @@ export const authRoutes = createRouter().openapi(
     tags: ["auth"],
     security: [{ bearer: [] }],
     request: { body: jsonBody(TokenRequest) },
-    responses: { 200: jsonContent(TokenResponse, "A token for the account"), 400: errorResponses[400], 401: errorResponses[401] },
+    responses: {
+      200: jsonContent(TokenResponse, "A token for the account"),
+      400: errorResponses[400],
+      401: errorResponses[401],
+      429: errorResponses[429],
+    },
   }),
   async (c) => {
     const config = readAuthConfig(c.env);
     const presented = bearerToken(c.req.header("Authorization"));
-    if (!presented || !(await secretsEqual(presented, config.adminToken))) throw unauthorized("admin token required");
+    refuseBlockedClient(c, presented);
+    if (!presented || !(await secretsEqual(presented, config.adminToken))) await failAuthentication(c, presented, "admin token required");
     const { account } = c.req.valid("json");
     const deps = c.var.deps;
     const { id } = await ensureAccount(deps, account);

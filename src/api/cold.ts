@@ -52,7 +52,8 @@ const ConsolidationSchema = z
     attempts: z.number(),
     from_version: z.number().nullable(),
     to_version: z.number().nullable(),
-    error: z.string().nullable(),
+    error: z.string().nullable().openapi({ description: "What failed, as `code: message`" }),
+    error_code: z.string().nullable(),
     started_at: z.string(),
     finished_at: z.string().nullable(),
   })

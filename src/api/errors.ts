@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError, describeZodError, type ErrorCode } from "../errors";
+import { RateLimited } from "../limits/rate-limits";
 
 /** The one error body every front answers with. */
 export function errorBody(code: ErrorCode, message: string) {
@@ -20,6 +21,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 /** Maps anything thrown while handling a request to a status and the error body. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof AppError) {
+    if (err instanceof RateLimited) c.header("Retry-After", String(err.retryAfterSeconds));
     return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode);
   }
   if (err instanceof HTTPException && err.status < 500) {

@@ -10,6 +10,7 @@ export const errorResponses = {
   401: { description: "Missing or invalid credentials", content: { "application/json": { schema: ErrorSchema } } },
   403: { description: "Not allowed for this caller", content: { "application/json": { schema: ErrorSchema } } },
   404: { description: "Not found (or not yours)", content: { "application/json": { schema: ErrorSchema } } },
+  429: { description: "A rate limit or quota reached (Retry-After says when to retry)", content: { "application/json": { schema: ErrorSchema } } },
 } as const;
 
 /** The refusals every authenticated route may answer. */

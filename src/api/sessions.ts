@@ -53,7 +53,7 @@ const SessionStateSchema = z
 
 const ExtractionSchema = z
   .object({
-    status: z.enum(["extracted", "nothing", "no_model", "budget", "failed", "not_found"]),
+    status: z.enum(["extracted", "nothing", "no_model", "budget", "quota", "failed", "not_found"]),
     notes: z.number().describe("New notes written"),
     extracted: z.number().nullable().describe("Messages the cursor moved past; null when it could not move"),
     remaining: z.number().describe("Non-ephemeral messages still after the cursor"),

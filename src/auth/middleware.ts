@@ -1,7 +1,9 @@
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { readAuthConfig } from "../config";
 import { forbidden, invalid, notFound, unauthorized } from "../errors";
+import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { accountExists, getMind } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
@@ -16,17 +18,82 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
+/** The client's address as Cloudflare reports it ("unknown" where nothing does, as locally). */
+export const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+// Longest key prefix a failure bucket is named after: longer "prefixes" are not keys anyway.
+const MAX_PREFIX_CHARS = 40;
+
+function failureBuckets(c: Context<AppEnv>, token: string | null): Bucket[] {
+  const limits = readRateLimits(c.env);
+  const buckets: Bucket[] = [
+    {
+      name: `auth-failures:ip:${clientAddress(c)}`,
+      limit: limits.authFailuresPerIp,
+      describe: "failed authentications per client address (RATE_LIMIT_AUTH_FAILURES_PER_IP)",
+    },
+  ];
+  if (token && looksLikeMindKey(token)) {
+    buckets.push({
+      name: `auth-failures:key:${token.split(".", 1)[0]!.slice(0, MAX_PREFIX_CHARS)}`,
+      limit: limits.authFailuresPerKey,
+      describe: "failed authentications per key (RATE_LIMIT_AUTH_FAILURES_PER_KEY)",
+    });
+  }
+  return buckets;
+}
+
+/**
+ * Before a credential is checked: a client (or key) this isolate knows to be over its limit of
+ * failed authentications is refused at once with 429, without a call to anything.
+ */
+export function refuseBlockedClient(c: Context<AppEnv>, token: string | null): void {
+  refuseIfBlocked(failureBuckets(c, token));
+}
+
+/**
+ * A failed authentication: counted per client address and per presented key prefix; the
+ * answer is 401, or 429 once a limit is reached. Only failures cost a rate-limit call.
+ */
+export async function failAuthentication(c: Context<AppEnv>, token: string | null, message?: string): Promise<never> {
+  await countEvent(c.env.RATE_LIMITS, readRateLimits(c.env), failureBuckets(c, token));
+  throw unauthorized(message);
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Counts a write (any method but GET, HEAD and OPTIONS) against the caller's key or account
+ * and its client address: two small rate-limit calls, in parallel, per write; 429 over a limit.
+ */
+export async function countWrite(c: Context<AppEnv>, principal: Principal): Promise<void> {
+  if (READS.has(c.req.method)) return;
+  const limits = readRateLimits(c.env);
+  const who =
+    principal.kind === "agent" ? `key:${principal.keyId}` : principal.kind === "client" ? `grant:${principal.grantId}` : `account:${principal.accountId}`;
+  await countEvent(c.env.RATE_LIMITS, limits, [
+    { name: `writes:${who}`, limit: limits.writesPerKey, describe: "writes per key, client or account (RATE_LIMIT_WRITES_PER_KEY)" },
+    { name: `writes:ip:${clientAddress(c)}`, limit: limits.writesPerIp, describe: "writes per client address (RATE_LIMIT_WRITES_PER_IP)" },
+  ]);
+}
+
 /** The operator's routes (the whole service, not one tenant): ADMIN_TOKEN only. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   const presented = bearerToken(c.req.header("Authorization"));
-  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) throw unauthorized("admin token required");
+  refuseBlockedClient(c, presented);
+  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) {
+    await failAuthentication(c, presented, "admin token required");
+  }
   await next();
 });
 
-/** Accepts a human's JWT or a mind key; anything else is 401. */
+/** Accepts a human's JWT or a mind key; anything else is 401 (429 after too many failures). */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
+  // Paths matched by two of a router's patterns pass here twice: authenticate and count once.
+  if (c.var.principal) return next();
   const token = bearerToken(c.req.header("Authorization"));
-  if (!token) throw unauthorized();
+  refuseBlockedClient(c, token);
+  if (!token) return failAuthentication(c, token);
   const deps = c.var.deps;
   let principal: Principal | null = null;
   if (looksLikeMindKey(token)) {
@@ -35,7 +102,8 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
     const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
     if (accountId && (await accountExists(deps, accountId))) principal = { kind: "human", accountId };
   }
-  if (!principal) throw unauthorized();
+  if (!principal) return failAuthentication(c, token);
+  await countWrite(c, principal);
   c.set("principal", principal);
   await next();
 });

@@ -21,6 +21,14 @@ export const minds = sqliteTable("minds", {
   updatedAt: text("updated_at").notNull(),
 });
 
+/** Kept exact by triggers (migrations/0008b_mind_usage.sql): what a mind holds, for its quotas. */
+export const mindUsage = sqliteTable("mind_usage", {
+  mindId: text("mind_id").primaryKey(),
+  memories: integer("memories").notNull(),
+  notes: integer("notes").notNull(),
+  bytes: integer("bytes").notNull(),
+});
+
 export const mindKeys = sqliteTable("mind_keys", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),
@@ -52,6 +60,9 @@ export const memories = sqliteTable(
     searchKey: text("search_key").notNull(),
     searchContent: text("search_content").notNull(),
     searchTags: text("search_tags").notNull(),
+    /** Where the memory came from (dialogue around it, a document section); never its content. */
+    context: text("context").notNull().default(""),
+    searchContext: text("search_context").notNull().default(""),
   },
   (t) => [unique().on(t.mindId, t.agent, t.category, t.key)],
 );
@@ -108,6 +119,8 @@ export const messages = sqliteTable("messages", {
   tool: text("tool"),
   createdAt: text("created_at").notNull(),
   searchContent: text("search_content").notNull(),
+  /** Index text of the neighbouring messages of the session, searched at a lower weight. */
+  searchNear: text("search_near").notNull().default(""),
 });
 
 export type MindRow = typeof minds.$inferSelect;
@@ -128,6 +141,8 @@ export const notes = sqliteTable("notes", {
   consolidationId: text("consolidation_id"),
   createdAt: text("created_at").notNull(),
   searchText: text("search_text").notNull(),
+  context: text("context").notNull().default(""),
+  searchContext: text("search_context").notNull().default(""),
   textKey: text("text_key").notNull(),
 });
 

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
+import { countWrite } from "../auth/middleware";
 import { mcpAuthOf } from "../auth/oauth";
 import { DEFAULT_AGENT, type Principal, type Scope } from "../auth/principal";
 import { unauthorized } from "../errors";
@@ -17,6 +18,8 @@ export const mcpRoutes = new Hono<AppEnv>();
 mcpRoutes.all("/mcp", async (c) => {
   const principal = await principalOf(c.var.deps, c.executionCtx.props);
   if (!principal) throw unauthorized("/mcp needs a mind key or an OAuth access token");
+  // Every MCP call is a POST: each counts as a write.
+  await countWrite(c, principal);
   const agent = principal.agent;
   const scope: Scope = { mindId: principal.mindId, principal, agent: agent ?? DEFAULT_AGENT, agentFilter: agent };
   const server = createMcpServer({ deps: { ...c.var.deps, sessionObjects: c.env.SESSIONS }, scope });

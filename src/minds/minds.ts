@@ -16,6 +16,7 @@ import {
   noteExtractions,
   notes,
   sessions,
+  mindUsage,
   oauthGrants,
   embeddings,
   telegramChats,
@@ -167,6 +168,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
     // No foreign key here (see the migration): the records go explicitly, their vectors below.
     db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
+    db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
     // Last: every table above goes with the mind by ON DELETE CASCADE.
     db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
   ]);
@@ -192,5 +194,6 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     telegram_chats: counted[13][0]?.n ?? 0,
     oauth_grants: counted[14][0]?.n ?? 0,
     embeddings: vectorIds.length,
+    mind_usage: counted[16][0]?.n ?? 0,
   };
 }

@@ -7,6 +7,11 @@ export const mindSettingsSchema = z.strictObject({
   extract_every: z.number().int().min(2).max(500).default(20),
   ephemeral_ttl: z.number().int().min(3).max(5).default(3),
   daily_token_budget: z.number().int().min(0).max(100_000_000).nullable().default(null),
+  // Quotas: a write that would pass one is refused (403 quota_exceeded). The ceilings keep a
+  // mind's owner from lifting them past what one database should hold for one mind.
+  max_memories: z.number().int().min(0).max(1_000_000).default(100_000),
+  max_notes: z.number().int().min(0).max(1_000_000).default(100_000),
+  max_bytes: z.number().int().min(0).max(1024 * 1024 * 1024).default(256 * 1024 * 1024),
 });
 
 export type MindSettings = z.infer<typeof mindSettingsSchema>;

@@ -29,7 +29,10 @@ export interface Consolidation {
   attempts: number;
   from_version: number | null;
   to_version: number | null;
+  /** What failed, as `code: message`; never raw database text. */
   error: string | null;
+  /** The error's code alone (`internal`, `model_failed`, `memory_changed`, …). */
+  error_code: string | null;
   started_at: string;
   finished_at: string | null;
 }
@@ -44,6 +47,7 @@ export const toConsolidation = (row: ConsolidationRow): Consolidation => ({
   from_version: row.fromVersion,
   to_version: row.toVersion,
   error: row.error,
+  error_code: row.error === null ? null : (/^([a-z_]+): /.exec(row.error)?.[1] ?? "internal"),
   started_at: row.startedAt,
   finished_at: row.finishedAt,
 });
@@ -101,7 +105,7 @@ export async function sweepStaleClaims({ db, clock }: Deps): Promise<{ abandoned
   const [abandoned, released] = await db.batch([
     db
       .update(consolidations)
-      .set({ status: "abandoned", error: "claim expired before the consolidation finished", finishedAt: now.toISOString() })
+      .set({ status: "abandoned", error: "claim_expired: the claim expired before the consolidation finished", finishedAt: now.toISOString() })
       .where(and(eq(consolidations.status, "running"), lt(consolidations.startedAt, staleBefore)))
       .returning({ id: consolidations.id }),
     db

@@ -1,3 +1,4 @@
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -50,6 +51,7 @@ export async function readCold(deps: Deps, scope: Scope): Promise<Cold> {
 export async function updateCold(deps: Deps, scope: Scope, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
   const { mindId, agent } = scope;
   if (update.consolidation_id !== undefined) await openConsolidation(deps, scope, update.consolidation_id);
+  await assertWithinQuota(deps, mindId, { bytes: storedBytes(update.text) });
   const result = await compareAndSwapCold(deps.db, {
     mindId,
     agent,
@@ -78,6 +80,7 @@ export async function rollbackCold(deps: Deps, scope: Scope, version: number): P
   if (!target) throw notFound(`cold memory version ${version}`);
   const current = await getCold(deps, scope.mindId, scope.agent);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
+  await assertWithinQuota(deps, scope.mindId, { bytes: storedBytes(target.text) });
   const result = await compareAndSwapCold(deps.db, {
     mindId: scope.mindId,
     agent: scope.agent,

@@ -76,7 +76,10 @@ export async function consolidateNotes(
     }
     throw new AppError("memory_changed", `cold memory changed during each of ${options.maxAttempts} attempts`);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // Only an AppError's text is meant for the mind's users; anything else (a D1 error with its
+    // SQL, a bug) is logged here and recorded as a code and a safe sentence.
+    const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: the consolidation failed; its notes wait for the next run";
+    if (!(error instanceof AppError)) console.error("consolidation failed", claim.consolidationId, error);
     try {
       await releaseClaim(deps, claim.consolidationId, message);
     } catch (releaseError) {

@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
+import { AppError } from "../errors";
 import type { Deps } from "../deps";
 import type { ModelDeps } from "../llm/generate";
 import type { SessionTarget } from "../sessions/model";
@@ -7,7 +8,8 @@ import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan
 
 /** What one extraction over a session did. */
 export interface SessionExtraction {
-  status: ExtractionPlan["status"] | "not_found";
+  /** `quota`: the notes would pass one of the mind's quotas; nothing written, the cursor stays. */
+  status: ExtractionPlan["status"] | "not_found" | "quota";
   /** New notes written (a fact already waiting is not written twice). */
   notes: number;
   /** Non-ephemeral messages the cursor moved past; null when it did not move. */
@@ -66,7 +68,13 @@ export async function extractSession(deps: ModelDeps, target: SessionTarget): Pr
     .update(sessions)
     .set({ extractedThroughMessageId: through })
     .where(and(ofSession, eq(sessions.extractedThroughMessageId, session.cursor)));
-  const { written } = await saveExtraction(deps, input, plan, [moveCursor]);
+  let written: number;
+  try {
+    ({ written } = await saveExtraction(deps, input, plan, [moveCursor]));
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === "quota_exceeded")) throw error;
+    return { status: "quota", notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };
+  }
   const extracted = after.filter((m) => m.id <= through).length;
   return { status: "extracted", notes: written, extracted, remaining: after.length - extracted, cursor: through };
 }

@@ -2,6 +2,8 @@ import { DurableObject } from "cloudflare:workers";
 import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
+import { AppError } from "../errors";
+import { checkQuota, storedBytes } from "../minds/quotas";
 import type { Deps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
@@ -36,8 +38,15 @@ export class SessionObject extends DurableObject<Env> {
   async append(target: SessionTarget, input: NewMessage, agentFilter: string | null = null): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const settings = await readAppendSettings(this.deps, target, agentFilter);
-      if (!settings) return gone;
+      const mind = await readAppendSettings(this.deps, target, agentFilter);
+      if (!mind) return gone;
+      const { settings, usage } = mind;
+      try {
+        checkQuota(settings, usage, { bytes: storedBytes(input.content) });
+      } catch (error) {
+        if (error instanceof AppError) return { ok: false, code: "quota_exceeded", message: error.message };
+        throw error;
+      }
       const plan = planAppend(
         this.counters(),
         { ephemeral: input.ephemeral ?? false, tool: input.tool ?? null, transactionCompleted: input.transaction_completed ?? false },

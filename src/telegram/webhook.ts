@@ -17,6 +17,26 @@ export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
 
 const UpdateSchema = z.looseObject({ update_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
+// The parts of an update the bot reads, checked before the update is claimed and queued: an
+// update that lacks them (or holds a number where text belongs) can never be handled, so it
+// is acknowledged and skipped rather than failed and retried.
+const id = z.number().int();
+const user = z.looseObject({ id, language_code: z.string().optional() });
+const message = z.looseObject({
+  message_id: id,
+  chat: z.looseObject({ id, type: z.string() }),
+  from: user.optional(),
+  text: z.string().optional(),
+  caption: z.string().optional(),
+});
+const HandledParts = z.looseObject({
+  message: message.optional(),
+  edited_message: message.optional(),
+  callback_query: z
+    .looseObject({ id: z.string(), from: user, data: z.string().optional(), message: z.looseObject({ message_id: id, chat: z.looseObject({ id }) }).optional() })
+    .optional(),
+});
+
 function telegramConfig(c: Context<AppEnv>): TelegramConfig {
   const config = readTelegramConfig(c.env);
   if (!config) throw new AppError("not_found", "the Telegram bot is not configured (TELEGRAM_BOT_TOKEN)");
@@ -41,6 +61,13 @@ telegramRoutes.post("/telegram/webhook", async (c) => {
   if (!parsed.success) throw invalid("the body is not a Telegram update");
   const update = parsed.data as unknown as Update;
   const deps = c.var.deps;
+  const handled = HandledParts.safeParse(parsed.data);
+  if (!handled.success) {
+    // Recorded (claimed, and logged without its content) so a re-delivery is dropped too.
+    await claimUpdate(deps, update.update_id);
+    console.warn("malformed Telegram update skipped", update.update_id, handled.error.issues.map((i) => i.path.join(".")).join(", "));
+    return c.json({ ok: true, ignored: "malformed" }, 200);
+  }
   if (!(await claimUpdate(deps, update.update_id))) return c.json({ ok: true, duplicate: true }, 200);
   const where = chatOfUpdate(update);
   if (!where) return c.json({ ok: true, ignored: true }, 200);

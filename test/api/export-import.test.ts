@@ -224,7 +224,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

@@ -69,6 +69,9 @@ describe("minds", () => {
       extract_every: 20,
       ephemeral_ttl: 3,
       daily_token_budget: null,
+      max_memories: 100_000,
+      max_notes: 100_000,
+      max_bytes: 256 * 1024 * 1024,
     });
     const id = created.json.id;
 

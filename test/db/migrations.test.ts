@@ -11,7 +11,7 @@ async function rows(sql: string): Promise<unknown[]> {
 }
 
 describe("migrations upgrade a database that holds data", () => {
-  it("chats and sessions gain a namespace without losing a row, an index entry or a reference", async () => {
+  it("chats and sessions gain a namespace and minds their usage, without losing a row, an index entry or a reference", async () => {
     await applyD1Migrations(db, before("0008"));
     const now = "2026-01-01T00:00:00.000Z";
     await db.batch([
@@ -52,6 +52,10 @@ describe("migrations upgrade a database that holds data", () => {
     expect(await rows("select id, agent from sessions order by id")).toEqual([
       { id: "ses_1", agent: "default" },
       { id: "ses_2", agent: "default" },
+    ]);
+    // What the mind already held is counted for its quotas.
+    expect(await rows("select mind_id, memories, notes, bytes from mind_usage")).toEqual([
+      { mind_id: "mind_1", memories: 0, notes: 0, bytes: "hello capybara".length + "second".length },
     ]);
     // The cascade still runs: deleting a chat takes its sessions and messages with it.
     await db.prepare("delete from chats where id = 'chat_tg'").run();

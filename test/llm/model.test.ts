@@ -98,6 +98,7 @@ describe("providers", () => {
     SESSIONS: {} as Env["SESSIONS"],
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
     OAUTH_KV: {} as KVNamespace,
+    RATE_LIMITS: {} as Env["RATE_LIMITS"],
     ADMIN_TOKEN: "",
     JWT_SECRET: "",
   } satisfies Env;

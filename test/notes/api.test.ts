@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { testDeps } from "../support/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
+import { openSession } from "../sessions/session-helpers";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
 
 type Auth = { token: string; mind?: string };
@@ -18,8 +22,9 @@ describe("notes", () => {
   it("appends notes with provenance and lists them oldest first", async () => {
     const t = await newTenant();
     const human = { token: t.token, mind: t.mind.id };
-    const first = await note(human, { text: "Prefers short answers", category_hint: "preferences", session_id: "ses_1" });
-    expect(first).toMatchObject({ source: "user", confidence: 1, agent: "default", session_id: "ses_1", consolidation_id: null });
+    const session = await openSession(human, { task_name: "notes" });
+    const first = await note(human, { text: "Prefers short answers", category_hint: "preferences", session_id: session.id });
+    expect(first).toMatchObject({ source: "user", confidence: 1, agent: "default", session_id: session.id, consolidation_id: null });
     const key = await newKey(t.token, t.mind.id);
     const second = await note({ token: key.key }, { text: "Works on the billing service" });
     expect(second).toMatchObject({ source: "agent", confidence: 0.7, category_hint: null });
@@ -28,6 +33,21 @@ describe("notes", () => {
     expect(list.status).toBe(200);
     expect(list.json.total).toBe(2);
     expect(list.json.notes.map((n: { id: string }) => n.id)).toEqual([first.id, second.id]);
+  });
+
+  it("refuses a session of another mind, or one that does not exist, and writes nothing", async () => {
+    const t = await newTenant();
+    const other = await newTenant();
+    const human = { token: t.token, mind: t.mind.id };
+    const theirs = await openSession({ token: other.token, mind: other.mind.id }, { task_name: "theirs" });
+    for (const session_id of [theirs.id, "ses_missing"]) {
+      const res = await call("POST", "/notes", { ...human, body: { text: "Leaks into another mind", session_id } });
+      expect(res.status, session_id).toBe(404);
+      expect(res.json.error).toMatchObject({ code: "not_found", message: "session not found" });
+    }
+    const key = await newKey(t.token, t.mind.id);
+    expect((await call("POST", "/notes", { token: key.key, body: { text: "Via a key", session_id: theirs.id } })).status).toBe(404);
+    expect((await call("GET", "/notes", human)).json.total).toBe(0);
   });
 
   it("keeps agent namespaces apart and lets a human write to any", async () => {
@@ -61,6 +81,21 @@ describe("notes", () => {
     expect(en.json.results).toHaveLength(1);
     const syntax = await call("GET", `/notes/search?q=${encodeURIComponent('"C++ AND *')}`, auth);
     expect(syntax.status).toBe(200);
+  });
+
+  it("searches a note's context below its own words and shows it only with include=context", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const heard = await note(auth, { text: "Prefers green tea", context: "user: what should I bring to the Kyoto trip?" });
+    expect(heard.context).toBe("user: what should I bring to the Kyoto trip?");
+    const own = await note(auth, { text: "Visited Kyoto in April" });
+    const found = await call("GET", "/notes/search?q=kyoto", auth);
+    expect(found.json.results.map((r: { id: string }) => r.id)).toEqual([own.id, heard.id]);
+    expect(found.json.results[1]).not.toHaveProperty("context");
+    const shown = await call("GET", "/notes/search?q=kyoto&include=context", auth);
+    expect(shown.json.results[1].context).toBe("user: what should I bring to the Kyoto trip?");
+    const long = await call("POST", "/notes", { ...auth, body: { text: "x y z", context: "c".repeat(4001) } });
+    expect(long.status).toBe(400);
   });
 
   it("never shows another tenant's notes", async () => {
@@ -229,6 +264,27 @@ describe("cold memory", () => {
     expect(tooLong.json.error.message).toContain(`at most ${DIFF_MAX_LINES} lines`);
     expect(tooLong.json.error.message).toContain("version 4");
     expect((await call("GET", "/cold/diff?from=0&to=4", auth)).status).toBe(413);
+  });
+
+  it("shows a failed consolidation's code and a safe message, never the database's text", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    await note(auth, { text: "Lives in Lisbon" });
+    // A stray version 1 makes the first write of cold memory fail inside D1 (UNIQUE constraint).
+    await env.DB.prepare("insert into cold_versions (mind_id, agent, version, text, author, created_at) values (?, 'default', 1, 'stray', 'test', ?)")
+      .bind(t.mind.id, new Date().toISOString())
+      .run();
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    const outcome = await consolidateNotes(testDeps(), { mindId: t.mind.id, agent: "default" });
+    expect(outcome.status).toBe("failed");
+    expect(logged.mock.calls.flat().map((a) => (a instanceof Error ? `${a.message} ${String(a.cause ?? "")}` : String(a))).join(" ")).toMatch(/UNIQUE/);
+    logged.mockRestore();
+    const history = await call("GET", "/cold/consolidations", auth);
+    const [failed] = history.json.consolidations;
+    expect(failed).toMatchObject({ status: "failed", error_code: "internal", error: "internal: the consolidation failed; its notes wait for the next run" });
+    expect(history.text).not.toMatch(/UNIQUE|D1_|SQL|constraint|cold_versions/i);
+    expect(JSON.stringify(outcome)).not.toMatch(/UNIQUE|D1_/);
+    expect((await call("GET", "/notes", auth)).json.total).toBe(1);
   });
 
   it("lets a client consolidate: claim notes, then PUT with the consolidation id deletes exactly those", async () => {

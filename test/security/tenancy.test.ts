@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
-import { call, newKey, newTenant, store } from "../helpers";
+import { call, newKey, newTenant, store, type CallResult } from "../helpers";
 
 const JWT_SECRET = new TextEncoder().encode("test-jwt-secret-0123456789abcdef");
 const SECRET_CONTENT = "victim-secret-content-7f3a";
@@ -166,4 +166,160 @@ describe("tenancy and credentials", () => {
     expect(res.status).toBe(403);
     expect(await snapshot()).toBe(before);
   });
+});
+
+// The tenancy matrix: every route of the OpenAPI document (the route table the app builds its
+// validation from) against three intruders. Nothing is listed by hand but what a route needs
+// to aim at the victim: which of the victim's objects a path parameter names.
+
+type JsonSchema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  minItems?: number;
+  minLength?: number;
+  minimum?: number;
+  enum?: unknown[];
+  const?: unknown;
+  default?: unknown;
+  example?: unknown;
+  format?: string;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+};
+
+interface Operation {
+  security?: unknown[];
+  parameters?: { in: string; name: string; required?: boolean; schema?: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema?: JsonSchema }> };
+}
+
+/** A valid-looking value for a schema: every property filled, the first enum value, a future date. */
+function sample(schema: JsonSchema | undefined, components: Record<string, JsonSchema>): unknown {
+  if (!schema) return undefined;
+  if (schema.$ref) return sample(components[schema.$ref.split("/").at(-1)!], components);
+  if (schema.example !== undefined) return schema.example;
+  if (schema.default !== undefined) return schema.default;
+  if (schema.const !== undefined) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  const options = schema.anyOf ?? schema.oneOf ?? schema.allOf;
+  if (options) return sample(options.find((o) => o.type !== "null"), components);
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  switch (type) {
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, sample(v, components)]));
+    case "array":
+      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items, components));
+    case "string":
+      return schema.format === "date-time" ? new Date(Date.now() + 86_400_000).toISOString() : "x".repeat(Math.max(3, schema.minLength ?? 1));
+    case "integer":
+    case "number":
+      return Math.max(1, schema.minimum ?? 1);
+    case "boolean":
+      return true;
+    default:
+      return undefined;
+  }
+}
+
+interface MatrixVictim {
+  token: string;
+  mindId: string;
+  ids: Record<string, string>;
+}
+
+/** Which of the victim's objects a path parameter names, by the collection it follows. */
+function fillPath(path: string, v: MatrixVictim): string {
+  return path.replace(/\/([a-z]+)\/\{([A-Za-z]+)\}/g, (_m, collection: string, param: string) => {
+    const id = param === "keyId" ? v.ids.key : param === "version" ? v.ids.version : v.ids[collection];
+    if (id === undefined) throw new Error(`no victim object for ${collection}/{${param}} in ${path}`);
+    return `/${collection}/${id}`;
+  });
+}
+
+async function exportOf(v: MatrixVictim): Promise<string> {
+  const res = await call("GET", `/minds/${v.mindId}/export`, { token: v.token });
+  expect(res.status).toBe(200);
+  // Everything but the moment of the export.
+  return res.text.replace(/"exported_at":"[^"]*"/, "");
+}
+
+describe("the tenancy matrix, generated from the OpenAPI document", () => {
+  it("every route refuses another mind's key, another account's token and a key of another namespace, and no row changes", async () => {
+    const owner = await newTenant();
+    const human = { token: owner.token, mind: owner.mind.id };
+    const memory = await store(human, { key: "matrix_secret", content: SECRET_CONTENT }, "?agent=writer");
+    const session = (await call("POST", "/sessions?agent=writer", { ...human, body: { task_name: "matrix" } })).json;
+    await call("POST", `/sessions/${session.id}/messages`, { ...human, body: { role: "user", content: SECRET_CONTENT } });
+    const note = (await call("POST", "/notes?agent=writer", { ...human, body: { text: SECRET_CONTENT } })).json;
+    const cold = await call("PUT", "/cold?agent=writer", { ...human, body: { text: SECRET_CONTENT, version: 0 } });
+    expect([memory.id, session.id, note.id, cold.status]).not.toContain(undefined);
+    const key = await newKey(owner.token, owner.mind.id);
+    const victim: MatrixVictim = {
+      token: owner.token,
+      mindId: owner.mind.id,
+      ids: { memory: memory.id, sessions: session.id, chats: session.chat.id, notes: note.id, minds: owner.mind.id, key: key.id, version: "1" },
+    };
+
+    const intruder = await newTenant();
+    const attackers = [
+      { name: "another mind's key", token: (await newKey(intruder.token, intruder.mind.id)).key, mind: owner.mind.id, agentQuery: false },
+      { name: "another account's JWT", token: intruder.token, mind: owner.mind.id, agentQuery: false },
+      { name: "a key scoped to another namespace", token: (await newKey(owner.token, owner.mind.id, "coder")).key, mind: undefined, agentQuery: true },
+    ];
+
+    const doc = (await call("GET", "/openapi.json")).json as {
+      paths: Record<string, Record<string, Operation>>;
+      components: { schemas: Record<string, JsonSchema> };
+    };
+    const components = doc.components?.schemas ?? {};
+    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops)
+        .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
+        .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
+    );
+    // Tenant routes: the ones a bearer token opens. A human's own list and creation of minds,
+    // the operator's routes and the OAuth-fronted /mcp are not a tenant's data.
+    const tenantRoutes = routes.filter(
+      (r) =>
+        (r.op.security ?? []).length > 0 &&
+        !["/auth/token", "/jobs", "/mcp", "/telegram/setup", "/telegram/webhook"].includes(r.path) &&
+        !(r.path === "/minds" && ["GET", "POST"].includes(r.method)),
+    );
+    expect(tenantRoutes.length).toBeGreaterThan(40);
+
+    const before = { export: await exportOf(victim), rows: await snapshot() };
+    const failures: string[] = [];
+    for (const route of tenantRoutes) {
+      const query = new URLSearchParams();
+      for (const p of route.op.parameters ?? []) {
+        if (p.in === "query" && p.required) query.set(p.name, String(sample(p.schema, components)));
+      }
+      const json = route.op.requestBody?.content["application/json"];
+      const ndjson = route.op.requestBody?.content["application/x-ndjson"];
+      for (const attacker of attackers) {
+        const q = new URLSearchParams(query);
+        // Inside its own mind a scoped key aims at the victim's namespace by name.
+        if (attacker.agentQuery && !route.path.includes("{")) q.set("agent", "writer");
+        const target = `${fillPath(route.path, victim)}${q.size > 0 ? `?${q}` : ""}`;
+        const res: CallResult = await call(route.method, target, {
+          token: attacker.token,
+          mind: attacker.mind,
+          ...(json ? { body: sample(json.schema, components) } : {}),
+          ...(ndjson ? { rawBody: "", headers: { "Content-Type": "application/x-ndjson" } } : {}),
+        });
+        if (![403, 404].includes(res.status) || res.text.includes(SECRET_CONTENT)) {
+          failures.push(`${attacker.name}: ${route.method} ${target} → ${res.status} ${res.text.slice(0, 200)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+    expect(await exportOf(victim)).toBe(before.export);
+    expect(await snapshot()).toBe(before.rows);
+    expect(before.export).toContain(SECRET_CONTENT);
+    // About 150 requests: more than the default test time on a busy machine.
+  }, 240_000);
 });

@@ -65,6 +65,36 @@ describe("the webhook's secret", () => {
   });
 });
 
+describe("malformed updates", () => {
+  it("are acknowledged, recorded and skipped: never claimed and then failed, never retried", async () => {
+    const p = newPerson();
+    const model = scriptedModel(["never asked"]);
+    await useModel(p.chat.id, model.model);
+    const numeric = textUpdate(p, "placeholder") as any;
+    numeric.message.text = 42;
+    const cases: unknown[] = [
+      { update_id: nextId(), message: {} },
+      { update_id: nextId(), message: { message_id: 1, chat: { id: "not a number", type: "private" } } },
+      numeric,
+      { update_id: nextId(), callback_query: { id: 5, from: {} } },
+    ];
+    for (const update of cases) {
+      const res = await postUpdate(update);
+      expect(res.status, JSON.stringify(update)).toBe(200);
+      expect(res.json).toMatchObject({ ok: true, ignored: "malformed" });
+      const updateId = (update as { update_id: number }).update_id;
+      expect(await claimsOf(updateId)).toBe(1);
+      expect((await postUpdate(update)).json).toMatchObject({ ok: true });
+    }
+    await sleep(300);
+    expect(model.prompts).toEqual([]);
+    expect(telegram.to(p.chat.id)).toEqual([]);
+    // The chat still answers its next well-formed message.
+    await send(p, textUpdate(p, "/help"));
+    expect(telegram.to(p.chat.id, "sendMessage")).toHaveLength(1);
+  });
+});
+
 describe("idempotency and order", () => {
   it("the same update posted 10 times concurrently is handled once", async () => {
     const p = newPerson();

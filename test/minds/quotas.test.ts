@@ -1,0 +1,137 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { runInDurableObject } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { LanguageModel } from "../../src/llm/providers";
+import { call, newKey, newTenant, store, unique } from "../helpers";
+import { append, openSession, patchSettings } from "../sessions/session-helpers";
+import { scriptedModel } from "../support/scripted-model";
+
+async function mcpClient(token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+  });
+  const client = new Client({ name: "edgemind-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** The usage row the triggers keep, beside the same figures counted from the tables. */
+async function usageAndTruth(mindId: string) {
+  const usage = await env.DB.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
+  const truth = await env.DB.prepare(
+    `select (select count(*) from memories where mind_id = ?1) as memories,
+            (select count(*) from notes where mind_id = ?1) as notes,
+            (select coalesce(sum(length(cast(key as blob)) + length(cast(content as blob)) + length(cast(tags as blob))), 0) from memories where mind_id = ?1)
+            + (select coalesce(sum(length(cast(text as blob))), 0) from notes where mind_id = ?1)
+            + (select coalesce(sum(length(cast(content as blob))), 0) from messages where mind_id = ?1)
+            + (select coalesce(sum(length(cast(text as blob))), 0) from cold_versions where mind_id = ?1) as bytes`,
+  )
+    .bind(mindId)
+    .first();
+  return { usage, truth };
+}
+
+const tenant = async (settings: Record<string, number>) => {
+  const t = await newTenant();
+  const auth = { token: t.token, mind: t.mind.id };
+  await patchSettings(auth, settings);
+  return { ...t, auth };
+};
+
+function expectQuota(res: { status: number; json: any; text: string }, setting: string) {
+  expect(res.status, res.text).toBe(403);
+  expect(res.json.error.code).toBe("quota_exceeded");
+  expect(res.json.error.message).toContain(setting);
+}
+
+describe("per-mind quotas", () => {
+  it("every mind starts with the default quotas in its settings", async () => {
+    const t = await newTenant();
+    const mind = await call("GET", `/minds/${t.mind.id}`, { token: t.token });
+    expect(mind.json.settings).toMatchObject({ max_memories: 100_000, max_notes: 100_000, max_bytes: 256 * 1024 * 1024 });
+    const tooHigh = await call("PATCH", `/minds/${t.mind.id}`, { token: t.token, body: { settings: { max_memories: 10_000_000 } } });
+    expect(tooHigh.status).toBe(400);
+  });
+
+  it("max_memories refuses a new memory from REST and MCP, still lets one be updated in place, and frees up on delete", async () => {
+    const t = await tenant({ max_memories: 2 });
+    const first = await store(t.auth, { key: "one", content: "first" });
+    await store(t.auth, { key: "two", content: "second" });
+    expectQuota(await call("POST", "/memory", { ...t.auth, body: { category: "fact", key: "three", content: "third" } }), "max_memories");
+    const updated = await call("POST", "/memory", { ...t.auth, body: { category: "fact", key: "one", content: "first, changed" } });
+    expect(updated.status).toBe(200);
+
+    const { key } = await newKey(t.token, t.mind.id);
+    const client = await mcpClient(key);
+    const viaMcp = (await client.callTool({ name: "memory_store", arguments: { category: "fact", key: "four", content: "fourth" } })) as CallToolResult;
+    expect(viaMcp.isError).toBe(true);
+    expect(JSON.stringify(viaMcp.content)).toContain("max_memories");
+    await client.close();
+
+    expect((await call("DELETE", `/memory/${first.id}`, t.auth)).status).toBe(204);
+    expect((await call("POST", "/memory", { ...t.auth, body: { category: "fact", key: "three", content: "third" } })).status).toBe(201);
+    const { usage, truth } = await usageAndTruth(t.mind.id);
+    expect(usage).toEqual(truth);
+    expect(usage).toMatchObject({ memories: 2 });
+  });
+
+  it("max_notes refuses a note, and extraction then writes nothing and keeps its cursor", async () => {
+    const t = await tenant({ max_notes: 1 });
+    expect((await call("POST", "/notes", { ...t.auth, body: { text: "The first note is here" } })).status).toBe(201);
+    expectQuota(await call("POST", "/notes", { ...t.auth, body: { text: "The second note is refused" } }), "max_notes");
+
+    const session = await openSession(t.auth);
+    await append(t.auth, session.id, { content: "I always deploy on Fridays." });
+    const model = scriptedModel([JSON.stringify({ notes: [{ text: "Deploys on Fridays", section: "context", signal: "fact" }] })]);
+    await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
+      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+    });
+    const extracted = await call("POST", `/sessions/${session.id}/extract`, t.auth);
+    expect(extracted.status).toBe(200);
+    expect(extracted.json.extraction).toMatchObject({ status: "quota", notes: 0, extracted: null, cursor: 0 });
+    const notes = await call("GET", "/notes", t.auth);
+    expect(notes.json.notes.map((n: any) => n.text)).toEqual(["The first note is here"]);
+  });
+
+  it("max_bytes counts memories, notes, messages and cold versions, and refuses what would pass it", async () => {
+    const t = await tenant({ max_bytes: 2_000 });
+    await store(t.auth, { key: "sized", content: "x".repeat(500) });
+    const session = await openSession(t.auth);
+    await append(t.auth, session.id, { content: "y".repeat(500) });
+    expect((await call("PUT", "/cold", { ...t.auth, body: { text: "z".repeat(400), version: 0 } })).status).toBe(200);
+    const before = await usageAndTruth(t.mind.id);
+    expect(before.usage).toEqual(before.truth);
+    expect((before.usage as { bytes: number }).bytes).toBeGreaterThan(1_400);
+
+    expectQuota(await call("POST", `/sessions/${session.id}/messages`, { ...t.auth, body: { role: "user", content: "m".repeat(700) } }), "max_bytes");
+    expectQuota(await call("POST", "/memory", { ...t.auth, body: { category: "fact", key: "big", content: "b".repeat(700) } }), "max_bytes");
+    expectQuota(await call("POST", "/notes", { ...t.auth, body: { text: "n".repeat(700) } }), "max_bytes");
+    expectQuota(await call("PUT", "/cold", { ...t.auth, body: { text: "c".repeat(700), version: 1 } }), "max_bytes");
+    expect(await usageAndTruth(t.mind.id)).toEqual(before);
+    // A small write still fits.
+    expect((await call("POST", `/sessions/${session.id}/messages`, { ...t.auth, body: { role: "user", content: "ok" } })).status).toBe(201);
+  });
+
+  it("import refuses an archive larger than the mind's quotas and writes nothing", async () => {
+    const source = await newTenant();
+    const auth = { token: source.token, mind: source.mind.id };
+    for (const key of ["a", "b", "c"]) await store(auth, { key, content: `content ${key}` });
+    const archive = await call("GET", `/minds/${source.mind.id}/export`, { token: source.token });
+    expect(archive.status).toBe(200);
+
+    const target = await call("POST", "/minds", { token: source.token, body: { name: unique("copy") } });
+    await patchSettings({ token: source.token, mind: target.json.id }, { max_memories: 2 });
+    const imported = await call("POST", `/minds/${target.json.id}/import`, {
+      token: source.token,
+      rawBody: archive.text,
+      headers: { "Content-Type": "application/x-ndjson" },
+    });
+    expectQuota(imported, "max_memories");
+    const count = await env.DB.prepare("select count(*) as n from memories where mind_id = ?").bind(target.json.id).first<{ n: number }>();
+    expect(count!.n).toBe(0);
+  });
+});

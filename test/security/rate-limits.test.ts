@@ -1,0 +1,121 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { ADMIN_TOKEN, newKey, newTenant, unique, type CallResult } from "../helpers";
+
+// The suite runs with the limits raised (vitest.config.ts); here the Worker gets low ones. A
+// window of years keeps a test from straddling two windows.
+const LONG_WINDOW = { RATE_LIMIT_WINDOW_SECONDS: "100000000" };
+
+interface Request {
+  token?: string;
+  ip: string;
+  mind?: string;
+  body?: unknown;
+}
+
+/** One request to the Worker with some vars changed, from a given client address. */
+async function callWith(vars: Record<string, string>, method: string, path: string, request: Request): Promise<CallResult> {
+  const headers = new Headers({ "CF-Connecting-IP": request.ip });
+  if (request.token) headers.set("Authorization", `Bearer ${request.token}`);
+  if (request.mind) headers.set("X-Mind-Id", request.mind);
+  if (request.body !== undefined) headers.set("Content-Type", "application/json");
+  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new globalThis.Request(`https://edgemind.test${path}`, { method, headers, body }),
+    { ...env, ...LONG_WINDOW, ...vars },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, json: text.startsWith("{") ? JSON.parse(text) : null };
+}
+
+const memory = (n: number) => ({ category: "fact", key: unique(`k${n}`).replace(/-/g, "_"), content: `fact ${n}` });
+const address = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}-${unique("ip")}`;
+
+async function memoryCount(mindId: string): Promise<number> {
+  const row = await env.DB.prepare("select count(*) as n from memories where mind_id = ?").bind(mindId).first<{ n: number }>();
+  return row!.n;
+}
+
+function expectLimited(res: CallResult, limitVar: string, limit: number) {
+  expect(res.status, res.text).toBe(429);
+  expect(res.json.error.code).toBe("rate_limited");
+  expect(res.json.error.message).toContain(limitVar);
+  expect(res.json.error.message).toContain(`${limit} `);
+  const retryAfter = Number(res.headers.get("Retry-After"));
+  expect(retryAfter).toBeGreaterThan(0);
+}
+
+describe("rate limits", () => {
+  it("refuses a key's writes past its limit with 429 and Retry-After, writes nothing, and leaves reads and other keys alone", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const vars = { RATE_LIMIT_WRITES_PER_KEY: "3" };
+    const ip = address();
+    for (let n = 0; n < 3; n += 1) {
+      expect((await callWith(vars, "POST", "/memory", { token: key, ip, body: memory(n) })).status).toBe(201);
+    }
+    expectLimited(await callWith(vars, "POST", "/memory", { token: key, ip, body: memory(3) }), "RATE_LIMIT_WRITES_PER_KEY", 3);
+    expectLimited(await callWith(vars, "DELETE", "/memory/anything", { token: key, ip: address() }), "RATE_LIMIT_WRITES_PER_KEY", 3);
+    expect(await memoryCount(t.mind.id)).toBe(3);
+    expect((await callWith(vars, "GET", "/memory", { token: key, ip })).status).toBe(200);
+    const other = await newKey(t.token, t.mind.id);
+    expect((await callWith(vars, "POST", "/memory", { token: other.key, ip, body: memory(4) })).status).toBe(201);
+    // A human's writes count against the account.
+    for (let n = 0; n < 3; n += 1) {
+      expect((await callWith(vars, "POST", "/memory", { token: t.token, mind: t.mind.id, ip, body: memory(n) })).status).toBe(201);
+    }
+    expectLimited(await callWith(vars, "POST", "/memory", { token: t.token, mind: t.mind.id, ip, body: memory(9) }), "RATE_LIMIT_WRITES_PER_KEY", 3);
+  });
+
+  it("refuses writes from one client address past its limit, whichever key they use", async () => {
+    const t = await newTenant();
+    const keys = [(await newKey(t.token, t.mind.id)).key, (await newKey(t.token, t.mind.id)).key];
+    const vars = { RATE_LIMIT_WRITES_PER_IP: "2" };
+    const ip = address();
+    expect((await callWith(vars, "POST", "/memory", { token: keys[0], ip, body: memory(0) })).status).toBe(201);
+    expect((await callWith(vars, "POST", "/memory", { token: keys[1], ip, body: memory(1) })).status).toBe(201);
+    expectLimited(await callWith(vars, "POST", "/memory", { token: keys[1], ip, body: memory(2) }), "RATE_LIMIT_WRITES_PER_IP", 2);
+    expect((await callWith(vars, "POST", "/memory", { token: keys[1], ip: address(), body: memory(3) })).status).toBe(201);
+    expect(await memoryCount(t.mind.id)).toBe(3);
+  });
+
+  it("answers 429 after too many failed authentications from one address, then refuses that address outright", async () => {
+    const t = await newTenant();
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3" };
+    const ip = address();
+    for (const token of [undefined, "not-a-token", "emk_unknown.secret"]) {
+      expect((await callWith(vars, "GET", "/memory", { token, ip, mind: t.mind.id })).status).toBe(401);
+    }
+    expectLimited(await callWith(vars, "GET", "/memory", { token: "still-wrong", ip, mind: t.mind.id }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+    expectLimited(await callWith(vars, "POST", "/auth/token", { token: "wrong-admin-token", ip, body: { account: "x" } }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+    // Until the window ends, this address is refused even with a good credential; others are not.
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip: address(), mind: t.mind.id })).status).toBe(200);
+    expect((await callWith(vars, "POST", "/auth/token", { token: ADMIN_TOKEN, ip: address(), body: { account: unique("a") } })).status).toBe(200);
+  });
+
+  it("counts failed secrets per key prefix across addresses", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
+    const guess = `${key.split(".")[0]}.wrong-secret`;
+    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
+    expectLimited(await callWith(vars, "GET", "/memory", { token: guess, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+  });
+
+  it("a limit of 0 is off", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const ip = address();
+    for (let n = 0; n < 4; n += 1) {
+      const res = await callWith({ RATE_LIMIT_WRITES_PER_KEY: "0", RATE_LIMIT_WRITES_PER_IP: "0" }, "POST", "/memory", { token: key, ip, body: memory(n) });
+      expect(res.status).toBe(201);
+    }
+  });
+});
