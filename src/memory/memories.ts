@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -6,6 +5,7 @@ import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";

@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
@@ -8,6 +7,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor, type ModelDeps } from "../llm/generate";
 import { getMindById } from "../minds/minds";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { queryTerms } from "../memory/normalize";
 import { noteValues } from "./notes";

@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -9,6 +8,7 @@ import { newId } from "../ids";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
