@@ -3,6 +3,7 @@ import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { Part } from "./lib/part";
 import { bounds } from "./parts/bounds";
+import { context } from "./parts/context";
 import { cost } from "./parts/cost";
 import { growth } from "./parts/growth";
 import { http } from "./parts/http";
@@ -12,7 +13,7 @@ import { sessions } from "./parts/sessions";
 import { soak } from "./parts/soak";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, growth, sessions, http, cost, peer, bounds, soak];
+const PARTS: Part[] = [retrieval, context, growth, sessions, http, cost, peer, bounds, soak];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

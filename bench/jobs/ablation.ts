@@ -10,6 +10,8 @@ export interface Variant {
   dateTags: boolean;
   weights: boolean;
   neighbours: boolean;
+  /** Pseudo-relevance feedback: a second round with the first round's best hits' rarest shared words. */
+  feedback: boolean;
 }
 
 const quote = (term: string) => `"${term.replaceAll('"', '""')}"`;
@@ -47,8 +49,8 @@ export function columns(v: Variant, turns: readonly Turn[], i: number): { body: 
 /** bm25 column weights: body, date, neighbours. */
 export const columnWeights = (v: Variant) => (v.weights ? [1.0, 2.0, 0.5] : [1.0, 1.0, 1.0]);
 
-const NAIVE: Variant = { name: "naive", normalise: false, stem: false, stopWords: false, dateTags: false, weights: false, neighbours: false };
-const ALL: Variant = { name: "all ideas", normalise: true, stem: true, stopWords: true, dateTags: true, weights: true, neighbours: true };
+const NAIVE: Variant = { name: "naive", normalise: false, stem: false, stopWords: false, dateTags: false, weights: false, neighbours: false, feedback: false };
+const ALL: Variant = { name: "all ideas", normalise: true, stem: true, stopWords: true, dateTags: true, weights: true, neighbours: true, feedback: true };
 
 /** Ideas added one at a time from the naive baseline, then each one taken out of the full set. */
 export const VARIANTS: { ladder: Variant[]; leaveOneOut: Variant[] } = (() => {
@@ -60,6 +62,7 @@ export const VARIANTS: { ladder: Variant[]; leaveOneOut: Variant[] } = (() => {
     ["dateTags", "+ session-date tags"],
     ["weights", "+ field weights (date ×2, neighbours ×0.5)"],
     ["neighbours", "+ neighbour turns indexed beside each turn"],
+    ["feedback", "+ pseudo-relevance feedback (second round, fused by rank)"],
   ];
   for (const [key, name] of steps) ladder.push({ ...ladder[ladder.length - 1]!, [key]: true, name });
   const leaveOneOut = steps
@@ -67,3 +70,36 @@ export const VARIANTS: { ladder: Variant[]; leaveOneOut: Variant[] } = (() => {
     .map(([key]) => ({ ...ALL, [key]: false, name: `all ideas − ${String(key)}` }));
   return { ladder, leaveOneOut };
 })();
+
+// Feedback: the words of the first round's FEEDBACK_DOCS best hits that are rarest in the
+// conversation (highest idf), FEEDBACK_TERMS of them, OR-ed with the question's own terms.
+const FEEDBACK_DOCS = 3;
+const FEEDBACK_TERMS = 5;
+
+/** Expansion terms from the first round's best hits, weighted by count × idf, query terms left out. */
+export function feedbackTerms(queryTerms: readonly string[], topBodies: readonly string[], documentFrequency: Map<string, number>, documents: number): string[] {
+  const asked = new Set(queryTerms);
+  const weight = new Map<string, number>();
+  for (const body of topBodies.slice(0, FEEDBACK_DOCS)) {
+    for (const term of body.split(" ")) {
+      if (term === "" || asked.has(term) || STOP_WORDS.has(term) || /^\d+$/.test(term)) continue;
+      const idf = Math.log(documents / (1 + (documentFrequency.get(term) ?? 0)));
+      weight.set(term, (weight.get(term) ?? 0) + idf);
+    }
+  }
+  return [...weight.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, FEEDBACK_TERMS)
+    .map(([t]) => t);
+}
+
+/** Two rankings merged by reciprocal rank (k = 60). */
+export function fuse(a: readonly string[], b: readonly string[], depth: number): string[] {
+  const score = new Map<string, number>();
+  for (const list of [a, b]) list.forEach((id, rank) => score.set(id, (score.get(id) ?? 0) + 1 / (61 + rank)));
+  return [...score.entries()].sort((x, y) => y[1] - x[1]).slice(0, depth).map(([id]) => id);
+}
+
+/** The quoted OR expression of a list of terms. */
+export const orExpression = (terms: readonly string[]) => terms.map(quote).join(" OR ");
+

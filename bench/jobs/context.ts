@@ -35,6 +35,11 @@ export const assembled =
   async (deps, scope, question) => {
     const context = await assembleContext(deps, scope, { q: question, max_tokens: maxTokens });
     const ids = context.parts.filter((p) => p.included && (p.part === "search" || p.part === "recall")).map((p) => p.ref);
-    const keys = ids.length === 0 ? [] : await deps.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids));
-    return { text: context.system, turnIds: keys.map((k) => k.key) };
+    const keys: string[] = [];
+    // D1 binds at most 100 values a statement.
+    for (let i = 0; i < ids.length; i += 90) {
+      const rows = await deps.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
+      keys.push(...rows.map((r) => r.key));
+    }
+    return { text: context.system, turnIds: keys };
   };

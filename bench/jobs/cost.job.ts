@@ -1,76 +1,25 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { usageSince } from "../../src/llm/ledger";
-import { loadTokenCounter } from "../../src/llm/tokens";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, saveExtraction, type PlainMessage } from "../../src/notes/extraction";
 import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, section } from "../../test/support/scripted-model";
-import { turnContent, type Conversation } from "../lib/dataset";
-import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
-import { assembled, topSearchHits, type ContextSource } from "./context";
+import type { Conversation } from "../lib/dataset";
+import { benchDeps, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; messages: number; extractEvery: number };
-
-/** The whole conversation as one prompt would hold it: session headers, then every turn. */
-function fullConversation(c: Conversation): string {
-  const lines: string[] = [];
-  let session = 0;
-  for (const t of c.turns) {
-    if (t.session !== session) lines.push(`\nSession ${(session = t.session)} (${t.date})`);
-    lines.push(turnContent(t));
-  }
-  return lines.join("\n");
-}
-
-/** Tokens of what each context source hands over per question, against the whole conversation. */
-async function contextTokens(sources: Record<string, ContextSource>) {
-  const deps = benchDeps();
-  const countTokens = await loadTokenCounter();
-  const names = Object.keys(sources);
-  const totals = Object.fromEntries(names.map((n) => [n, { questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0 }]));
-  for (const c of input.conversations) {
-    const scope = await newMindScope(c.id);
-    await ingestConversation(deps, scope, c);
-    const fullTokens = countTokens(fullConversation(c));
-    for (const q of c.questions) {
-      for (const name of names) {
-        const context = await sources[name]!(deps, scope, q.text);
-        const t = totals[name]!;
-        t.questions++;
-        t.contextTokens += countTokens(context.text);
-        t.fullTokens += fullTokens;
-        t.evidence += q.evidence.length;
-        t.inside += q.evidence.filter((id) => context.turnIds.includes(id)).length;
-      }
-    }
-    progress(`context: ${c.id}`);
-  }
-  return Object.fromEntries(
-    names.map((n) => {
-      const t = totals[n]!;
-      return [
-        n,
-        {
-          questions: t.questions,
-          contextTokensPerQuestion: t.contextTokens / t.questions,
-          fullTokensPerQuestion: t.fullTokens / t.questions,
-          evidenceInsidePercent: (100 * t.inside) / t.evidence,
-        },
-      ];
-    }),
-  );
-}
 
 // A scripted extraction answer: one note for every user message it was shown, as a model
 // that keeps what the user says about themselves would write.
 const extractionTurn = (prompt: string) =>
   JSON.stringify({
     notes: section(prompt, "conversation")
-      .filter((line) => line.startsWith("user: "))
+      .map((line) => /^#(\d+) user: (.*)$/.exec(line))
+      .filter((m) => m !== null)
       .slice(0, 30)
-      .map((line) => ({ text: line.slice(6, 400), section: "context", signal: "fact" })),
+      .map((m) => ({ text: m[2]!.slice(0, 394), section: "context", signal: "fact", from: [Number(m[1])] })),
   });
 
 /** Extraction every `extractEvery` messages over a scripted conversation, then one consolidation. */
@@ -101,12 +50,6 @@ async function scriptedConversation() {
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
 }
 
-it("context size and model cost", async () => {
-  const context = await contextTokens({
-    "edgemind context assembly, default budget (4,000)": assembled(4000),
-    "edgemind context assembly, 1,500-token budget": assembled(1500),
-    "edgemind top-10 search hits": topSearchHits(10),
-  });
-  const scripted = await scriptedConversation();
-  report({ context, scripted });
+it("model cost", async () => {
+  report({ scripted: await scriptedConversation() });
 });

@@ -1,5 +1,6 @@
 import type { RetrievalScore } from "../lib/metrics";
 import { loadLocomo, LOCOMO_PATH } from "../lib/locomo";
+import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
 import type { Part } from "../lib/part";
 import { delta, fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";
@@ -7,10 +8,11 @@ import { runJob } from "../lib/workerd";
 interface JobResult {
   edgemind: {
     score: RetrievalScore;
+    groups: Record<string, RetrievalScore>;
     ingest: { turns: number; totalMs: number };
   };
   hybrid: { score: RetrievalScore; model: string; fusedQuestions: number } | null;
-  variants: { name: string; group: string; score: RetrievalScore }[];
+  variants: { name: string; group: string; score: RetrievalScore; groups: Record<string, RetrievalScore> }[];
 }
 
 /** An OpenAI-compatible embeddings endpoint for the hybrid row, from the environment, or null. */
@@ -45,7 +47,8 @@ export const retrieval: Part = {
     const locomo = loadLocomo();
     log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions`);
     const embeddings = embeddingsEndpoint();
-    const result = await runJob<JobResult>("retrieval", { conversations: locomo.conversations, embeddings }, log);
+    const groups = conversationGroups(locomo.conversations);
+    const result = await runJob<JobResult>("retrieval", { conversations: locomo.conversations, groups, embeddings }, log);
     const naive = result.variants.find((v) => v.name === "naive")!.score;
     const e = result.edgemind.score;
     const header = ["system", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"];
@@ -54,7 +57,7 @@ export const retrieval: Part = {
     const lines = [
       `Data: \`${LOCOMO_PATH.replace(/^.*\/shared\//, "shared/")}\` — ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions; ${locomo.malformedEvidence.length} malformed evidence ids skipped (${locomo.malformedEvidence.map((m) => `\`${m.id}\``).join(", ")}), ${locomo.questionsWithoutEvidence} questions left without evidence and not scored.`,
       "",
-      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date. Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
+      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date, context = the turns before and after it in its session (the memory's `context` field, indexed at half weight). Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
       "",
       table(header, [
         recallRow("edgemind (storeMemory + searchMemories)", e),
@@ -62,6 +65,10 @@ export const retrieval: Part = {
         recallRow("naive: raw FTS5 bm25, question words OR-ed", naive),
         ["LoCoMo paper: DRAGON, dialog turns (anchor)", "", ...KS.map((k) => DRAGON_ANCHOR[k]), "–"],
       ]),
+      "",
+      "The product row by group of conversations: parameters were chosen on conversations 0–4 only; 5–9 are held out.",
+      "",
+      table(header, [ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind, ${g}`, result.edgemind.groups[g]!))),
       "",
       result.hybrid
         ? `Hybrid: every turn embedded through the product's embedding path at ${embeddings!.baseUrl} (model ${result.hybrid.model}), an in-memory index in place of Vectorize, each question through retrieveMemories (${result.hybrid.fusedQuestions} of ${result.hybrid.score.questions} fused).`
@@ -86,6 +93,13 @@ export const retrieval: Part = {
           const ref = v.group === "ladder" ? (i === 0 ? v.score : result.variants[i - 1]!.score) : full;
           return [v.name, ...KS.map((k) => v.score.recall[k]!), v.score.ndcg10, delta(v.score.recall["@10"]! - ref.recall["@10"]!), delta(v.score.ndcg10 - ref.ndcg10)];
         }),
+      ),
+      "",
+      "The ladder's R@10 by group of conversations (an idea is kept in the product only when it helps on 0–4; 5–9 are held out):",
+      "",
+      table(
+        ["variant", `R@10 ${ALL}`, `R@10 ${TUNING}`, `R@10 ${HELD_OUT}`],
+        ladder.map((v) => [v.name, ...[ALL, TUNING, HELD_OUT].map((g) => v.groups[g]!.recall["@10"]!)]),
       ),
       "",
       `Ingest through storeMemory: ${result.edgemind.ingest.turns} turns in ${fmt(result.edgemind.ingest.totalMs / 1000)} s (${fmt(result.edgemind.ingest.totalMs / result.edgemind.ingest.turns)} ms a turn, inside workerd on local D1).`,

@@ -12,7 +12,7 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { getMindById } from "../minds/minds";
@@ -35,6 +35,7 @@ const MemorySchema = z
     expires_at: z.string().nullable(),
     created_at: z.string(),
     updated_at: z.string(),
+    context: z.string().optional().openapi({ description: "Where the memory came from; only with include=context" }),
   })
   .openapi("Memory");
 
@@ -45,7 +46,11 @@ const editable = {
   priority: z.enum(PRIORITIES),
   confidence: z.number().min(0).max(1),
   expires_at: isoDateTime.nullable(),
+  context: z.string().max(MAX_CONTEXT_CHARS).openapi({
+    description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as content",
+  }),
 };
+const includeQuery = z.enum(["context"]).optional().openapi({ description: "context: return each memory's context" });
 // Synapse clients may send fields the server owns; they are accepted and ignored.
 const serverOwned = {
   id: z.unknown().optional(),
@@ -67,6 +72,7 @@ const MemoryCreate = z.strictObject({
   priority: editable.priority.optional(),
   confidence: editable.confidence.optional(),
   expires_at: editable.expires_at.optional(),
+  context: editable.context.optional(),
   ...serverOwned,
 });
 
@@ -77,9 +83,10 @@ const MemoryUpdate = z
     priority: editable.priority.optional(),
     confidence: editable.confidence.optional(),
     expires_at: editable.expires_at.optional(),
+    context: editable.context.optional(),
     ...serverOwned,
   })
-  .refine((b) => Object.keys(editableOnly(b)).length > 0, "give at least one of content, tags, priority, confidence, expires_at");
+  .refine((b) => Object.keys(editableOnly(b)).length > 0, "give at least one of content, tags, priority, confidence, expires_at, context");
 
 function editableOnly<T extends Record<string, unknown>>(body: T) {
   const { id, mind_id, source, verified, created_at, updated_at, ...rest } = body;
@@ -165,6 +172,7 @@ memoryRoutes
           tag: tag.optional(),
           category: categoryQuery,
           limit: z.coerce.number().int().min(1).max(100).default(20),
+          include: includeQuery,
           agent: AgentQuery,
         }),
       },
@@ -180,7 +188,8 @@ memoryRoutes
       },
     }),
     async (c) => {
-      const { hits, retrieval } = await retrieveMemories(c.var.deps, c.var.scope, c.req.valid("query"));
+      const { include, ...query } = c.req.valid("query");
+      const { hits, retrieval } = await retrieveMemories(c.var.deps, c.var.scope, { ...query, withContext: include === "context" });
       return c.json({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval }, 200);
     },
   )
@@ -210,10 +219,11 @@ memoryRoutes
   .openapi(
     createRoute({
       method: "get", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Get a memory",
-      request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
+      request: { params: IdParams, query: z.object({ include: includeQuery, agent: AgentQuery }) },
       responses: { 200: jsonContent(MemorySchema, "The memory"), ...guardedResponses },
     }),
-    async (c) => c.json(await getMemory(c.var.deps, c.var.scope, c.req.valid("param").id), 200),
+    async (c) =>
+      c.json(await getMemory(c.var.deps, c.var.scope, c.req.valid("param").id, c.req.valid("query").include === "context"), 200),
   )
   .openapi(
     createRoute({

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
 import type { Scope } from "../auth/principal";
 import { forbidden, invalid } from "../errors";
+import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, searchNotes, verifyNote } from "../notes/notes";
 import { bearerSecurity, createRouter } from "./router";
@@ -19,6 +20,7 @@ export const NoteSchema = z
     confidence: z.number(),
     consolidation_id: z.string().nullable().openapi({ description: "Set while a consolidation is folding the note" }),
     created_at: z.string(),
+    context: z.string().optional().openapi({ description: "Where the note came from; only with include=context" }),
   })
   .openapi("Note");
 
@@ -26,6 +28,9 @@ const NoteCreate = z.strictObject({
   text: z.string().trim().min(1).max(NOTE_MAX_CHARS).openapi({ description: "One self-contained fact" }),
   session_id: z.string().trim().min(1).max(100).optional(),
   category_hint: z.enum(CATEGORY_HINTS).optional().openapi({ description: "A cold memory section or a memory category" }),
+  context: z.string().max(MAX_CONTEXT_CHARS).optional().openapi({
+    description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as the note",
+  }),
   agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
 });
 
@@ -84,13 +89,15 @@ noteRoutes
         query: z.object({
           q: z.string().trim().min(1, "q must not be empty").max(500),
           limit: z.coerce.number().int().min(1).max(100).default(20),
+          include: z.enum(["context"]).optional().openapi({ description: "context: return each note's context" }),
           agent: AgentQuery,
         }),
       },
       responses: { 200: jsonContent(z.object({ results: z.array(NoteSchema.extend({ score: z.number() })) }), "Best first"), ...guarded },
     }),
     async (c) => {
-      const hits = await searchNotes(c.var.deps, c.var.scope, c.req.valid("query"));
+      const { include, ...query } = c.req.valid("query");
+      const hits = await searchNotes(c.var.deps, c.var.scope, { ...query, withContext: include === "context" });
       return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
     },
   )

@@ -60,6 +60,9 @@ export const memories = sqliteTable(
     searchKey: text("search_key").notNull(),
     searchContent: text("search_content").notNull(),
     searchTags: text("search_tags").notNull(),
+    /** Where the memory came from (dialogue around it, a document section); never its content. */
+    context: text("context").notNull().default(""),
+    searchContext: text("search_context").notNull().default(""),
   },
   (t) => [unique().on(t.mindId, t.agent, t.category, t.key)],
 );
@@ -116,6 +119,8 @@ export const messages = sqliteTable("messages", {
   tool: text("tool"),
   createdAt: text("created_at").notNull(),
   searchContent: text("search_content").notNull(),
+  /** Index text of the neighbouring messages of the session, searched at a lower weight. */
+  searchNear: text("search_near").notNull().default(""),
 });
 
 export type MindRow = typeof minds.$inferSelect;
@@ -136,6 +141,8 @@ export const notes = sqliteTable("notes", {
   consolidationId: text("consolidation_id"),
   createdAt: text("created_at").notNull(),
   searchText: text("search_text").notNull(),
+  context: text("context").notNull().default(""),
+  searchContext: text("search_context").notNull().default(""),
   textKey: text("text_key").notNull(),
 });
 

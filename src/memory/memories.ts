@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -6,8 +5,9 @@ import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
-import { toMemory, type Category, type Memory, type Priority, type Source } from "./model";
+import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, markForEmbedding } from "./semantic";
 
@@ -19,9 +19,11 @@ export interface MemoryInput {
   priority?: Priority;
   confidence?: number;
   expires_at?: string | null;
+  /** Where it came from (surrounding dialogue, a document section, a date): indexed, never shown as content. */
+  context?: string;
 }
 
-export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at">>;
+export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at" | "context">>;
 
 export interface MemoryListFilter {
   category?: Category;
@@ -45,11 +47,18 @@ function provenance(scope: Scope, confidence: number | undefined) {
 const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
 const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
 
-/** The normalised copies of a memory's key, content and tags that the search index holds. */
-export const memorySearchColumns = (key: string, content: string, tags: string[]) => ({
+/** A memory's context as stored, with the copy the search index holds. */
+const contextColumns = (context: string | undefined) => {
+  const bounded = boundContext(context);
+  return { context: bounded, searchContext: toIndexText(bounded) };
+};
+
+/** The normalised copies of a memory's key, content, tags and context that the search index holds. */
+export const memorySearchColumns = (key: string, content: string, tags: string[], context?: string) => ({
   searchKey: toIndexText(key.replaceAll("_", " ")),
   searchContent: toIndexText(content),
   searchTags: tagsIndexText(tags),
+  ...contextColumns(context),
 });
 
 /**
@@ -118,7 +127,7 @@ export async function storeMemory(
         expiresAt: input.expires_at ?? null,
         createdAt: now,
         updatedAt: now,
-        ...memorySearchColumns(input.key, input.content, tags ?? []),
+        ...memorySearchColumns(input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
         target: [memories.mindId, memories.agent, memories.category, memories.key],
@@ -132,6 +141,7 @@ export async function storeMemory(
           ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
           ...(input.priority !== undefined && { priority: input.priority }),
           ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
+          ...(input.context !== undefined && contextColumns(input.context)),
         },
       })
       .returning(),
@@ -139,13 +149,14 @@ export async function storeMemory(
   ]);
   const row = rows[0]!;
   await markForEmbedding(deps, scope.mindId, "memory", [row.id]);
-  return { memory: toMemory(row), created: row.id === id };
+  return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
-export async function getMemory({ db }: Deps, scope: Scope, id: string): Promise<Memory> {
+/** One memory of the scope; its context too when `withContext`. */
+export async function getMemory({ db }: Deps, scope: Scope, id: string, withContext = false): Promise<Memory> {
   const row = await db.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
   if (!row) throw notFound("memory");
-  return toMemory(row);
+  return toMemoryWithContext(row, withContext);
 }
 
 /** Changes the given fields; the writer's provenance replaces the old one. */
@@ -167,6 +178,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
         ...(patch.priority !== undefined && { priority: patch.priority }),
         ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
+        ...(patch.context !== undefined && contextColumns(patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
@@ -174,7 +186,7 @@ export async function updateMemory(deps: Deps, scope: Scope, id: string, patch: 
   ]);
   if (!rows[0]) throw notFound("memory");
   if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(deps, scope.mindId, "memory", [id]);
-  return toMemory(rows[0]);
+  return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
 export async function deleteMemory(deps: Deps, scope: Scope, id: string): Promise<void> {

@@ -7,6 +7,18 @@ export type Category = (typeof CATEGORIES)[number];
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
+/** Longest context a memory or a note keeps (characters); longer text is cut at a word. */
+export const MAX_CONTEXT_CHARS = 4000;
+
+/** The context as stored: trimmed and cut to MAX_CONTEXT_CHARS. */
+export function boundContext(text: string | undefined | null): string {
+  const trimmed = (text ?? "").trim();
+  if (trimmed.length <= MAX_CONTEXT_CHARS) return trimmed;
+  const cut = trimmed.slice(0, MAX_CONTEXT_CHARS);
+  const space = cut.lastIndexOf(" ");
+  return (space > MAX_CONTEXT_CHARS * 0.8 ? cut.slice(0, space) : cut).trimEnd();
+}
+
 export const SOURCES = ["user", "agent"] as const;
 
 /** A memory's stable key: snake_case, at most MEMORY_KEY_MAX characters. */
@@ -33,6 +45,8 @@ export interface Memory {
   expires_at: string | null;
   created_at: string;
   updated_at: string;
+  /** Where it came from; only when asked for (`include=context`), never as its content. */
+  context?: string;
 }
 
 export function toMemory(row: MemoryRow): Memory {
@@ -54,6 +68,9 @@ export function toMemory(row: MemoryRow): Memory {
   };
 }
 
+/** The memory with its context beside it when `withContext` (asked for with include=context). */
+export const toMemoryWithContext = (row: MemoryRow, withContext: boolean | undefined): Memory =>
+  withContext ? { ...toMemory(row), context: row.context } : toMemory(row);
 const TITLE_CHARS = 60;
 
 /** What a person reads as a memory's title: the start of its content, cut at a word. */

@@ -12,6 +12,7 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const CYRILLIC = /\p{Script=Cyrillic}/u;
 const LATIN = /\p{Script=Latin}/u;
 const MAX_QUERY_TERMS = 32;
+const DIGIT = /\p{N}/u;
 
 // Function words that say nothing about what a memory is about; dropped from queries only.
 export const STOP_WORDS: ReadonlySet<string> = new Set([
@@ -35,9 +36,12 @@ export function words(text: string): string[] {
  */
 const MAX_STEMMED_LENGTH = 64;
 
-/** Stems one normalised word with the stemmer of its script; other scripts and overlong words pass unchanged. */
+/**
+ * Stems one normalised word with the stemmer of its script; other scripts, words with digits
+ * (ids, versions: the stemmer mangles them) and overlong words pass unchanged.
+ */
 export function stem(word: string): string {
-  if (word.length > MAX_STEMMED_LENGTH) return word;
+  if (word.length > MAX_STEMMED_LENGTH || DIGIT.test(word)) return word;
   if (CYRILLIC.test(word)) return russian(word);
   if (LATIN.test(word)) return english(word);
   return word;

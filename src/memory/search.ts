@@ -4,7 +4,7 @@ import { isoNow } from "../clock";
 import { memories } from "../db/schema";
 import type { Deps } from "../deps";
 import { hasTag, inScope, notExpired } from "./filters";
-import { toMemory, type Category, type Memory } from "./model";
+import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { toMatchExpression } from "./normalize";
 
 export interface SearchOptions {
@@ -12,6 +12,8 @@ export interface SearchOptions {
   tag?: string;
   category?: Category;
   limit: number;
+  /** Return each memory's context beside it. */
+  withContext?: boolean;
 }
 
 export interface SearchHit {
@@ -19,14 +21,15 @@ export interface SearchHit {
   score: number;
 }
 
-// bm25 weights of the indexed columns: key, content, tags.
-const COLUMN_WEIGHTS = sql.raw("bm25(memories_fts, 3.0, 1.0, 2.0)");
+// bm25 weights of the indexed columns: key, content, tags, context. A memory's context (the
+// dialogue around it, its document section) counts for half of its own words.
+const COLUMN_WEIGHTS = sql.raw("bm25(memories_fts, 3.0, 1.0, 2.0, 0.5)");
 // Priority multiplies relevance; age divides it, halving it over RECENCY_DAYS.
 const PRIORITY_BOOST = sql`(case ${memories.priority} when 'critical' then 1.6 when 'high' then 1.3 when 'normal' then 1.0 else 0.8 end)`;
 const RECENCY_DAYS = 90;
 
 /**
- * Full-text search over key, content and tags, ranked by bm25 with priority and recency.
+ * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency.
  * A query with no word in it finds nothing rather than failing.
  */
 export async function searchMemories({ db, clock }: Deps, scope: Scope, options: SearchOptions): Promise<SearchHit[]> {
@@ -49,5 +52,5 @@ export async function searchMemories({ db, clock }: Deps, scope: Scope, options:
     )
     .orderBy(sql`${relevance} desc`)
     .limit(options.limit);
-  return rows.map(({ score, ...row }) => ({ memory: toMemory(row), score }));
+  return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
 }

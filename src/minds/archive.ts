@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AGENT_PATTERN, DEFAULT_AGENT } from "../auth/principal";
-import { CATEGORIES, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
@@ -55,6 +55,7 @@ const memory = z.strictObject({
   expires_at: time.nullable(),
   created_at: time,
   updated_at: time,
+  context: text(MAX_CONTEXT_CHARS).optional(),
 });
 
 const memoryHistory = z.strictObject({
@@ -77,6 +78,7 @@ const note = z.strictObject({
   source: z.enum(SOURCES),
   confidence: z.number().min(0).max(1),
   created_at: time,
+  context: text(MAX_CONTEXT_CHARS).optional(),
 });
 
 const coldMemory = z.strictObject({

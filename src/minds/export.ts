@@ -30,7 +30,7 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
       yield {
         type: "memory", id: m.id, agent: m.agent, category: m.category as never, key: m.key, content: m.content, tags: m.tags,
         priority: m.priority as never, source: m.source as never, verified: m.verified, confidence: m.confidence,
-        expires_at: m.expiresAt, created_at: m.createdAt, updated_at: m.updatedAt,
+        expires_at: m.expiresAt, created_at: m.createdAt, updated_at: m.updatedAt, ...(m.context !== "" && { context: m.context }),
       };
     }
     if (rows.length < PAGE) break;
@@ -50,6 +50,7 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
       yield {
         type: "note", id: n.id, agent: n.agent, session_id: n.sessionId, text: n.text, category_hint: n.categoryHint,
         source: n.source === "user" ? "user" : "agent", confidence: n.confidence, created_at: n.createdAt,
+        ...(n.context !== "" && { context: n.context }),
       };
     }
     if (rows.length < PAGE) break;

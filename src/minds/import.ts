@@ -8,7 +8,7 @@ import { conflict, notFound } from "../errors";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
-import { messageSearchText } from "../sessions/history";
+import { indexNeighbours, messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
 import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
@@ -164,7 +164,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
     memoryRows.push({
       id: ids.get(m.id)!, mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
       priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags),
+      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags, m.context),
     }),
   );
   await memoryRows.end();
@@ -204,10 +204,11 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
   await each("message", (m) =>
     messageRows.push({
       mindId, sessionId: ids.get(m.session_id)!, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
-      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral),
+      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral), searchNear: "",
     }),
   );
   await messageRows.end();
+  await writer.add(indexNeighbours(db, mindId) as unknown as BatchItem<"sqlite">);
   // The extraction cursor moves to the same message in the new ids.
   for (const [old, read] of extracted) {
     const sessionId = ids.get(old)!;
@@ -228,6 +229,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
       ...noteValues(
         { mindId, agent: n.agent, text: n.text, sessionId: known(n.session_id), categoryHint: n.category_hint, source: n.source, confidence: n.confidence },
         n.created_at,
+        n.context,
       ),
     }),
   );

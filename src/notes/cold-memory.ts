@@ -1,9 +1,9 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
 import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { claimNotes, getConsolidation, type Claim } from "./claims";
 import { compareAndSwapCold, getCold, getColdVersion, type Cold } from "./cold";
 

@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
@@ -8,7 +7,9 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor, type ModelDeps } from "../llm/generate";
 import { getMindById } from "../minds/minds";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
+import { queryTerms } from "../memory/normalize";
 import { noteValues } from "./notes";
 
 /** A message of a session's history as extraction reads it (non-ephemeral ones only). */
@@ -36,6 +37,8 @@ export interface NoteDraft {
   category_hint: SectionId;
   signal: (typeof SIGNALS)[number];
   confidence: number;
+  /** The messages the fact was drawn from, as the note's context. */
+  context: string;
 }
 
 export type ExtractionPlan =
@@ -47,6 +50,8 @@ export type ExtractionPlan =
 const MAX_TRANSCRIPT_CHARS = 24_000;
 const MAX_MESSAGE_CHARS = 4_000;
 const AGENT_CONFIDENCE = 0.7;
+// Each source message in a note's context is cut to this many characters.
+const MAX_SOURCE_CHARS = 600;
 
 const Extracted = z.object({
   notes: z
@@ -56,6 +61,7 @@ const Extracted = z.object({
         section: z.enum(SECTION_IDS).catch("context"),
         signal: z.enum(SIGNALS).catch("fact"),
         confidence: z.number().min(0).max(1).optional(),
+        from: z.array(z.number().int().min(1)).max(10).optional().catch(undefined),
       }),
     )
     .max(30),
@@ -63,7 +69,7 @@ const Extracted = z.object({
 
 const SYSTEM = [
   "You read a conversation between a person and an assistant and write down what is worth remembering about the person for the long term.",
-  'Answer with one JSON object only: {"notes":[{"text":"…","section":"…","signal":"…","confidence":0.8}]}',
+  'Answer with one JSON object only: {"notes":[{"text":"…","section":"…","signal":"…","confidence":0.8,"from":[3]}]}',
   "Rules:",
   "- One note is one self-contained fact, readable without the dialogue: name the subject, no 'he', 'this' or 'as above'.",
   "- Negative signals come first: corrections of the assistant, prohibitions (never do / don't use), dissatisfaction.",
@@ -71,6 +77,7 @@ const SYSTEM = [
   "- Leave out what the assistant said unless the person confirmed it.",
   `- section is one of ${SECTION_IDS.join(", ")}; signal is one of correction, prohibition, dissatisfaction, preference, fact.`,
   "- confidence (0 to 1) is how sure the conversation makes the fact.",
+  "- from lists the numbers (#) of the messages the fact was drawn from.",
   '- Write each note in the language the person speaks. With nothing worth keeping, answer {"notes":[]}.',
 ].join("\n");
 
@@ -84,7 +91,7 @@ export async function extractNotes(deps: ModelDeps, input: ExtractionInput): Pro
   if (window.length === 0) return { status: "nothing", cursor: input.cursor };
   if (!deps.llm) return { status: "no_model", cursor: input.cursor };
   const mind = await getMindById(deps, input.mindId);
-  const transcript = window.map((m) => `${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
+  const transcript = window.map((m, i) => `#${i + 1} ${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
   try {
     const answer = await generateObjectFor(
       deps,
@@ -98,7 +105,7 @@ export async function extractNotes(deps: ModelDeps, input: ExtractionInput): Pro
       },
       Extracted,
     );
-    return { status: "extracted", notes: draftsOf(answer.value), cursor: window.at(-1)!.id, modelCalls: answer.calls };
+    return { status: "extracted", notes: draftsOf(answer.value, window), cursor: window.at(-1)!.id, modelCalls: answer.calls };
   } catch (error) {
     if (error instanceof AppError && error.code === "budget_exceeded") return { status: "budget", cursor: input.cursor };
     if (error instanceof AppError && error.code === "model_failed") {
@@ -120,8 +127,23 @@ function transcriptWindow(messages: PlainMessage[]): PlainMessage[] {
   return window;
 }
 
+/**
+ * The messages a fact came from, as its context: those the model named, or else the one
+ * sharing the most words with the fact.
+ */
+function sourceContext(text: string, from: number[] | undefined, window: PlainMessage[]): string {
+  let sources = [...new Set(from ?? [])].filter((n) => n <= window.length).map((n) => window[n - 1]!);
+  if (sources.length === 0) {
+    const terms = new Set(queryTerms(text));
+    const shared = (m: PlainMessage) => queryTerms(m.content.slice(0, MAX_MESSAGE_CHARS)).filter((t) => terms.has(t)).length;
+    const best = window.reduce<{ m: PlainMessage | null; n: number }>((b, m) => (shared(m) > b.n ? { m, n: shared(m) } : b), { m: null, n: 0 });
+    sources = best.m ? [best.m] : [];
+  }
+  return sources.map((m) => `${m.role}: ${oneLine(m.content).slice(0, MAX_SOURCE_CHARS)}`).join("\n");
+}
+
 /** Negative signals first (the model is asked to, this makes sure), duplicates dropped. */
-function draftsOf(answer: z.infer<typeof Extracted>): NoteDraft[] {
+function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): NoteDraft[] {
   const seen = new Set<string>();
   const drafts = answer.notes
     .filter((n) => {
@@ -130,7 +152,13 @@ function draftsOf(answer: z.infer<typeof Extracted>): NoteDraft[] {
       seen.add(key);
       return true;
     })
-    .map((n) => ({ text: n.text, category_hint: n.section, signal: n.signal, confidence: n.confidence ?? AGENT_CONFIDENCE }));
+    .map((n) => ({
+      text: n.text,
+      category_hint: n.section,
+      signal: n.signal,
+      confidence: n.confidence ?? AGENT_CONFIDENCE,
+      context: sourceContext(n.text, n.from, window),
+    }));
   return [...drafts.filter((d) => NEGATIVE.has(d.signal)), ...drafts.filter((d) => !NEGATIVE.has(d.signal))];
 }
 
@@ -168,6 +196,7 @@ export function extractionWrites(deps: Deps, input: ExtractionInput, plan: Extra
         confidence: draft.confidence,
       },
       now,
+      draft.context,
     );
     const waiting = db
       .select(one)
@@ -187,6 +216,8 @@ export function extractionWrites(deps: Deps, input: ExtractionInput, plan: Extra
         consolidationId: sql<null>`null`.as("consolidation_id"),
         createdAt: sql<string>`${v.createdAt}`.as("created_at"),
         searchText: sql<string>`${v.searchText}`.as("search_text"),
+        context: sql<string>`${v.context}`.as("context"),
+        searchContext: sql<string>`${v.searchContext}`.as("search_context"),
         textKey: sql<string>`${v.textKey}`.as("text_key"),
       })
       .from(minds)

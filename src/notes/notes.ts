@@ -1,4 +1,3 @@
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
@@ -6,8 +5,10 @@ import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
+import { assertWithinQuota, storedBytes } from "../minds/quotas";
 import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
@@ -24,12 +25,16 @@ export interface Note {
   /** Set while a consolidation is folding the note. */
   consolidation_id: string | null;
   created_at: string;
+  /** Where it came from; only when asked for, never as its text. */
+  context?: string;
 }
 
 export interface NoteInput {
   text: string;
   session_id?: string;
   category_hint?: CategoryHint;
+  /** Where it came from (the dialogue it was heard in, a document section): indexed at a lower weight. */
+  context?: string;
 }
 
 export const toNote = (row: NoteRow): Note => ({
@@ -45,6 +50,10 @@ export const toNote = (row: NoteRow): Note => ({
   created_at: row.createdAt,
 });
 
+/** The note with its context beside it when `withContext`. */
+const toNoteWithContext = (row: NoteRow, withContext: boolean | undefined): Note =>
+  withContext ? { ...toNote(row), context: row.context } : toNote(row);
+
 /** Notes the scope may read: its mind, and its agent namespace when limited to one. */
 export function notesInScope(scope: Scope): SQL {
   return scope.agentFilter === null
@@ -59,13 +68,17 @@ export const NOTE_MAX_CHARS = 2000;
 export function noteValues(
   fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
   now: string,
-): typeof notes.$inferInsert {
+  context?: string,
+): Required<Omit<typeof notes.$inferInsert, "consolidationId">> & { consolidationId: null } {
+  const bounded = boundContext(context);
   return {
     id: newId("note"),
     ...fields,
     consolidationId: null,
     createdAt: now,
     searchText: toIndexText(fields.text),
+    context: bounded,
+    searchContext: toIndexText(bounded),
     textKey: factKey(fields.text),
   };
 }
@@ -91,10 +104,11 @@ export async function addNote(deps: Deps, scope: Scope, input: NoteInput): Promi
       confidence: human ? 1.0 : 0.7,
     },
     isoNow(clock),
+    input.context,
   );
   const [row] = await db.insert(notes).values(values).returning();
   await markForEmbedding(deps, scope.mindId, "note", [row!.id]);
-  return toNote(row!);
+  return toNoteWithContext(row!, input.context !== undefined);
 }
 
 /** Notes waiting to be folded into cold memory, oldest first. */
@@ -115,11 +129,12 @@ export async function listNotes(
 export async function searchNotes(
   { db }: Deps,
   scope: Scope,
-  options: { q: string; limit: number },
+  options: { q: string; limit: number; withContext?: boolean },
 ): Promise<{ note: Note; score: number }[]> {
   const match = toMatchExpression(options.q);
   if (match === null) return [];
-  const score = sql<number>`(-bm25(notes_fts))`;
+  // A note's context counts for half of its own words, as a memory's does.
+  const score = sql<number>`(-bm25(notes_fts, 1.0, 0.5))`;
   const rows = await db
     .select({ ...getTableColumns(notes), score })
     .from(notes)
@@ -127,7 +142,7 @@ export async function searchNotes(
     .where(and(sql`notes_fts match ${match}`, notesInScope(scope)))
     .orderBy(sql`${score} desc`, asc(notes.createdAt))
     .limit(options.limit);
-  return rows.map(({ score, ...row }) => ({ note: toNote(row), score }));
+  return rows.map(({ score, ...row }) => ({ note: toNoteWithContext(row, options.withContext), score }));
 }
 
 /** Notes an agent or extraction wrote that no person has confirmed yet, oldest first. */

@@ -7,8 +7,9 @@ import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
 import type { Memory } from "../memory/model";
 import { getMindById } from "../minds/minds";
 import { getCold } from "../notes/cold";
-import { factKey, oneLine, parseDocument, SECTION_IDS } from "../notes/document";
+import { oneLine, parseDocument, SECTION_IDS } from "../notes/document";
 import { searchNotes, type Note } from "../notes/notes";
+import { Fitter, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
 import type { Message } from "./model";
 import { countEphemeral, llmWindow } from "./windows";
 
@@ -20,26 +21,16 @@ export const DEFAULT_CONTEXT_TOKENS = 4000;
 export const MIN_CONTEXT_TOKENS = 300;
 export const MAX_CONTEXT_TOKENS = 32_000;
 const RECALL_LIMIT = 50;
-const SEARCH_LIMIT = 10;
+const NOTE_LIMIT = 20;
+/** Search hits fetched: about as many one-line facts as the budget holds, 10 to 100. */
+const searchLimit = (budget: number) => Math.min(100, Math.max(10, Math.ceil(budget / 40)));
 /** Share of the budget the dialogue may take before memory is added; the rest goes to it after. */
 const WINDOW_SHARE = 0.6;
+/** Share of the budget kept for high and critical memories while relevant ones are packed. */
+const PINNED_SHARE = 0.25;
+const PINNED = new Set(["high", "critical"]);
 
-export type ContextPart = "window" | "search" | "recall" | "cold";
-export type ContextReason = "fits" | "latest_message" | "duplicate" | "over_budget";
-
-export interface ContextItem {
-  part: ContextPart;
-  /** What it is: a message id, a memory id, a note id, or a cold memory section. */
-  ref: string;
-  /** null for the dialogue and for cold memory, which are not facts of their own. */
-  verified: boolean | null;
-  text: string;
-  tokens: number;
-  included: boolean;
-  reason: ContextReason;
-  /** The ref of the item this one repeats (reason "duplicate"). */
-  duplicate_of?: string;
-}
+export type { ContextItem, ContextPart, ContextReason } from "./context-packing";
 
 export interface ContextRequest {
   /** The session whose LLM window is the dialogue; none: memory only. */
@@ -84,8 +75,10 @@ const HEADINGS: Record<Exclude<ContextPart, "window">, string> = {
 };
 
 /**
- * Builds the model's context for one turn: the session's LLM window, search hits for `q`,
- * recall (priority then recency) and cold memory, deduplicated, within `max_tokens`.
+ * Builds the model's context for one turn: the session's LLM window; then what is relevant to
+ * `q` (memory and note search hits, cold memory sections sharing its words) merged by rank;
+ * then high and critical memories; then, as far as the budget leaves, recall by recency and
+ * the rest of cold memory. Near-duplicates are folded; everything fits `max_tokens`.
  */
 export async function assembleContext(deps: Deps, scope: Scope, request: ContextRequest): Promise<AssembledContext> {
   const budget = request.max_tokens ?? DEFAULT_CONTEXT_TOKENS;
@@ -97,25 +90,11 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
     sessionId ? llmWindow(deps, scope, sessionId) : Promise.resolve([] as Message[]),
     sessionId ? countEphemeral(deps, scope, sessionId) : Promise.resolve(0),
     recallMemories(deps, scope, mind.name, { limit: RECALL_LIMIT }),
-    q ? retrieveMemories(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    q ? searchNotes(deps, scope, { q, limit: SEARCH_LIMIT }) : Promise.resolve([]),
+    q ? retrieveMemories(deps, scope, { q, limit: searchLimit(budget) }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
+    q ? searchNotes(deps, scope, { q, limit: NOTE_LIMIT }) : Promise.resolve([]),
     getCold(deps, scope.mindId, scope.agent),
   ]);
-
   const memoryHits = memorySearch.hits;
-  // Fused memory scores and bm25 note scores live on different scales: rank-fuse the two lists then.
-  const searchItems =
-    memorySearch.retrieval === "hybrid"
-      ? reciprocalRankFusion(
-          [memoryHits.map((hit) => memoryItem("search", hit.memory, count)), noteHits.map((hit) => noteItem(hit.note, count))],
-          (item) => item.ref,
-        ).map((f) => f.item)
-      : [
-          ...memoryHits.map((hit) => ({ score: hit.score, item: memoryItem("search", hit.memory, count) })),
-          ...noteHits.map((hit) => ({ score: hit.score, item: noteItem(hit.note, count) })),
-        ]
-          .sort((a, b) => b.score - a.score)
-          .map((s) => s.item);
   const headings = Object.values(HEADINGS).reduce((n, h) => n + count(h) + 1, 0);
   const fitter = new Fitter(budget, count(INSTRUCTIONS) + count(frame([])) + headings + 8);
 
@@ -128,8 +107,35 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
     else fitter.drop(item);
     contiguous = item.included;
   }
-  for (const item of [...searchItems, ...recall.memories.map((m) => memoryItem("recall", m, count))]) fitter.offer(item);
-  for (const item of coldItems(cold.text, fitter, count)) fitter.offer(item);
+
+  const sections = coldSections(cold.text);
+  const relevantSections = q
+    ? sections
+        .map((section) => ({ section, overlap: termOverlap(q, section.lines.join(" ")) }))
+        .filter((s) => s.overlap > 0)
+        .sort((a, b) => b.overlap - a.overlap)
+        .map((s) => s.section)
+    : [];
+  const pinned = recall.memories.filter((m) => PINNED.has(m.priority)).map((m) => memoryItem("recall", m, count));
+  const rest = recall.memories.filter((m) => !PINNED.has(m.priority)).map((m) => memoryItem("recall", m, count));
+  const reserved = Math.min(pinned.reduce((n, i) => n + i.tokens, 0), budget * PINNED_SHARE);
+
+  // Memory hits, note hits and cold sections are ranked on unrelated scales: fuse them by rank.
+  const relevant = reciprocalRankFusion<ContextItem | ColdSection>(
+    [memoryHits.map((hit) => memoryItem("search", hit.memory, count)), noteHits.map((hit) => noteItem(hit.note, count)), relevantSections],
+    (candidate) => candidate.ref,
+  ).map((f) => f.item);
+  const offer = (candidate: ContextItem | ColdSection, limit?: number) => {
+    if (!("lines" in candidate)) return fitter.offer(candidate, undefined, limit);
+    const item = coldItem(candidate, fitter, count);
+    if (item === null) return;
+    fitter.offer(item, undefined, limit);
+    if (item.included) fitter.remember(candidate.lines, candidate.ref);
+  };
+  for (const candidate of relevant) offer(candidate, budget - reserved);
+  for (const item of pinned) fitter.offer(item);
+  for (const item of rest) fitter.offer(item);
+  for (const section of sections.filter((s) => !relevantSections.includes(s))) offer(section);
   for (const item of windowItems) if (!item.included && !fitter.retry(item)) break;
 
   const chosen = (part: ContextPart) => fitter.items.filter((i) => i.part === part && i.included);
@@ -149,65 +155,6 @@ export async function assembleContext(deps: Deps, scope: Scope, request: Context
     ephemeral_left_out: { messages: ephemeral, rule: EPHEMERAL_RULE },
     retrieval: memorySearch.retrieval,
   };
-}
-
-/** Takes items while they fit, first offered first; a repeated fact is dropped as a duplicate. */
-class Fitter {
-  readonly items: ContextItem[] = [];
-  private readonly seen = new Map<string, string>();
-  used: number;
-
-  constructor(
-    readonly budget: number,
-    overhead: number,
-  ) {
-    this.used = overhead;
-  }
-
-  offer(item: ContextItem, forced?: "latest_message", limit = this.budget): void {
-    this.items.push(item);
-    const keys = dedupeKeys(item);
-    const earlier = keys.map((k) => this.seen.get(k)).find((ref) => ref !== undefined);
-    if (earlier !== undefined) {
-      Object.assign(item, { included: false, reason: "duplicate", duplicate_of: earlier });
-      return;
-    }
-    if (forced || this.used + item.tokens <= limit) {
-      this.take(item, forced ?? "fits");
-      for (const k of keys) this.seen.set(k, item.ref);
-    } else {
-      Object.assign(item, { included: false, reason: "over_budget" });
-    }
-  }
-
-  /** Drops an item without looking at its cost (it would break the dialogue's order). */
-  drop(item: ContextItem): void {
-    this.items.push(Object.assign(item, { included: false, reason: "over_budget" }));
-  }
-
-  /** An item dropped for its share gets a second chance with what memory left over. */
-  retry(item: ContextItem): boolean {
-    if (this.used + item.tokens > this.budget) return false;
-    this.take(item, "fits");
-    return true;
-  }
-
-  /** Whether a fact of this text was already taken. */
-  has(text: string): boolean {
-    return this.seen.has(`fact:${factKey(text)}`);
-  }
-
-  private take(item: ContextItem, reason: ContextReason): void {
-    this.used += item.tokens;
-    Object.assign(item, { included: true, reason });
-  }
-}
-
-function dedupeKeys(item: ContextItem): string[] {
-  if (item.part === "window" || item.part === "cold") return [];
-  const keys = [`fact:${factKey(item.text.replace(/^- \[[^\]]*\] [^:]*: /, ""))}`];
-  if (item.ref.startsWith("mem_")) keys.push(`memory:${item.ref}`);
-  return keys;
 }
 
 const marker = (verified: boolean) => (verified ? "[verified]" : "[unverified]");
@@ -236,21 +183,29 @@ function messageItem(m: Message, count: TokenCounter): ContextItem {
   return { part: "window", ref: `msg:${m.id}`, verified: null, text, tokens: count(text) + 1, included: false, reason: "fits" };
 }
 
-/** One item per section of cold memory, without the facts already taken from recall or search. */
-function coldItems(text: string, fitter: Fitter, count: TokenCounter): ContextItem[] {
+interface ColdSection {
+  ref: string;
+  heading: string;
+  lines: string[];
+}
+
+/** The sections of cold memory, each with its facts. */
+function coldSections(text: string): ColdSection[] {
   const doc = parseDocument(text);
   const sections = [
-    ...SECTION_IDS.map((id) => ({ ref: `cold:${id}`, heading: id, lines: doc.sections[id] })),
+    ...SECTION_IDS.map((id) => ({ ref: `cold:${id}`, heading: id as string, lines: doc.sections[id] })),
     ...doc.other.map((o, i) => ({ ref: `cold:other-${i + 1}`, heading: o.heading, lines: o.lines })),
   ];
   if (doc.preamble.length > 0) sections.unshift({ ref: "cold:preamble", heading: "", lines: doc.preamble });
-  return sections
-    .map(({ ref, heading, lines }) => ({ ref, heading, lines: lines.filter((l) => !fitter.has(l)) }))
-    .filter((s) => s.lines.length > 0)
-    .map(({ ref, heading, lines }) => {
-      const body = [heading && `### ${asData(heading)}`, ...lines.map((l) => `- ${asData(l)}`)].filter(Boolean).join("\n");
-      return { part: "cold", ref, verified: null, text: body, tokens: count(body) + 1, included: false, reason: "fits" };
-    });
+  return sections.filter((s) => s.lines.length > 0);
+}
+
+/** A cold memory section as one item, without the facts already taken; null when none is left. */
+function coldItem(section: ColdSection, fitter: Fitter, count: TokenCounter): ContextItem | null {
+  const lines = section.lines.filter((l) => !fitter.has(l));
+  if (lines.length === 0) return null;
+  const body = [section.heading && `### ${asData(section.heading)}`, ...lines.map((l) => `- ${asData(l)}`)].filter(Boolean).join("\n");
+  return { part: "cold", ref: section.ref, verified: null, text: body, tokens: count(body) + 1, included: false, reason: "fits" };
 }
 
 function frame(blocks: { heading: string; items: ContextItem[] }[]): string {

@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { messages, mindUsage, minds, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
@@ -33,6 +34,25 @@ export async function readAppendSettings(
 /** What the search index holds for a message: nothing for ephemeral output, which is never searched. */
 export const messageSearchText = (content: string, ephemeral: boolean) => (ephemeral ? "" : toIndexText(content));
 
+/** The latest non-ephemeral message of the session, before the one being appended. */
+const latestSearchable = (target: SessionTarget) =>
+  sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${target.sessionId}
+    and ${messages.mindId} = ${target.mindId} and ${messages.ephemeral} = 0 order by ${messages.id} desc limit 1)`;
+
+/**
+ * Indexes every non-ephemeral message of a mind with its neighbours (the message before and
+ * after it in its session), for messages written without them (an import).
+ */
+export function indexNeighbours(db: Db, mindId: string) {
+  const near = (op: "<" | ">", order: "desc" | "asc") =>
+    sql`coalesce((select n.search_content from messages n where n.session_id = ${messages.sessionId} and n.ephemeral = 0
+      and n.id ${sql.raw(op)} ${messages.id} order by n.id ${sql.raw(order)} limit 1), '')`;
+  return db
+    .update(messages)
+    .set({ searchNear: sql`trim(${near("<", "desc")} || ' ' || ${near(">", "asc")})` })
+    .where(and(eq(messages.mindId, mindId), eq(messages.ephemeral, false)));
+}
+
 const ephemeralOf = (target: SessionTarget) =>
   and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), eq(messages.ephemeral, true));
 
@@ -55,6 +75,7 @@ export async function writeAppend(
 ): Promise<AppendWrite> {
   const now = isoNow(clock);
   const ephemeral = input.ephemeral ?? false;
+  const searchContent = messageSearchText(input.content, ephemeral);
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
   const insert = db
     .insert(messages)
@@ -69,7 +90,11 @@ export async function writeAppend(
           ephemeral: sql<number>`${ephemeral ? 1 : 0}`.as("ephemeral"),
           tool: sql<string | null>`${input.tool ?? null}`.as("tool"),
           createdAt: sql<string>`${now}`.as("created_at"),
-          searchContent: sql<string>`${messageSearchText(input.content, ephemeral)}`.as("search_content"),
+          searchContent: sql<string>`${searchContent}`.as("search_content"),
+          // Searched beside the message's own words: the message before it (and, below, the one after).
+          searchNear: ephemeral
+            ? sql<string>`''`.as("search_near")
+            : sql<string>`coalesce((select m.search_content from messages m where m.id = ${latestSearchable(target)}), '')`.as("search_near"),
         })
         .from(sessions)
         .where(ofSession),
@@ -82,13 +107,18 @@ export async function writeAppend(
     .where(and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), lte(messages.id, oldestKept)))
     .returning({ id: messages.id });
   const touch = db.update(sessions).set({ lastMessageAt: now }).where(ofSession);
+  // Before the insert: the latest searchable message gains the new one as its next neighbour.
+  const link = db
+    .update(messages)
+    .set({ searchNear: sql`trim(${messages.searchNear} || ' ' || ${searchContent})` })
+    .where(and(eq(messages.mindId, target.mindId), eq(messages.id, ephemeral ? sql`null` : latestSearchable(target))));
 
   if (options.clearEphemeral) {
     const clear = db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
-    const [cleared, inserted, trimmed] = await db.batch([clear, insert, trim, touch]);
+    const [cleared, , inserted, trimmed] = await db.batch([clear, link, insert, trim, touch]);
     return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
   }
-  const [inserted, trimmed] = await db.batch([insert, trim, touch]);
+  const [, inserted, trimmed] = await db.batch([link, insert, trim, touch]);
   return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: 0, trimmed: trimmed.length };
 }
 

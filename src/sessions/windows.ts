@@ -84,7 +84,8 @@ export async function searchMessages(
   const match = toMatchExpression(options.q);
   if (match === null) return [];
   if (options.sessionId !== undefined) await getSession(deps, scope, options.sessionId);
-  const score = sql<number>`(-bm25(messages_fts))`;
+  // The neighbouring messages count for half of the message's own words.
+  const score = sql<number>`(-bm25(messages_fts, 1.0, 0.5))`;
   const rows = await deps.db
     .select({ ...shownColumns, score })
     .from(messages)

@@ -308,3 +308,42 @@ describe("storage", () => {
     expect((await call("GET", "/memory/search?q=dog", auth)).json.results).toHaveLength(1);
   });
 });
+
+describe("a memory's context", () => {
+  it("is stored, searched below the memory's own words, and shown only with include=context", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const around = "Anna: we drove to the lake at Pskov last summer";
+    const inContext = await store(auth, { key: "trip", content: "Went camping with the kids", context: around });
+    expect(inContext.context).toBe(around);
+    const own = await store(auth, { key: "lake", content: "The Pskov lake house belongs to Anna's aunt" });
+
+    const found = await call("GET", `/memory/search?q=${encodeURIComponent("Pskov lake")}`, auth);
+    expect(found.json.results.map((r: any) => r.id)).toEqual([own.id, inContext.id]);
+    expect(found.json.results.every((r: any) => !("context" in r))).toBe(true);
+    const read = await call("GET", `/memory/${inContext.id}`, auth);
+    expect(read.json.content).toBe("Went camping with the kids");
+    expect(read.json).not.toHaveProperty("context");
+    expect((await call("GET", `/memory/${inContext.id}?include=context`, auth)).json.context).toBe(around);
+    const withContext = await call("GET", `/memory/search?q=camping&include=context`, auth);
+    expect(withContext.json.results[0].context).toBe(around);
+  });
+
+  it("is kept when the memory is stored again without one, replaced when given, and bounded", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const m = await store(auth, { key: "car", content: "Drives a Volvo", context: "talk about the winter tyres" });
+    await store(auth, { key: "car", content: "Drives a Volvo estate" });
+    expect((await call("GET", `/memory/search?q=tyres`, auth)).json.results.map((r: any) => r.id)).toEqual([m.id]);
+    await call("PUT", `/memory/${m.id}`, { ...auth, body: { context: "a chat about summer holidays" } });
+    expect((await call("GET", `/memory/search?q=tyres`, auth)).json.results).toEqual([]);
+    expect((await call("GET", `/memory/search?q=holidays`, auth)).json.results).toHaveLength(1);
+    const check = await env.DB.prepare("INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)").run();
+    expect(check.success).toBe(true);
+
+    const long = await call("POST", "/memory", { ...auth, body: { category: "fact", key: "long", content: "x", context: "y".repeat(4001) } });
+    expect(long.status).toBe(400);
+    expect(long.text).toContain("context");
+  });
+});
+

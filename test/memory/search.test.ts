@@ -13,6 +13,12 @@ describe("text normalisation", () => {
     expect(toIndexText("путешествовал путешествиями")).toBe("путешествова путешеств");
   });
 
+  it("leaves words with digits and overlong runs unstemmed, so ids still match and long texts stay fast", () => {
+    expect(toIndexText("Deploys build42 of ipv6 gateway")).toBe("deploy build42 of ipv6 gateway");
+    const run = "x".repeat(7000);
+    expect(toIndexText(`${run} runs`)).toBe(`${run} run`);
+  });
+
   it("builds MATCH expressions only from quoted stems", () => {
     expect(toMatchExpression('NEAR("a" b) AND c* -d key:value')).toBe('"near" OR "b" OR "c" OR "d" OR "key" OR "valu"');
     expect(toMatchExpression('"" * - ()')).toBeNull();

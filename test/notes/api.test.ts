@@ -83,6 +83,21 @@ describe("notes", () => {
     expect(syntax.status).toBe(200);
   });
 
+  it("searches a note's context below its own words and shows it only with include=context", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const heard = await note(auth, { text: "Prefers green tea", context: "user: what should I bring to the Kyoto trip?" });
+    expect(heard.context).toBe("user: what should I bring to the Kyoto trip?");
+    const own = await note(auth, { text: "Visited Kyoto in April" });
+    const found = await call("GET", "/notes/search?q=kyoto", auth);
+    expect(found.json.results.map((r: { id: string }) => r.id)).toEqual([own.id, heard.id]);
+    expect(found.json.results[1]).not.toHaveProperty("context");
+    const shown = await call("GET", "/notes/search?q=kyoto&include=context", auth);
+    expect(shown.json.results[1].context).toBe("user: what should I bring to the Kyoto trip?");
+    const long = await call("POST", "/notes", { ...auth, body: { text: "x y z", context: "c".repeat(4001) } });
+    expect(long.status).toBe(400);
+  });
+
   it("never shows another tenant's notes", async () => {
     const a = await newTenant();
     const b = await newTenant();

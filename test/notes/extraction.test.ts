@@ -7,7 +7,8 @@ import { testDeps } from "../support/deps";
 import { coldOf, foldingTurn, newNotesMind, occurrences, storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
 
-const answer = (notes: { text: string; section?: string; signal?: string; confidence?: number }[]) => JSON.stringify({ notes });
+const answer = (notes: { text: string; section?: string; signal?: string; confidence?: number; from?: number[] }[]) =>
+  JSON.stringify({ notes });
 
 function conversation(count: number, prefix = "m"): PlainMessage[] {
   return Array.from({ length: count }, (_, i) => ({
@@ -52,6 +53,26 @@ describe("extraction", () => {
     expect(model.systems[0]).toContain("Negative signals come first");
     expect(model.systems[0]).toContain("one-off chatter");
     expect((await usageSince(testDeps(), m.mindId, "2000-01-01"))[0]).toMatchObject({ purpose: "extraction", calls: 1 });
+  });
+
+  it("keeps the messages each note was drawn from as its context: those the model names, else the closest one", async () => {
+    const { m, extraction } = await input(conversation(6));
+    const model = scriptedModel([
+      answer([
+        { text: "Moves the billing jobs at step four", from: [5, 6] },
+        { text: "Cares about step 2 of the billing queue move", from: [99] },
+      ]),
+    ]);
+    const deps = testDeps({ llm: model.model });
+    const plan = await extractNotes(deps, extraction);
+    if (plan.status !== "extracted") throw new Error(plan.status);
+    expect(plan.notes[0]!.context).toBe(`user: ${extraction.messages[4]!.content}\nassistant: ${extraction.messages[5]!.content}`);
+    expect(plan.notes[1]!.context).toBe(`user: ${extraction.messages[2]!.content}`);
+    expect(section(model.prompts[0]!, "conversation").join("\n")).toContain("#3 user: Message 2");
+    await saveExtraction(deps, extraction, plan);
+    const stored = await storedNotes(m.mindId);
+    expect(stored.map((n) => n.context).sort()).toEqual(plan.notes.map((n) => n.context).sort());
+    expect(stored.every((n) => n.text.startsWith("Moves") || n.text.startsWith("Cares"))).toBe(true);
   });
 
   it("running twice over the same messages writes no duplicate, even when the model words things differently", async () => {

@@ -109,6 +109,20 @@ describe("rate limits", () => {
     expectLimited(await callWith(vars, "GET", "/memory", { token: guess, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
   });
 
+  it("prints what the counters cost a write (figures only, nothing asserted on time)", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const ip = address();
+    const timed = async (vars: Record<string, string>) => {
+      const started = performance.now();
+      for (let n = 0; n < 50; n += 1) expect((await callWith(vars, "POST", "/memory", { token: key, ip, body: memory(n) })).status).toBe(201);
+      return (performance.now() - started) / 50;
+    };
+    const off = await timed({ RATE_LIMIT_WRITES_PER_KEY: "0", RATE_LIMIT_WRITES_PER_IP: "0" });
+    const on = await timed({ RATE_LIMIT_WRITES_PER_KEY: "1000000", RATE_LIMIT_WRITES_PER_IP: "1000000" });
+    console.log(`[figures] POST /memory, 50 sequential: ${off.toFixed(1)} ms each with the limits off, ${on.toFixed(1)} ms with both write counters on`);
+  });
+
   it("a limit of 0 is off", async () => {
     const t = await newTenant();
     const { key } = await newKey(t.token, t.mind.id);

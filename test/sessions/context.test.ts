@@ -100,6 +100,48 @@ describe("context assembly", () => {
     expect(ctx.parts.find((p: any) => p.part === "recall").verified).toBe(false);
   });
 
+  it("packs by relevance: hits and a cold section sharing the message's words first, high and critical kept, other recall with what is left", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const scope = { mindId: auth.mind, principal: { kind: "human" as const, accountId: auth.accountId }, agent: "default", agentFilter: null };
+    await updateCold(testDeps(), scope, { text: "## Avoid\n- Never deploy the invoice service on Fridays\n## Profile\n- Lives in Riga\n", version: 0 });
+    await store(auth, { key: "pager", content: "Never page the on-call engineer after midnight", priority: "critical" });
+    for (let i = 0; i < 12; i++) await store(auth, { key: `invoice_${i}`, content: `Invoice service note ${i}` });
+    // Each unrelated memory costs more than any gap the relevant ones can leave.
+    for (let i = 0; i < 20; i++) await store(auth, { key: `chatter_${i}`, content: `Unrelated remark ${i}: ${"the weather and lunch ".repeat(40)}` });
+
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("deploy the invoice service")}&max_tokens=500`);
+    expect(ctx.tokens).toBeLessThanOrEqual(500);
+    const included = ctx.parts.filter((p: any) => p.included);
+    const refs = included.map((p: any) => p.ref);
+    expect(refs).toContain("cold:avoid");
+    expect(included.find((p: any) => p.text.includes("Never page the on-call"))?.part).toBe("recall");
+    expect(included.filter((p: any) => p.part === "search").length).toBeGreaterThan(3);
+    expect(included.some((p: any) => p.text.includes("Unrelated remark"))).toBe(false);
+    // The breakdown lists items in the order they were offered: relevant, pinned, the rest.
+    const at = (test: (p: any) => boolean) => ctx.parts.findIndex(test);
+    expect(at((p) => p.ref === "cold:avoid")).toBeLessThan(at((p) => p.text.includes("Never page")));
+    expect(at((p) => p.text.includes("Never page"))).toBeLessThan(at((p) => p.text.includes("Unrelated remark")));
+    expect(at((p) => p.text.includes("Unrelated remark"))).toBeLessThan(at((p) => p.ref === "cold:profile"));
+
+    const roomy = await contextOf(auth, s.id, `?q=${encodeURIComponent("deploy the invoice service")}&max_tokens=8000`);
+    const roomyRefs = roomy.parts.filter((p: any) => p.included).map((p: any) => p.ref);
+    expect(roomyRefs).toContain("cold:profile");
+    expect(roomy.parts.filter((p: any) => p.included && p.text.includes("Unrelated remark")).length).toBe(20);
+  });
+
+  it("folds a memory that nearly repeats one already taken", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const first = await store(auth, { key: "tea_a", content: "Alice prefers green tea in the morning every day" });
+    const second = await store(auth, { key: "tea_b", content: "alice prefers green tea in the morning, every single day" });
+    const ctx = await contextOf(auth, s.id, "?q=green%20tea");
+    const folded = ctx.parts.filter((p: any) => p.reason === "duplicate" && p.part === "search");
+    expect(folded).toHaveLength(1);
+    expect([first.id, second.id]).toContain(folded[0].duplicate_of);
+    expect(memoryBlock(ctx.system).match(/green tea/gi)).toHaveLength(1);
+  });
+
   it("encodes every stored field inside the block: keys, tags, notes and cold memory cannot close or fake it", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);

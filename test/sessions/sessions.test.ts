@@ -219,6 +219,24 @@ describe("history channels", () => {
     expect(await countRows("messages", "session_id", s.id)).toBe(20);
   });
 
+  it("finds a message by the words of its neighbours, below the messages that say them", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const question = await append(auth, s.id, { content: "Where should we go in October?" });
+    await append(auth, s.id, { content: "lighthouse tours listed", ephemeral: true, tool: "search" });
+    const answer = await append(auth, s.id, { role: "assistant", content: "The Baltic coast: quiet beaches and lighthouses" });
+    const later = await append(auth, s.id, { content: "Sounds good, book it" });
+    const unrelated = await append(auth, s.id, { content: "Also remind me about the dentist" });
+
+    const res = await call("GET", `/sessions/search?q=lighthouse&session_id=${s.id}`, auth);
+    const ids = res.json.results.map((r: any) => r.id);
+    expect(ids[0]).toBe(answer.message.id);
+    expect(ids.slice(1).sort()).toEqual([question.message.id, later.message.id].sort());
+    expect(ids).not.toContain(unrelated.message.id);
+    const check = await env.DB.prepare("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)").run();
+    expect(check.success).toBe(true);
+  });
+
   it("stores model as assistant and searches non-ephemeral messages with stemming", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);

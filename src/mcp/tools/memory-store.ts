@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { storeMemory } from "../../memory/memories";
-import { CATEGORIES, PRIORITIES } from "../../memory/model";
+import { CATEGORIES, MAX_CONTEXT_CHARS, PRIORITIES } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, { deps, scope }) =>
@@ -22,6 +22,11 @@ export const register: RegisterTool = (server, { deps, scope }) =>
         priority: z.enum(PRIORITIES).optional(),
         confidence: z.number().min(0).max(1).optional(),
         expires_at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601; the memory is hidden after it"),
+        context: z
+          .string()
+          .max(MAX_CONTEXT_CHARS)
+          .optional()
+          .describe("Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content"),
       },
     },
     (input) =>

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_CONTEXT_CHARS } from "../../memory/model";
 import { addNote } from "../../notes/notes";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
@@ -12,11 +13,16 @@ export const register: RegisterTool = (server, { deps, scope }) =>
       inputSchema: {
         text: z.string().trim().min(1).max(2000).describe("One fact, understandable without the conversation around it"),
         sessionId: z.string().trim().min(1).max(100).optional().describe("The session the fact was heard in, if any"),
+        context: z
+          .string()
+          .max(MAX_CONTEXT_CHARS)
+          .optional()
+          .describe("Where it came from (the lines of dialogue around it, a document section): helps search find it; not part of the fact"),
       },
     },
-    ({ text, sessionId }) =>
+    ({ text, sessionId, context }) =>
       runTool(async () => {
-        const note = await addNote(deps, scope, { text, session_id: sessionId });
+        const note = await addNote(deps, scope, { text, session_id: sessionId, context });
         return jsonResult({ saved: true, note });
       }),
   );

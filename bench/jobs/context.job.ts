@@ -1,0 +1,82 @@
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import { loadTokenCounter } from "../../src/llm/tokens";
+import { turnContent, type Conversation } from "../lib/dataset";
+import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
+import { assembled, topSearchHits, type ContextSource } from "./context";
+import { progress, report } from "./report";
+
+const input = env.BENCH_INPUT as { conversations: Conversation[]; groups: Record<string, string[]> };
+
+/** The whole conversation as one prompt would hold it: session headers, then every turn. */
+function fullConversation(c: Conversation): string {
+  const lines: string[] = [];
+  let session = 0;
+  for (const t of c.turns) {
+    if (t.session !== session) lines.push(`\nSession ${(session = t.session)} (${t.date})`);
+    lines.push(turnContent(t));
+  }
+  return lines.join("\n");
+}
+
+interface Totals {
+  questions: number;
+  contextTokens: number;
+  fullTokens: number;
+  evidence: number;
+  inside: number;
+}
+
+const summary = (t: Totals) => ({
+  questions: t.questions,
+  contextTokensPerQuestion: t.contextTokens / t.questions,
+  fullTokensPerQuestion: t.fullTokens / t.questions,
+  evidenceInsidePercent: (100 * t.inside) / t.evidence,
+});
+
+/**
+ * Tokens of what each context source hands over per question, against the whole conversation,
+ * and the share of evidence turns inside; for every group of conversations (all, tuning, held out).
+ */
+async function contextTokens(sources: Record<string, ContextSource>) {
+  const deps = benchDeps();
+  const countTokens = await loadTokenCounter();
+  const names = Object.keys(sources);
+  const empty = (): Totals => ({ questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0 });
+  const totals = Object.fromEntries(Object.keys(input.groups).map((g) => [g, Object.fromEntries(names.map((n) => [n, empty()]))]));
+  for (const c of input.conversations) {
+    const scope = await newMindScope(c.id);
+    await ingestConversation(deps, scope, c);
+    const fullTokens = countTokens(fullConversation(c));
+    const groups = Object.keys(input.groups).filter((g) => input.groups[g]!.includes(c.id));
+    for (const q of c.questions) {
+      for (const name of names) {
+        const context = await sources[name]!(deps, scope, q.text);
+        const tokens = countTokens(context.text);
+        const inside = q.evidence.filter((id) => context.turnIds.includes(id)).length;
+        for (const g of groups) {
+          const t = totals[g]![name]!;
+          t.questions++;
+          t.contextTokens += tokens;
+          t.fullTokens += fullTokens;
+          t.evidence += q.evidence.length;
+          t.inside += inside;
+        }
+      }
+    }
+    progress(`context: ${c.id}`);
+  }
+  return Object.fromEntries(
+    Object.entries(totals).map(([g, byName]) => [g, Object.fromEntries(Object.entries(byName).map(([n, t]) => [n, summary(t)]))]),
+  );
+}
+
+it("context size", async () => {
+  report(
+    await contextTokens({
+      "edgemind context assembly, default budget (4,000)": assembled(4000),
+      "edgemind context assembly, 1,500-token budget": assembled(1500),
+      "edgemind top-10 search hits": topSearchHits(10),
+    }),
+  );
+});

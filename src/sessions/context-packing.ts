@@ -1,0 +1,113 @@
+import { queryTerms, stem, words } from "../memory/normalize";
+import { factKey } from "../notes/document";
+
+// How the context assembly packs items into its budget: first offered, first taken while they
+// fit; a fact already taken (the same words, or nearly) is folded into the earlier item.
+
+export type ContextPart = "window" | "search" | "recall" | "cold";
+export type ContextReason = "fits" | "latest_message" | "duplicate" | "over_budget";
+
+export interface ContextItem {
+  part: ContextPart;
+  /** What it is: a message id, a memory id, a note id, or a cold memory section. */
+  ref: string;
+  /** null for the dialogue and for cold memory, which are not facts of their own. */
+  verified: boolean | null;
+  text: string;
+  tokens: number;
+  included: boolean;
+  reason: ContextReason;
+  /** The ref of the item this one repeats (reason "duplicate"). */
+  duplicate_of?: string;
+}
+
+// Two facts sharing this share of their distinct stems say the same thing.
+const NEAR_DUPLICATE = 0.8;
+// Shorter facts are compared whole only: a few shared words prove nothing.
+const MIN_STEMS_FOR_NEAR = 4;
+
+const stemSet = (text: string) => new Set(words(text).map(stem));
+
+function similarity(a: Set<string>, b: Set<string>): number {
+  let shared = 0;
+  for (const s of a) if (b.has(s)) shared++;
+  return shared / (a.size + b.size - shared);
+}
+
+/** The fact an item states, without its marker and label. */
+const factOf = (item: ContextItem) => item.text.replace(/^- \[[^\]]*\] [^:]*: /, "");
+
+/** Takes items while they fit, first offered first; a repeated or nearly repeated fact is folded. */
+export class Fitter {
+  readonly items: ContextItem[] = [];
+  private readonly seen = new Map<string, string>();
+  private readonly facts: { stems: Set<string>; ref: string }[] = [];
+  used: number;
+
+  constructor(
+    readonly budget: number,
+    overhead: number,
+  ) {
+    this.used = overhead;
+  }
+
+  /** Offers an item, to be taken while the total stays within `limit` (the budget unless given). */
+  offer(item: ContextItem, forced?: "latest_message", limit = this.budget): void {
+    this.items.push(item);
+    const earlier = this.repeats(item);
+    if (earlier !== undefined) {
+      Object.assign(item, { included: false, reason: "duplicate", duplicate_of: earlier });
+      return;
+    }
+    if (forced || this.used + item.tokens <= limit) this.take(item, forced ?? "fits");
+    else Object.assign(item, { included: false, reason: "over_budget" });
+  }
+
+  /** Drops an item without looking at its cost (it would break the dialogue's order). */
+  drop(item: ContextItem): void {
+    this.items.push(Object.assign(item, { included: false, reason: "over_budget" }));
+  }
+
+  /** An item dropped for its share gets a second chance with what memory left over. */
+  retry(item: ContextItem): boolean {
+    if (this.used + item.tokens > this.budget) return false;
+    this.take(item, "fits");
+    return true;
+  }
+
+  /** Whether a fact of this text was already taken. */
+  has(text: string): boolean {
+    return this.seen.has(`fact:${factKey(text)}`);
+  }
+
+  /** Records the facts of a taken cold memory section, so memories repeating them are folded. */
+  remember(lines: string[], ref: string): void {
+    for (const line of lines) this.seen.set(`fact:${factKey(line)}`, ref);
+  }
+
+  private repeats(item: ContextItem): string | undefined {
+    if (item.part === "window" || item.part === "cold") return undefined;
+    const exact = this.seen.get(`fact:${factKey(factOf(item))}`) ?? this.seen.get(`memory:${item.ref}`);
+    if (exact !== undefined) return exact;
+    const stems = stemSet(factOf(item));
+    if (stems.size < MIN_STEMS_FOR_NEAR) return undefined;
+    return this.facts.find((f) => f.stems.size >= MIN_STEMS_FOR_NEAR && similarity(stems, f.stems) >= NEAR_DUPLICATE)?.ref;
+  }
+
+  private take(item: ContextItem, reason: ContextReason): void {
+    this.used += item.tokens;
+    Object.assign(item, { included: true, reason });
+    if (item.part === "window" || item.part === "cold") return;
+    this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);
+    if (item.ref.startsWith("mem_")) this.seen.set(`memory:${item.ref}`, item.ref);
+    this.facts.push({ stems: stemSet(factOf(item)), ref: item.ref });
+  }
+}
+
+/** Share of the query's terms found in a text (0 when the query has none). */
+export function termOverlap(query: string, text: string): number {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return 0;
+  const stems = stemSet(text);
+  return terms.filter((t) => stems.has(t)).length / terms.length;
+}
