@@ -233,8 +233,10 @@ async function drive(base, seeded) {
 
     await page.fill("input[name=q]", "кофе");
     await Promise.all([page.waitForURL(/q=/), page.click("form[role=search] button[type=submit]")]);
-    const keys = await page.locator("article.memory h3").allTextContents();
+    const titles = await page.locator("article.memory h3").allTextContents();
+    const keys = await page.locator("article.memory").evaluateAll((cards) => cards.map((card) => card.getAttribute("data-key")));
     check(keys.length === 1 && keys[0] === "coffee_order", `search for «кофе» finds only coffee_order (${keys.join(", ")})`);
+    check(titles[0] === "Любит кофе без сахара", `the card is titled by its content, not its key (${titles[0]})`);
     await shot("02-search");
 
     const card = page.locator('article.memory[data-key="coffee_order"]');
@@ -282,6 +284,24 @@ async function drive(base, seeded) {
     const overflow = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     check(overflow <= 1, `on a 390 px phone nothing scrolls sideways (overflow ${overflow}px)`);
     await small.screenshot({ path: path.join(artifacts, "10-phone-ru.png"), fullPage: true });
+    const phonePages = [["/ui/cold", "cold"], ["/ui/notes", "notes"], ["/ui/usage", "usage"], ["/ui/sessions", "sessions"], [`/ui/sessions/${seeded.session.id}`, "session"], ["/ui/minds", "minds"]];
+    for (const [route, name] of phonePages) {
+      await small.goto(`${base}${route}`);
+      const wide = await small.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      check(wide <= 1, `${route} on a 390 px phone scrolls nothing sideways (overflow ${wide}px)`);
+      await small.screenshot({ path: path.join(artifacts, `20-phone-ru-${name}.png`), fullPage: true });
+    }
+    await small.goto(`${base}/ui/cold`);
+    const box = await small.locator("table.versions a.button").first().boundingBox();
+    check(box !== null && box.x >= 0 && box.x + box.width <= 390, "the versions table's Compare button is wholly on screen at 390 px");
+    await page.goto(`${base}/ui/usage`);
+    check((await page.locator("#consolidations, #no-consolidations").count()) === 1, "the usage page shows this mind's consolidations or says there are none");
+    await page.screenshot({ path: path.join(artifacts, "21-usage.png"), fullPage: true });
+    await page.goto(`${base}/ui/minds`);
+    check((await page.locator("header .brand").textContent()).includes("E2E mind"), "the minds page header names the current mind");
+    await page.screenshot({ path: path.join(artifacts, "22-minds.png"), fullPage: true });
+    await page.goto(`${base}/ui/notes`);
+    await page.screenshot({ path: path.join(artifacts, "23-notes.png"), fullPage: true });
   } finally {
     await browser.close();
   }

@@ -31,14 +31,14 @@ const PAGE = `<!doctype html>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
 </head>
 <body>
-<div id="swagger-ui"></div>
+<div id="swagger-ui" data-url="/openapi.json"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
 <script src="/docs/assets/init.js"></script>
 </body>
 </html>
 `;
 
-const INIT = `window.ui = SwaggerUIBundle({ url: "/openapi.json", dom_id: "#swagger-ui", deepLinking: true, persistAuthorization: false });\n`;
+const INIT = `window.ui = SwaggerUIBundle({ url: document.getElementById("swagger-ui").dataset.url, dom_id: "#swagger-ui", deepLinking: true, persistAuthorization: false });\n`;
 
 const ASSETS: Record<string, { body: string; type: string }> = {
   "swagger-ui-bundle.js": { body: bundle, type: "text/javascript; charset=utf-8" },

@@ -23,6 +23,10 @@ table{border-collapse:collapse;width:100%;background:#fff;font-size:.9rem}td,th{
 .scroll{overflow-x:auto}pre{white-space:pre-wrap;word-break:break-word;background:#fff;border:1px solid #d9dde3;border-radius:.4rem;padding:.7rem;margin:0}
 .diff .add{background:#e3f6e8;display:block}.diff .del{background:#fbe4e4;display:block}.diff .hunk{color:#5b6673;display:block}
 .ns{display:flex;flex-wrap:wrap;gap:.3rem .6rem;align-items:center;padding:.5rem .8rem}.ns a{color:#1f3a5f;text-decoration:none;border:1px solid #d9dde3;border-radius:1rem;padding:0 .6rem}.ns a[aria-current]{background:#1f3a5f;color:#fff}.ns a[aria-current] .meta{color:#dfe6ee}
+ul.tasks{list-style:none;padding:0;margin:0}ul.tasks li{padding:.35rem 0;border-top:1px solid #eef0f3}ul.tasks li:first-child{border-top:0}
+a.task{color:#1f3a5f;font-weight:600;text-decoration:none}a.task:hover{text-decoration:underline}a.task:visited{color:#1f3a5f}
+table.versions td:last-child .actions{flex-wrap:wrap}
+@media (max-width:30rem){table.versions,table.versions tbody,table.versions tr,table.versions td{display:block;width:100%}table.versions tr:first-child{display:none}table.versions tr{border-bottom:2px solid #d9dde3}table.versions td{border:0;padding:.2rem .5rem}}
 .msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
 @media (max-width:30rem){main{padding:.6rem}header{padding:.5rem .6rem}nav{font-size:.9rem}}
 `;

@@ -6,7 +6,7 @@ import { Layout } from "./layout";
 import type { UiEnv } from "./ui-env";
 
 /** Renders a signed-in page. A `?ok=` naming a dictionary entry shows as a confirmation. */
-export function page(c: Context<UiEnv>, title: string, body: Child, options: { error?: string; notice?: string; status?: ContentfulStatusCode } = {}) {
+export function page(c: Context<UiEnv>, title: string, body: Child, options: { error?: string; notice?: string; status?: ContentfulStatusCode; mindName?: string } = {}) {
   const { t } = c.var;
   const ok = c.req.query("ok");
   const flash = options.error
@@ -18,7 +18,7 @@ export function page(c: Context<UiEnv>, title: string, body: Child, options: { e
       : null;
   c.header("Cache-Control", "no-store");
   return c.html(
-    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} flash={flash} signedIn mindName={c.var.mindContext?.mind.name} csrf={c.var.csrf}>
+    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} flash={flash} signedIn mindName={c.var.mindContext?.mind.name ?? options.mindName} csrf={c.var.csrf}>
       {body}
     </Layout>,
     options.status ?? 200,

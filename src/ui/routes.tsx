@@ -15,6 +15,7 @@ import { memoryPages } from "./pages/memories";
 import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
 import { page } from "./render";
+import { secretsEqual } from "../auth/secrets";
 import { csrfToken, readUiSession, switchUiMind } from "./session";
 import type { UiEnv } from "./ui-env";
 
@@ -52,7 +53,7 @@ uiRoutes.use(
     const token = await csrfToken(c, session);
     if (c.req.method === "POST") {
       const sent = (await c.req.parseBody())["_csrf"];
-      if (sent !== token) return c.text("forbidden: the form is stale, reload the page", 403);
+      if (typeof sent !== "string" || !(await secretsEqual(sent, token))) return c.text("forbidden: the form is stale, reload the page", 403);
     }
     c.set("session", session);
     c.set("csrf", token);

@@ -20,7 +20,7 @@ describe("/docs", () => {
     for (const [file, type, marker] of [
       ["swagger-ui-bundle.js", "text/javascript", "SwaggerUIBundle"],
       ["swagger-ui.css", "text/css", ".swagger-ui"],
-      ["init.js", "text/javascript", "/openapi.json"],
+      ["init.js", "text/javascript", "SwaggerUIBundle"],
     ]) {
       const res = await SELF.fetch(`https://edgemind.test/docs/assets/${file}`);
       expect(res.status, file).toBe(200);

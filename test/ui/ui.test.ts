@@ -105,7 +105,8 @@ describe("UI pages", () => {
     expect((await call("GET", `/memory/${coffee.id}`, auth)).json).toMatchObject({ content: "Любит кофе с молоком", tags: ["coffee", "milk"], priority: "high" });
     const detail = await b.get(`/ui/memories/${coffee.id}?ok=saved`);
     expect(detail.text).toContain("Saved.");
-    expect(detail.text).toMatch(/verify[\s\S]*update/);
+    expect(detail.text).toMatch(/<td>verified<\/td>[\s\S]*<td>changed<\/td>/);
+    expect(detail.text).toContain("<td>you</td>");
     const bad = await b.post(`/ui/memories/${coffee.id}`, { _csrf: csrf, content: "" });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain("content: 1 to 8000 characters");

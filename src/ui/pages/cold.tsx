@@ -6,6 +6,7 @@ import { invalid } from "../../errors";
 import { listNamespaces } from "../../minds/namespaces";
 import { listColdVersions } from "../../notes/cold";
 import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
+import { authorLabel, counted } from "../labels";
 import { PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";
 import { formText, page, shortTime } from "../render";
@@ -67,12 +68,12 @@ coldPages.get("/cold", async (c) => {
         </form>
       ) : null}
       <div class="scroll">
-        <table>
+        <table class="versions">
           <tr><th>{t.version}</th><th>{t.author}</th><th>{t.when}</th><th></th></tr>
           {versions.map((v) => (
             <tr>
               <td>{v.version}</td>
-              <td>{v.author}</td>
+              <td>{authorLabel(t, v.author, c.var.session.accountId)}</td>
               <td>{shortTime(v.created_at)}</td>
               <td>
                 <div class="actions" style="margin:0">
@@ -102,7 +103,7 @@ coldPages.get("/cold/diff", async (c) => {
     c,
     `${t.diff}: v${diff.from} → v${diff.to}`,
     <>
-      <p class="meta">{`+${diff.added} ${t.linesAdded} · −${diff.removed} ${t.linesRemoved}`}</p>
+      <p class="meta">{`+ ${counted(c.var.locale, "lines-added", diff.added)} · − ${counted(c.var.locale, "lines-removed", diff.removed)}`}</p>
       <pre class="diff" id="diff">
         {lines.map((line) => (
           <span class={line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : undefined}>

@@ -1,8 +1,9 @@
 import { Hono } from "hono";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { CATEGORIES, PRIORITIES, SOURCES, type Memory, type Priority } from "../../memory/model";
+import { CATEGORIES, memoryTitle, PRIORITIES, SOURCES, type Memory, type Priority } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { invalid } from "../../errors";
+import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
@@ -15,17 +16,17 @@ const oneOf = <T extends string>(values: readonly T[], value: string | undefined
 function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variables"]["t"] }) {
   return (
     <article class="card memory" data-key={m.key}>
-      <h3>{m.key}</h3>
+      <h3>{memoryTitle(m)}</h3>
       <div class="meta">
-        <span class="badge">{m.category}</span>
-        <span class="badge">{m.priority}</span>
+        <span class="badge">{label(t, "category", m.category)}</span>
+        <span class="badge">{`${t.priority}: ${label(t, "priority", m.priority)}`}</span>
         <span class={m.verified ? "badge ok" : "badge warn"}>{m.verified ? t.verified : t.unverified}</span>
         <span class="badge">{m.source === "user" ? t.user : t.agent}</span>
         {m.agent !== "default" ? <span class="badge">{m.agent}</span> : null}
         {m.tags.map((tag) => <span class="badge">#{tag}</span>)}
       </div>
       <p class="content">{m.content}</p>
-      <div class="meta">{`${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
+      <div class="meta">{`${t.key}: ${m.key} · ${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
       <div class="actions">
         {m.verified ? null : <PostButton action={`/ui/memories/${m.id}/verify`} csrf={csrf} label={t.verify} />}
         <a class="button secondary" href={`/ui/memories/${m.id}`}>{`${t.edit} · ${t.history}`}</a>
@@ -67,7 +68,7 @@ memoryPages.get("/memories", async (c) => {
           <br />
           <select name="category">
             <option value="">{t.any}</option>
-            {CATEGORIES.map((x) => <option value={x} selected={x === category}>{x}</option>)}
+            {CATEGORIES.map((x) => <option value={x} selected={x === category}>{label(t, "category", x)}</option>)}
           </select>
         </label>
         <label>
@@ -95,7 +96,7 @@ memoryPages.get("/memories", async (c) => {
         </label>
         <button type="submit">{t.search}</button>
       </form>
-      <p class="meta">{`${total} ${t.total}`}</p>
+      <p class="meta">{counted(c.var.locale, "memories", total)}</p>
       {list.length === 0 ? <p>{t.nothing}</p> : list.map((m) => <MemoryCard m={m} csrf={csrf} t={t} />)}
     </>,
   );
@@ -107,7 +108,7 @@ memoryPages.get("/memories/:id", async (c) => {
   const history = await memoryHistoryOf(mindContext, m.id);
   return page(
     c,
-    `${t.edit}: ${m.key}`,
+    `${t.edit}: ${memoryTitle(m)}`,
     <>
       <form method="post" action={`/ui/memories/${m.id}`} class="card">
         <CsrfField token={csrf} />
@@ -117,7 +118,7 @@ memoryPages.get("/memories/:id", async (c) => {
         <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
         <label for="priority">{t.priority}</label>
         <select id="priority" name="priority">
-          {PRIORITIES.map((p) => <option value={p} selected={p === m.priority}>{p}</option>)}
+          {PRIORITIES.map((p) => <option value={p} selected={p === m.priority}>{label(t, "priority", p)}</option>)}
         </select>
         <div class="actions">
           <button type="submit">{t.save}</button>
@@ -127,12 +128,12 @@ memoryPages.get("/memories/:id", async (c) => {
       <h2>{t.history}</h2>
       <div class="scroll">
         <table>
-          <tr><th>{t.when}</th><th>{t.author}</th><th>action</th><th>{t.content}</th></tr>
+          <tr><th>{t.when}</th><th>{t.author}</th><th>{t.action}</th><th>{t.content}</th></tr>
           {history.map((h) => (
             <tr>
               <td>{shortTime(h.at)}</td>
-              <td>{h.actor}</td>
-              <td>{h.action}</td>
+              <td>{authorLabel(t, h.actor, c.var.session.accountId)}</td>
+              <td>{label(t, "action", h.action)}</td>
               <td>
                 {h.old_content !== null && h.old_content !== h.new_content ? <del>{h.old_content}</del> : null}
                 {h.old_content !== null && h.old_content !== h.new_content ? <br /> : null}

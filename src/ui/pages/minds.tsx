@@ -39,6 +39,7 @@ mindPages.get("/minds", async (c) => {
         <div class="actions"><button type="submit">{t.create}</button></div>
       </form>
     </>,
+    { mindName: minds.find((m) => m.id === session.mindId)?.name },
   );
 });
 

@@ -4,6 +4,7 @@ import { listChats } from "../../sessions/chats";
 import { uiHistory } from "../../sessions/windows";
 import { completeSession } from "../../sessions/messages";
 import { getSessionWithState, listSessions } from "../../sessions/sessions";
+import { counted, label } from "../labels";
 import { PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
@@ -27,11 +28,11 @@ sessionPages.get("/sessions", async (c) => {
         {chats.map((chat, i) => (
           <section class="card">
             <h3>{`${t.chat}: ${chat.kind} · ${chat.external_id}`}</h3>
-            <ul>
+            <ul class="tasks">
               {(perChat[i] ?? []).map((s) => (
                 <li>
-                  <a href={`/ui/sessions/${s.id}`}>{s.repo_path ? `${s.repo_path} · ${s.task_name}` : s.task_name}</a>{" "}
-                  <span class="meta">{`${s.message_count} · ${shortTime(s.last_message_at ?? s.created_at)}`}</span>{" "}
+                  <a class="task" href={`/ui/sessions/${s.id}`}>{s.repo_path ? `${s.repo_path} · ${s.task_name}` : s.task_name}</a>{" "}
+                  <span class="meta">{`${counted(c.var.locale, "messages", s.message_count)} · ${shortTime(s.last_message_at ?? s.created_at)}`}</span>{" "}
                   {s.active ? <span class="badge ok">{t.active}</span> : null}
                 </li>
               ))}
@@ -52,7 +53,7 @@ sessionPages.get("/sessions/:id", async (c) => {
     c,
     `${t.task}: ${session.task_name}`,
     <>
-      <p class="meta">{`${t.chat}: ${session.chat.kind} · ${session.chat.external_id}${session.repo_path ? ` · ${session.repo_path}` : ""} · ${history.total} ${t.messages.toLowerCase()}`}</p>
+      <p class="meta">{`${t.chat}: ${session.chat.kind} · ${session.chat.external_id}${session.repo_path ? ` · ${session.repo_path}` : ""} · ${counted(c.var.locale, "messages", history.total)}`}</p>
       {ephemeralCount > 0 || session.state.completion_pending ? (
         <div class="card" id="done">
           <p>{t.done}</p>
@@ -66,7 +67,7 @@ sessionPages.get("/sessions/:id", async (c) => {
       {history.messages.map((m) => (
         <article class={m.ephemeral ? "card msg ephemeral" : "card msg"}>
           <div class="meta">
-            <span class="badge">{m.role}</span>
+            <span class="badge">{label(t, "role", m.role)}</span>
             {m.tool ? <span class="badge">{m.tool}</span> : null}
             {m.ephemeral ? <span class="badge eph">{t.ephemeral}</span> : null}
             {shortTime(m.created_at)}
