@@ -90,6 +90,7 @@ export function Layout(props: LayoutProps) {
             <form method="post" action="/ui/logout" style="margin:0">
               <CsrfField token={props.csrf} />
               <button class="secondary" type="submit">{t.logout}</button>
+              <button class="secondary" type="submit" name="everywhere" value="1">{t.logoutEverywhere}</button>
             </form>
           ) : null}
         </header>

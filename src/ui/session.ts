@@ -6,7 +6,8 @@ import { readAuthConfig, type Env } from "../config";
 type WithEnv = { Bindings: Env };
 
 // The web UI's login: a signed, HttpOnly, SameSite=Strict cookie naming the account, the mind
-// it works in and a random nonce; form posts carry a token derived from that nonce.
+// it works in and a random nonce; form posts carry a token derived from that nonce. Each login
+// is also a row of ui_sessions (keyed by the nonce's hash), so logging out ends it at once.
 
 const COOKIE = "edgemind_ui";
 const TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -27,7 +28,17 @@ const secure = <E extends WithEnv>(c: Context<E>) => c.env.ENVIRONMENT === "prod
 
 /** Starts (or replaces) the UI session of an account. */
 export async function startUiSession<E extends WithEnv>(c: Context<E>, accountId: string, mindId: string | null): Promise<void> {
-  const session: UiSession = { accountId, mindId, nonce: randomToken(16), expiresAt: Math.floor(Date.now() / 1000) + TTL_SECONDS };
+  const now = Math.floor(Date.now() / 1000);
+  const session: UiSession = { accountId, mindId, nonce: randomToken(16), expiresAt: now + TTL_SECONDS };
+  await c.env.DB.batch([
+    c.env.DB.prepare("DELETE FROM ui_sessions WHERE account_id = ? AND expires_at <= ?").bind(accountId, now),
+    c.env.DB.prepare("INSERT INTO ui_sessions (id, account_id, expires_at, created_at) VALUES (?, ?, ?, ?)").bind(
+      await sha256Hex(session.nonce),
+      accountId,
+      session.expiresAt,
+      new Date().toISOString(),
+    ),
+  ]);
   await writeSession(c, session);
 }
 
@@ -41,18 +52,22 @@ async function writeSession<E extends WithEnv>(c: Context<E>, session: UiSession
   });
 }
 
-/** The session the cookie carries, or null when it is missing, forged or expired. */
+/** The session the cookie carries, or null when it is missing, forged, expired or ended. */
 export async function readUiSession<E extends WithEnv>(c: Context<E>): Promise<UiSession | null> {
   const value = await getSignedCookie(c, secretOf(c), COOKIE);
   if (!value) return null;
+  let session: UiSession;
   try {
-    const session = JSON.parse(atob(value)) as UiSession;
-    if (typeof session.accountId !== "string" || typeof session.nonce !== "string") return null;
-    if (!(session.expiresAt > Math.floor(Date.now() / 1000))) return null;
-    return session;
+    session = JSON.parse(atob(value)) as UiSession;
   } catch {
     return null;
   }
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof session.accountId !== "string" || typeof session.nonce !== "string" || !(session.expiresAt > now)) return null;
+  const row = await c.env.DB.prepare("SELECT 1 AS live FROM ui_sessions WHERE id = ? AND account_id = ? AND expires_at > ?")
+    .bind(await sha256Hex(session.nonce), session.accountId, now)
+    .first();
+  return row ? session : null;
 }
 
 /** Points the session at another mind (or none), keeping its nonce and expiry. */
@@ -60,7 +75,12 @@ export async function switchUiMind<E extends WithEnv>(c: Context<E>, session: Ui
   await writeSession(c, { ...session, mindId });
 }
 
-export function endUiSession<E extends WithEnv>(c: Context<E>): void {
+/** Ends this login, or with `everywhere` every login of the account, and deletes the cookie. */
+export async function endUiSession<E extends WithEnv>(c: Context<E>, session: UiSession, everywhere: boolean): Promise<void> {
+  const statement = everywhere
+    ? c.env.DB.prepare("DELETE FROM ui_sessions WHERE account_id = ?").bind(session.accountId)
+    : c.env.DB.prepare("DELETE FROM ui_sessions WHERE id = ?").bind(await sha256Hex(session.nonce));
+  await statement.run();
   deleteCookie(c, COOKIE, { path: "/ui", secure: secure(c) });
 }
 

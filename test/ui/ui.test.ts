@@ -60,10 +60,25 @@ describe("UI login", () => {
     expect((await forged.get("/ui/memories")).headers.get("Location")).toBe("/ui/login");
   });
 
-  it("logs out", async () => {
+  it("logs out, and the old cookie no longer opens anything", async () => {
     const { b } = await signedIn();
+    const cookie = b.jar.get("edgemind_ui")!;
     expect((await b.post("/ui/logout", {})).status).toBe(303);
     expect((await b.get("/ui/memories")).status).toBe(303);
+    const replay = browser({ Cookie: `edgemind_ui=${cookie}` });
+    expect((await replay.get("/ui/memories")).headers.get("Location")).toBe("/ui/login");
+  });
+
+  it("logging out everywhere ends the account's other logins, and only its own", async () => {
+    const { b, token } = await signedIn();
+    const other = browser();
+    expect((await other.post("/ui/login", { jwt: token })).status).toBe(303);
+    const stranger = await signedIn();
+    expect((await other.get("/ui/memories")).status).toBe(200);
+    expect((await b.post("/ui/logout", { everywhere: "1" })).status).toBe(303);
+    expect((await other.get("/ui/memories")).headers.get("Location")).toBe("/ui/login");
+    expect((await b.get("/ui/memories")).headers.get("Location")).toBe("/ui/login");
+    expect((await stranger.b.get("/ui/memories")).status).toBe(200);
   });
 });
 

@@ -82,6 +82,7 @@ loginRoutes.post("/login", async (c) => {
 
 loginRoutes.post("/logout", async (c) => {
   // Logging out needs no CSRF token: the worst a forged post can do is log someone out.
-  if (await readUiSession(c)) endUiSession(c);
+  const session = await readUiSession(c);
+  if (session) await endUiSession(c, session, (await c.req.parseBody())["everywhere"] === "1");
   return c.redirect("/ui/login", 303);
 });
