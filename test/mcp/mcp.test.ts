@@ -1,21 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
-
-/** The official SDK client, talking to the Worker over streamable HTTP with a Bearer token. */
-async function connect(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  const client = new Client({ name: "edgemind-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
+import { connectMcp } from "../support/mcp";
 
 async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -30,7 +18,7 @@ const data = (result: CallToolResult): any => {
 async function agentOfNewMind(agent?: string) {
   const tenant = await newTenant();
   const { key } = await newKey(tenant.token, tenant.mind.id, agent);
-  return { ...tenant, key, client: await connect(key) };
+  return { ...tenant, key, client: await connectMcp(key) };
 }
 
 describe("MCP server", () => {
@@ -150,11 +138,11 @@ describe("MCP server", () => {
   });
 
   it("refuses a bad key, a revoked key and a human's token with 401", async () => {
-    await expect(connect("emk_nothing.wrong")).rejects.toThrow(/401|mind key/);
+    await expect(connectMcp("emk_nothing.wrong")).rejects.toThrow(/401|mind key/);
     const tenant = await newTenant();
     const { id, key } = await newKey(tenant.token, tenant.mind.id);
     await call("DELETE", `/minds/${tenant.mind.id}/keys/${id}`, { token: tenant.token });
-    await expect(connect(key)).rejects.toThrow(/401|mind key/);
+    await expect(connectMcp(key)).rejects.toThrow(/401|mind key/);
     const res = await call("POST", "/mcp", {
       token: tenant.token,
       headers: { Accept: "application/json, text/event-stream" },

@@ -1,23 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, openSession, patchSettings } from "../sessions/session-helpers";
 import { scriptedModel } from "../support/scripted-model";
-
-async function mcpClient(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  const client = new Client({ name: "edgemind-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
+import { connectMcp } from "../support/mcp";
 
 /** The usage row the triggers keep, beside the same figures counted from the tables. */
 async function usageAndTruth(mindId: string) {
@@ -66,7 +55,7 @@ describe("per-mind quotas", () => {
     expect(updated.status).toBe(200);
 
     const { key } = await newKey(t.token, t.mind.id);
-    const client = await mcpClient(key);
+    const client = await connectMcp(key);
     const viaMcp = (await client.callTool({ name: "memory_store", arguments: { category: "fact", key: "four", content: "fourth" } })) as CallToolResult;
     expect(viaMcp.isError).toBe(true);
     expect(JSON.stringify(viaMcp.content)).toContain("max_memories");

@@ -1,13 +1,12 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant } from "../helpers";
 import { scriptedModel } from "../support/scripted-model";
 import { append, openSession, storedState, type Auth } from "./session-helpers";
+import { connectMcp } from "../support/mcp";
 
 interface Tenant {
   human: Auth;
@@ -34,16 +33,6 @@ async function snapshot(mindId: string, sessionIds: string[]) {
   );
   const stored = await Promise.all(sessionIds.map((id) => storedState(id)));
   return JSON.stringify([rows.map((r) => r.results), stored]);
-}
-
-async function mcpClient(token: string): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
-    requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
-  });
-  const client = new Client({ name: "edgemind-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
 }
 
 let t: Tenant;
@@ -97,7 +86,7 @@ describe("sessions and chats belong to an agent namespace", () => {
       expect((await call("GET", path, { token: t.alpha.token })).status, path).toBe(403);
     }
 
-    const client = await mcpClient(t.alpha.token);
+    const client = await connectMcp(t.alpha.token);
     const context = (await client.callTool({ name: "session_context", arguments: { sessionId: t.betaSession.id } })) as CallToolResult;
     expect(context.isError).toBe(true);
     const note = (await client.callTool({ name: "save_memory_note", arguments: { text: "x", sessionId: t.betaSession.id } })) as CallToolResult;
