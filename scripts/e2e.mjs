@@ -153,7 +153,9 @@ async function connectByOAuth(base, page, shot) {
   // The app's callback: a local listener that takes the authorization code, as a desktop client would.
   let code = null;
   const callback = createHttpServer((req, res) => {
-    code = new URL(req.url, "http://127.0.0.1").searchParams.get("code");
+    // Only the callback counts: the browser may also ask this listener for /favicon.ico.
+    const url = new URL(req.url, "http://127.0.0.1");
+    if (url.pathname === "/callback") code = url.searchParams.get("code");
     res.end("back in the app");
   });
   const port = await freePort();
