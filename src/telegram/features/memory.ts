@@ -5,7 +5,8 @@ import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { readCold } from "../../notes/cold-memory";
-import { deleteNote, listUnverifiedNotes, searchNotes, verifyNote } from "../../notes/notes";
+import { retrieveNotes } from "../../notes/hybrid-search";
+import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import { activeTask } from "./tasks";
@@ -68,7 +69,7 @@ memoryFeature.command("search", async (ctx) => {
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const [memories, notes] = await Promise.all([
     retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
-    searchNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }),
+    retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
   ]);
   const lines = [
     ...memories.map(({ memory: m }) => `${mark(m.verified)} ${m.content}`),
