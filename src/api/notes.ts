@@ -4,7 +4,7 @@ import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, searchNotes, verifyNote } from "../notes/notes";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 export const NoteSchema = z
