@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { storeMemory } from "../../memory/memories";
-import { CATEGORIES, MAX_CONTEXT_CHARS, PRIORITIES } from "../../memory/model";
+import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, TAG_MAX, TAGS_MAX } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, ctx) =>
@@ -14,11 +14,11 @@ export const register: RegisterTool = (server, ctx) =>
         category: z.enum(CATEGORIES),
         key: z
           .string()
-          .max(100)
-          .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case")
+          .max(MEMORY_KEY_MAX)
+          .regex(MEMORY_KEY_PATTERN, "key must be snake_case")
           .describe("Stable snake_case key, e.g. coffee_order"),
-        content: z.string().trim().min(1).max(8000),
-        tags: z.array(z.string().trim().min(1).max(40).regex(/^[^,]+$/)).max(10).optional().describe("2–5 short tags"),
+        content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX),
+        tags: z.array(z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/)).max(TAGS_MAX).optional().describe("2–5 short tags"),
         priority: z.enum(PRIORITIES).optional(),
         confidence: z.number().min(0).max(1).optional(),
         expires_at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601; the memory is hidden after it"),
