@@ -30,13 +30,14 @@ const between = (text, open, close) => {
 function extract(prompt) {
   const notes = between(prompt, "<conversation>", "</conversation>")
     .split("\n\n")
-    .map((turn) => turn.trim())
-    .filter((turn) => turn.startsWith("user: "))
-    .map((turn) => turn.slice(6).replace(/\s+/g, " ").trim())
-    .filter((text) => text.length >= 3)
+    .map((turn) => /^(?:#(\d+) )?user: ([\s\S]*)$/.exec(turn.trim()))
+    .filter((turn) => turn !== null)
+    .map(([, number, said]) => ({ number: Number(number), text: said.replace(/\s+/g, " ").trim() }))
+    .filter(({ text }) => text.length >= 3)
     .slice(0, 30)
-    .map((text) => ({
+    .map(({ number, text }) => ({
       text: text.slice(0, 500),
+      ...(number > 0 && { from: [number] }),
       section: /\b(never|don't|do not|avoid)\b|никогда|не используй/i.test(text) ? "avoid" : "context",
       signal: /\b(never|don't|do not)\b|никогда|не /i.test(text) ? "prohibition" : "fact",
       confidence: 0.8,
@@ -63,9 +64,10 @@ function consolidate(prompt) {
 }
 
 function chat(system, prompt) {
-  const memory = between(`${system}\n${prompt}`, "<memory>", "</memory>");
+  // The data block is the one on lines of its own (the instructions name the tags in a sentence).
+  const memory = between(`${system}\n${prompt}`, "\n<memory>\n", "\n</memory>");
   const facts = memory.split("\n").filter((l) => /^\s*-\s/.test(l)).length;
-  const last = prompt.trim().split("\n").filter(Boolean).at(-1) ?? "";
+  const last = (prompt.trim().split("\n").filter(Boolean).at(-1) ?? "").replace(/^(#\d+ )?user: /, "");
   return `(stand-in model) I was given ${facts} remembered line${facts === 1 ? "" : "s"} and your message: “${last.slice(0, 200)}”.`;
 }
 

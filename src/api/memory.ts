@@ -15,7 +15,7 @@ import {
 import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const MemorySchema = z

@@ -46,20 +46,20 @@ function provenance(scope: Scope, confidence: number | undefined) {
 }
 
 const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
-const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
+const tagsIndexText = (mindId: string, tags: string[]) => toIndexText(mindId, tags.join(" "));
 
 /** A memory's context as stored, with the copy the search index holds. */
-const contextColumns = (context: string | undefined) => {
+const contextColumns = (mindId: string, context: string | undefined) => {
   const bounded = boundContext(context);
-  return { context: bounded, searchContext: toIndexText(bounded) };
+  return { context: bounded, searchContext: toIndexText(mindId, bounded) };
 };
 
-/** The normalised copies of a memory's key, content, tags and context that the search index holds. */
-export const memorySearchColumns = (key: string, content: string, tags: string[], context?: string) => ({
-  searchKey: toIndexText(key.replaceAll("_", " ")),
-  searchContent: toIndexText(content),
-  searchTags: tagsIndexText(tags),
-  ...contextColumns(context),
+/** The normalised copies of a memory's key, content, tags and context that the mind's search index holds. */
+export const memorySearchColumns = (mindId: string, key: string, content: string, tags: string[], context?: string) => ({
+  searchKey: toIndexText(mindId, key.replaceAll("_", " ")),
+  searchContent: toIndexText(mindId, content),
+  searchTags: tagsIndexText(mindId, tags),
+  ...contextColumns(mindId, context),
 });
 
 /**
@@ -76,7 +76,7 @@ export async function storeMemory(
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
   const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
-  const searchContent = toIndexText(input.content);
+  const searchContent = toIndexText(scope.mindId, input.content);
   const actor = actorOf(scope.principal);
   const sameKey = and(
     eq(memories.mindId, scope.mindId),
@@ -128,7 +128,7 @@ export async function storeMemory(
         expiresAt: input.expires_at ?? null,
         createdAt: now,
         updatedAt: now,
-        ...memorySearchColumns(input.key, input.content, tags ?? [], input.context),
+        ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
         target: [memories.mindId, memories.agent, memories.category, memories.key],
@@ -139,10 +139,10 @@ export async function storeMemory(
           verified,
           confidence,
           updatedAt: now,
-          ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+          ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
           ...(input.priority !== undefined && { priority: input.priority }),
           ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
-          ...(input.context !== undefined && contextColumns(input.context)),
+          ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
         },
       })
       .returning(),
@@ -175,12 +175,12 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
       .set({
         ...provenance(scope, patch.confidence),
         content,
-        searchContent: toIndexText(content),
+        searchContent: toIndexText(scope.mindId, content),
         updatedAt: now,
-        ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+        ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
         ...(patch.priority !== undefined && { priority: patch.priority }),
         ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
-        ...(patch.context !== undefined && contextColumns(patch.context)),
+        ...(patch.context !== undefined && contextColumns(scope.mindId, patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),

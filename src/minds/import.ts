@@ -164,7 +164,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
     memoryRows.push({
       id: ids.get(m.id)!, mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
       priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags, m.context),
+      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(mindId, m.key, m.content, m.tags, m.context),
     }),
   );
   await memoryRows.end();
@@ -204,7 +204,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
   await each("message", (m) =>
     messageRows.push({
       mindId, sessionId: ids.get(m.session_id)!, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
-      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral), searchNear: "",
+      createdAt: m.created_at, searchContent: messageSearchText(mindId, m.content, m.ephemeral), searchNear: "",
     }),
   );
   await messageRows.end();

@@ -77,9 +77,9 @@ export function noteValues(
     ...fields,
     consolidationId: null,
     createdAt: now,
-    searchText: toIndexText(fields.text),
+    searchText: toIndexText(fields.mindId, fields.text),
     context: bounded,
-    searchContext: toIndexText(bounded),
+    searchContext: toIndexText(fields.mindId, bounded),
     textKey: factKey(fields.text),
   };
 }
@@ -128,7 +128,7 @@ export async function listNotes(
 /** Full-text search over waiting notes with the same normalisation as memories, best first. */
 export async function searchNotes({ db, scope }: MindContext, options: { q: string; limit: number; withContext?: boolean },
 ): Promise<{ note: Note; score: number }[]> {
-  const match = toMatchExpression(options.q);
+  const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   // A note's context counts for half of its own words, as a memory's does.
   const score = sql<number>`(-bm25(notes_fts, 1.0, 0.5))`;

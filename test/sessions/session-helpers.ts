@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { call, newTenant, unique } from "../helpers";
+import { toMatchExpression } from "../../src/memory/normalize";
 
 export interface Auth {
   token: string;
@@ -48,10 +49,10 @@ export async function countRows(table: "messages" | "sessions" | "chats", column
   return row?.n ?? 0;
 }
 
-/** Rowids the messages search index still holds for a stemmed term. */
-export async function indexedRowids(term: string): Promise<number[]> {
+/** Rowids the messages search index still holds for a word in a mind. */
+export async function indexedRowids(mindId: string, word: string): Promise<number[]> {
   const { results } = await env.DB.prepare(`select rowid from messages_fts where messages_fts match ?`)
-    .bind(`"${term}"`)
+    .bind(toMatchExpression(mindId, word))
     .all<{ rowid: number }>();
   return results.map((r) => r.rowid);
 }

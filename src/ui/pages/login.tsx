@@ -20,12 +20,17 @@ export const loginRoutes = new Hono<UiEnv>();
 const safeNext = (next: unknown): string | undefined =>
   typeof next === "string" && next.startsWith(`${AUTHORIZE_PATH}?`) && next.length <= 4000 ? next : undefined;
 
-export function LoginPage(props: { locale: UiLocale; token?: string; error?: string; notice?: string; next?: string }) {
+/**
+ * The login page. `query` is the address's query, which the language switch keeps (a login
+ * link's token, an OAuth request); without one the switch keeps where the login continues to.
+ */
+export function LoginPage(props: { locale: UiLocale; token?: string; error?: string; notice?: string; next?: string; query?: string }) {
   const t = DICTIONARIES[props.locale];
+  const query = props.query ?? (props.next ? `?${new URLSearchParams({ next: props.next })}` : undefined);
   const flash = props.error ? { text: props.error, error: true } : props.notice ? { text: props.notice } : null;
   const next = props.next ? <input type="hidden" name="next" value={props.next} /> : null;
   return (
-    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" flash={flash}>
+    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" query={query} flash={flash}>
       {props.token ? (
         <form method="post" action="/ui/login" class="card">
           <p>{t.loginConfirm}</p>
@@ -49,7 +54,9 @@ export function LoginPage(props: { locale: UiLocale; token?: string; error?: str
 loginRoutes.get("/login", (c) => {
   const token = c.req.query("token");
   c.header("Cache-Control", "no-store");
-  return c.html(<LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} next={safeNext(c.req.query("next"))} />);
+  return c.html(
+    <LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} next={safeNext(c.req.query("next"))} query={new URL(c.req.url).search} />,
+  );
 });
 
 loginRoutes.post("/login", async (c) => {
