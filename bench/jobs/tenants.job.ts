@@ -63,7 +63,7 @@ it("one mind's search as the database fills with other minds", async () => {
       // Each mind speaks like the others but holds its own run of the texts.
       await fill(other.id, `mem_o${minds}`, (minds * 997) % input.texts.length);
       if (minds === 1) checkedRows += await checkRows(other.id);
-      if (minds % 50 === 0) progress(`${minds} minds loaded`);
+      if ((minds + 1) % 50 === 0) progress(`${minds + 1} minds loaded`);
     }
     const loadMs = Date.now() - t0;
     const search = (i: number, d1?: D1Database) =>

@@ -1,10 +1,11 @@
 import { and, inArray } from "drizzle-orm";
 import { notes } from "../db/schema";
+import { inScope } from "../memory/filters";
 import { reciprocalRankFusion } from "../memory/fusion";
 import type { Retrieval } from "../memory/hybrid-search";
 import { inIdChunks, nearestRowIds } from "../memory/semantic";
 import type { MindContext } from "../minds/context";
-import { notesInScope, searchNotes, toNote, type Note } from "./notes";
+import { searchNotes, toNote, type Note } from "./notes";
 
 export interface RetrievedNotes {
   hits: { note: Note; score: number }[];
@@ -34,7 +35,7 @@ export async function retrieveNotes(ctx: MindContext, options: { q: string; limi
 
 /** The scope's notes among `ids`, in the order given: the index's answer checked in SQL. */
 async function notesByIds({ db, scope }: MindContext, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
-  const rows = await inIdChunks(ids, (chunk) => db.select().from(notes).where(and(inArray(notes.id, chunk), notesInScope(scope))));
+  const rows = await inIdChunks(ids, (chunk) => db.select().from(notes).where(and(inArray(notes.id, chunk), inScope(scope, notes))));
   const byId = new Map(rows.map((row) => [row.id, withContext ? { ...toNote(row), context: row.context } : toNote(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { inferCategory, keyForFact } from "../../memory/facts";
-import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
+import { rememberFact } from "../../memory/facts";
+import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } from "../../memory/memories";
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { retrieveMemories } from "../../memory/hybrid-search";
@@ -26,10 +26,7 @@ memoryFeature.command("remember", async (ctx) => {
   const fact = argumentsOf(ctx).slice(0, MAX_FACT_CHARS);
   if (fact) {
     // The person's own words: a verified user memory.
-    const category = inferCategory(fact);
-    const { memory } = await journal.once("store", async () =>
-      storeMemory(ctx.mindContext, { category, key: await keyForFact(fact), content: fact }),
-    );
+    const { memory } = await journal.once("store", () => rememberFact(ctx.mindContext, fact));
     await ctx.reply(ctx.t("remembered", { category: ctx.t(`category-${memory.category}`), content: memory.content }));
     return;
   }

@@ -1,8 +1,7 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { AppError } from "../../errors";
 import { completeSession } from "../../sessions/messages";
 import type { Chat, Session } from "../../sessions/model";
-import { activateSession, deleteSession, getSession, listSessions, openSession } from "../../sessions/sessions";
+import { activateSession, activeSession, deleteSession, listSessions, openSession } from "../../sessions/sessions";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import type { MindContext } from "../../minds/context";
 
@@ -14,18 +13,6 @@ const MAX_TASKS_LISTED = 50;
  */
 export function activeTask(ctx: BotContext): Promise<Session> {
   return activeSession(ctx.mindContext, ctx.who.chat, ctx.t("task-default"));
-}
-
-async function activeSession(ctx: MindContext, chat: Chat, defaultTask: string): Promise<Session> {
-  const activeId = chat.active_session_id;
-  if (activeId) {
-    try {
-      return await getSession(ctx, activeId);
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === "not_found")) throw error;
-    }
-  }
-  return (await openSession(ctx, chat.id, { task_name: defaultTask })).session;
 }
 
 async function chatTasks(ctx: MindContext, chat: Chat): Promise<Session[]> {

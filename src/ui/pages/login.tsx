@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { verifyAccountToken } from "../../auth/jwt";
+import { addressOf, countAuthFailure, refuseBlockedCaller } from "../../auth/middleware";
+import { RateLimited } from "../../limits/rate-limits";
 import { redeemLoginLink } from "../../auth/login-links";
 import { AUTHORIZE_PATH } from "../../auth/oauth";
 import { readAuthConfig } from "../../config";
@@ -66,6 +68,27 @@ loginRoutes.post("/login", async (c) => {
   const linkToken = typeof form.token === "string" ? form.token.trim() : "";
   const jwt = typeof form.jwt === "string" ? form.jwt.trim() : "";
   const next = safeNext(form.next);
+  const address = addressOf(c.req.raw);
+  // A failed login counts like a failed API authentication: past the limit the page says so (429).
+  const refuse = (err: RateLimited) => {
+    c.header("Retry-After", String(err.retryAfterSeconds));
+    return c.html(<LoginPage locale={c.var.locale} error={err.message} next={next} />, 429);
+  };
+  const fail = async (message: string) => {
+    try {
+      await countAuthFailure(c.env, address, null);
+    } catch (err) {
+      if (err instanceof RateLimited) return refuse(err);
+      throw err;
+    }
+    return c.html(<LoginPage locale={c.var.locale} error={message} next={next} />, 401);
+  };
+  try {
+    refuseBlockedCaller(c.env, address, null);
+  } catch (err) {
+    if (err instanceof RateLimited) return refuse(err);
+    throw err;
+  }
   let accountId: string;
   let mindId: string | null = null;
   if (linkToken) {
@@ -73,13 +96,11 @@ loginRoutes.post("/login", async (c) => {
       ({ accountId, mindId } = await redeemLoginLink(deps, linkToken));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return c.html(<LoginPage locale={c.var.locale} error={t.loginFailed} next={next} />, 401);
+      return fail(t.loginFailed);
     }
   } else {
     const verified = jwt ? await verifyAccountToken(readAuthConfig(c.env), jwt) : null;
-    if (!verified || !(await accountExists(deps, verified))) {
-      return c.html(<LoginPage locale={c.var.locale} error={t.jwtFailed} next={next} />, 401);
-    }
+    if (!verified || !(await accountExists(deps, verified))) return fail(t.jwtFailed);
     accountId = verified;
   }
   mindId ??= (await listMinds(deps, accountId))[0]?.id ?? null;
