@@ -46,14 +46,22 @@ function readVarint(bytes: Uint8Array): number {
  * The weight of each of the mind's query terms (token and stem) that some memory holds. bm25
  * counts a term's documents within the mind (each term is the mind's own) but the rows of the
  * whole index; each term's score is scaled by the mind's idf over the index's, so ranking is what
- * bm25 gives on the mind alone. Three one-row reads whatever the database holds.
+ * bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
+ * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
  */
 async function mindTermWeights(db: Deps["db"], mindId: string, terms: string[]): Promise<Map<string, number>> {
-  const held = await db.all<{ term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null }>(
-    sql`select term, doc, (select block from memories_fts_data where id = 1) as block,
-      (select memories from mind_usage where mind_id = ${mindId}) as mind_rows
-      from memories_fts_terms where term in ${terms}`,
-  );
+  type Held = { term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null };
+  let held: Held[];
+  try {
+    held = await db.all<Held>(
+      sql`select term, doc, (select block from memories_fts_data where id = 1) as block,
+        (select memories from mind_usage where mind_id = ${mindId}) as mind_rows
+        from memories_fts_terms where term in ${terms}`,
+    );
+  } catch (err) {
+    console.error("term weights unavailable; plain bm25", err instanceof Error ? err.message : err);
+    return new Map(terms.map((t) => [t, 1]));
+  }
   const block = held[0]?.block;
   const indexRows = block ? readVarint(new Uint8Array(block)) : 0;
   return new Map(
