@@ -6,7 +6,7 @@ import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
@@ -84,12 +84,6 @@ export async function storeMemory(
     eq(memories.category, input.category),
     eq(memories.key, input.key),
   );
-  await assertWithinQuota(
-    { db, clock },
-    scope.mindId,
-    { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) },
-    async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined,
-  );
   // History rows are written from the table itself in the same batch, so they see exactly
   // the row before (an update) or after (a creation) the upsert, whatever races with it.
   const historyOf = (action: "update" | "create", where: SQL | undefined) =>
@@ -109,7 +103,9 @@ export async function storeMemory(
         .where(where),
     );
 
-  const [, rows] = await db.batch([
+  const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
+  const exists = async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
+  const [, rows] = await writeWithinQuota({ db, clock }, scope.mindId, need, (guard) => db.batch([
     historyOf("update", sameKey),
     db
       .insert(memories)
@@ -147,7 +143,8 @@ export async function storeMemory(
       })
       .returning(),
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
-  ]);
+    guard,
+  ]), exists);
   const row = rows[0]!;
   await markForEmbedding(ctx, scope.mindId, "memory", [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
@@ -168,8 +165,8 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
-  await assertWithinQuota(ctx, scope.mindId, { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) });
-  const [rows] = await db.batch([
+  const need = { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) };
+  const [rows] = await writeWithinQuota(ctx, scope.mindId, need, (guard) => db.batch([
     db
       .update(memories)
       .set({
@@ -185,7 +182,8 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
     db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
-  ]);
+    guard,
+  ]));
   if (!rows[0]) throw notFound("memory");
   if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, scope.mindId, "memory", [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);

@@ -14,7 +14,7 @@ import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
-import { assertWithinQuota } from "./quotas";
+import { writeWithinQuota } from "./quotas";
 import { resolveSettings } from "./settings";
 
 /** Most statements written in one D1 batch, and most bytes of row text in one batch. */
@@ -51,21 +51,23 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   const archive = await checkArchive(typeof body === "string" ? new TextEncoder().encode(body) : body);
   if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
   // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
-  await assertWithinQuota(deps, mindId, {
+  // The last batch carries the quota guard: a write racing the import past a quota fails it.
+  const need = {
     memories: archive.lines.memory.length,
     notes: archive.lines.note.length,
     bytes: typeof body === "string" ? new TextEncoder().encode(body).length : body.length,
+  };
+  const counts = await writeWithinQuota(deps, mindId, need, async (guard) => {
+    try {
+      return await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+    } catch (err) {
+      await db.batch([
+        ...eraseContent(db, mindId),
+        db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
+      ]);
+      throw err;
+    }
   });
-  let counts: ImportCounts;
-  try {
-    counts = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);
-  } catch (err) {
-    await db.batch([
-      ...eraseContent(db, mindId),
-      db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
-    ]);
-    throw err;
-  }
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
     await markMissing(deps, mindId);
@@ -148,7 +150,7 @@ function textBytes(row: Record<string, unknown>): number {
 }
 
 /** Writes the checked archive in an order the foreign keys accept, reading each line again. */
-async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: CheckedArchive): Promise<ImportCounts> {
+async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: CheckedArchive, guard: BatchItem<"sqlite">): Promise<ImportCounts> {
   const { header, lines, ids, extracted } = archive;
   const writer = new BatchWriter(db);
   const each = async <T extends keyof CheckedArchive["lines"]>(type: T, write: (line: Line<T>) => Promise<void>) => {
@@ -251,6 +253,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
       .set({ locale: header.mind.locale, retentionHours: header.mind.retention_hours, settings: resolveSettings(header.mind.settings) })
       .where(eq(minds.id, mindId)),
   );
+  await writer.add(guard);
   await writer.flush();
 
   return {

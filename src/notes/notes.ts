@@ -10,7 +10,7 @@ import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
@@ -86,7 +86,6 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
   const { db, clock, scope } = ctx;
   // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
   if (input.session_id != null) await getSession(ctx, input.session_id);
-  await assertWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = isPerson(scope.principal);
   const values = noteValues(
     {
@@ -101,7 +100,9 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
     isoNow(clock),
     input.context,
   );
-  const [row] = await db.insert(notes).values(values).returning();
+  const [[row]] = await writeWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
+    db.batch([db.insert(notes).values(values).returning(), guard]),
+  );
   await markForEmbedding(ctx, scope.mindId, "note", [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }

@@ -108,6 +108,23 @@ describe("GET /memory/search", () => {
     expect(await foundIds("content:deploy")).toContain(ids.deploy);
   });
 
+  it("searches Russian as the README says: word forms meet, ё is е, operators and quotes are words", async () => {
+    // Word forms of one stem find each other, whichever form was stored.
+    expect(await foundIds("любила")).toContain(ids.love);
+    expect(await foundIds("вечер")).toContain(ids.love);
+    // ё and е are one letter, in the memory and in the query.
+    expect(await foundIds("живет")).toContain(ids.hedgehog);
+    expect(await foundIds("ЁЖИКА")).toContain(ids.hedgehog);
+    expect(await foundIds("мед")).toContain(ids.milk);
+    // As FTS syntax AND would find neither memory and NOT would hide the hedgehog: here they are words.
+    for (const q of ["ежик AND молоко", "молоко NOT ежик", "молоко OR ежик"]) {
+      expect(await foundIds(q), q).toEqual(expect.arrayContaining([ids.milk, ids.hedgehog]));
+    }
+    expect(await foundIds('"молоко с медом"')).toContain(ids.milk);
+    expect(await foundIds("ёжик*")).toContain(ids.hedgehog);
+    expect(await foundIds("NEAR(ежик молоко)")).toEqual(expect.arrayContaining([ids.milk, ids.hedgehog]));
+  });
+
   it("answers 400 for an empty query and for a missing one", async () => {
     for (const path of ["/memory/search?q=", "/memory/search?q=%20%20", "/memory/search"]) {
       const res = await call("GET", path, auth);
