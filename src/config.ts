@@ -5,7 +5,10 @@ import type { TelegramChatObject } from "./telegram/chat-object";
 
 /** Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`). */
 export interface Env {
+  /** The directory (accounts, minds, keys, claims, job runs), and the first shard of minds' data. */
   DB: D1Database;
+  /** More shards of minds' data: any [[d1_databases]] binding named SHARD_1, SHARD_2, … */
+  [shard: `SHARD_${number}`]: D1Database | undefined;
   /** One session object per session: the single writer of its history. */
   SESSIONS: DurableObjectNamespace<SessionObject>;
   ADMIN_TOKEN: string;

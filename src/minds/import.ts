@@ -3,8 +3,9 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
+import { databaseOfMind } from "../db/client";
 import type { Deps } from "../deps";
-import { conflict, notFound } from "../errors";
+import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
@@ -14,6 +15,7 @@ import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
+import { copySettingsToDirectory, getMind } from "./minds";
 import { assertWithinQuota } from "./quotas";
 import { resolveSettings } from "./settings";
 
@@ -44,7 +46,11 @@ export interface ImportCounts {
  * answers conflict. A failed write erases what the import had written and restores the
  * mind's settings, so the mind is left as it was.
  */
-export async function importMind(deps: Deps, accountId: string, mindId: string, body: Uint8Array | string): Promise<ImportCounts> {
+export async function importMind(directoryDeps: Deps, accountId: string, mindId: string, body: Uint8Array | string): Promise<ImportCounts> {
+  const mind = await getMind(directoryDeps, accountId, mindId);
+  if (mind.moving) throw mindMoving();
+  // The rows, and the shard's copy of the mind's row, go to the database that holds the mind.
+  const deps = { ...directoryDeps, db: databaseOfMind(directoryDeps, mind.shard) };
   const { db } = deps;
   const before = await db.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (!before) throw notFound("mind");
@@ -66,6 +72,7 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
     ]);
     throw err;
   }
+  await copySettingsToDirectory(directoryDeps, mindId);
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
     await markMissing(deps, mindId);

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Update } from "grammy/types";
 import { isoNow } from "../clock";
 import { telegramUpdates } from "../db/schema";
+import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { deleteWhere, inRounds, type RetentionStep } from "../notes/retention";
 
@@ -9,7 +10,9 @@ import { deleteWhere, inRounds, type RetentionStep } from "../notes/retention";
 export const UPDATE_CLAIM_DAYS = 7;
 
 /** Claims an update id; false when it was claimed before (a re-delivery), in one statement. */
-export async function claimUpdate({ db, clock }: Deps, updateId: number): Promise<boolean> {
+export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const claimed = await db
     .insert(telegramUpdates)
     .values({ updateId, receivedAt: isoNow(clock) })
@@ -19,7 +22,8 @@ export async function claimUpdate({ db, clock }: Deps, updateId: number): Promis
 }
 
 /** Gives a claim back when the update could not be handed on, so Telegram's re-delivery is handled. */
-export async function releaseUpdate({ db }: Deps, updateId: number): Promise<void> {
+export async function releaseUpdate(deps: Deps, updateId: number): Promise<void> {
+  const db = directoryOf(deps);
   await db.delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
 }
 

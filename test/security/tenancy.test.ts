@@ -1,3 +1,4 @@
+import { rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -46,8 +47,9 @@ async function snapshot(): Promise<string> {
     "SELECT id, mind_id, agent, key, content, tags, source, verified, updated_at FROM memories ORDER BY id",
     "SELECT id, mind_id, memory_id, action FROM memory_history ORDER BY id",
   ];
-  const results = await Promise.all(tables.map((q) => env.DB.prepare(q).all()));
-  return JSON.stringify(results.map((r) => r.results));
+  // Every database: the directory and each shard.
+  const results = await Promise.all(tables.map((q) => rowsEverywhere(q)));
+  return JSON.stringify(results);
 }
 
 function base64url(value: string): string {
