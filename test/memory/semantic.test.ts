@@ -114,7 +114,7 @@ describe("recall by meaning", () => {
     const first = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "tea_fact", content: "Green tea" })).memory;
     await settle();
     expect(await record("memory", first.id)).toMatchObject({ state: "done" });
-    await recordUsage(deps, scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
+    await recordUsage(await inMind(deps, scope), scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
     const calls = embedder.calls;
     const second = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "coffee_fact", content: "Black coffee" })).memory;
     await settle();
