@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { BoundedBatches, insertRow, readMindRows, type MindTable, type Row, type RowBounds } from "./shard-rows";
+import { BoundedBatches, insertRow, readMindRows, rowBytes, type MindTable, type Row, type RowBounds, type RowFilter } from "./shard-rows";
 
 // Copies every row of a mind's data from one database to another. Rows keep their ids, except
 // messages and history entries, whose integer ids the target numbers itself (an id taken in
@@ -28,7 +27,7 @@ export async function copyMindRows(source: Db, target: Db, mindId: string, bound
   }));
   const writer = new BoundedBatches(target, bounds);
   for (const { chat, session } of active) {
-    await writer.add(target.run(sql`update chats set active_session_id = ${session} where id = ${chat} and mind_id = ${mindId}`));
+    await writer.add(target.$client.prepare("update chats set active_session_id = ? where id = ? and mind_id = ?").bind(session, chat, mindId));
   }
   await writer.flush();
   for (const name of ["memories", "notes", "cold_memory", "cold_versions", "consolidations", "llm_usage"] as const) {
@@ -36,9 +35,9 @@ export async function copyMindRows(source: Db, target: Db, mindId: string, bound
   }
   await copyTable(source, target, "memory_history", mindId, bounds, (row) => omit(row, "id"));
   // Last: a vector record whose row is missing would have its vector removed by the hourly job.
-  await copyTable(source, target, "embeddings", mindId, bounds, undefined, sql`1`, "insert or replace");
+  await copyTable(source, target, "embeddings", mindId, bounds, undefined, "insert or replace");
   // The insert triggers counted what was copied; the source's figures are the exact ones.
-  await copyTable(source, target, "mind_usage", mindId, bounds, undefined, sql`1`, "insert or replace");
+  await copyTable(source, target, "mind_usage", mindId, bounds, undefined, "insert or replace");
 }
 
 async function copyTable(
@@ -48,11 +47,10 @@ async function copyTable(
   mindId: string,
   bounds: RowBounds,
   shape: (row: Row) => Row = (row) => row,
-  where = sql`1`,
   verb: "insert" | "insert or replace" = "insert",
 ): Promise<void> {
   const writer = new BoundedBatches(target, bounds);
-  for await (const rows of readMindRows(source, name, mindId, bounds, where)) {
+  for await (const rows of readMindRows(source, name, mindId, bounds)) {
     for (const row of rows) {
       const shaped = shape(row);
       await writer.add(insertRow(target, name, shaped, { verb }), shaped);
@@ -66,7 +64,7 @@ const omit = (row: Row, column: string) => Object.fromEntries(Object.entries(row
 /** A session's messages in order under the target's ids, then its cursor renumbered. */
 async function copySessionHistory(source: Db, target: Db, mindId: string, session: Row, bounds: RowBounds): Promise<void> {
   const renumbered: [number, number][] = [];
-  const of = sql`session_id = ${session.id}`;
+  const of: RowFilter = { sql: "session_id = ?", values: [session.id] };
   for await (const rows of readMindRows(source, "messages", mindId, bounds, of)) {
     for (let start = 0; start < rows.length; ) {
       // One batch per slice bounded by bytes, so the new ids come back in the order sent.
@@ -75,17 +73,15 @@ async function copySessionHistory(source: Db, target: Db, mindId: string, sessio
       while (start < rows.length && (slice.length === 0 || bytes < bounds.bytes)) {
         const row = rows[start++]!;
         slice.push(row);
-        bytes += String(row.content ?? "").length * 3 + String(row.search_content ?? "").length + String(row.search_near ?? "").length;
+        bytes += rowBytes(row);
       }
-      const inserted = (await target.batch(
-        slice.map((row) => insertRow(target, "messages", omit(row, "id"), { returning: "id" })) as unknown as Parameters<Db["batch"]>[0],
-      )) as unknown as { id: number }[][];
-      slice.forEach((row, i) => renumbered.push([Number(row.id), Number(inserted[i]![0]!.id)]));
+      const inserted = await target.$client.batch<{ id: number }>(slice.map((row) => insertRow(target, "messages", omit(row, "id"), { returning: "id" })));
+      slice.forEach((row, i) => renumbered.push([Number(row.id), Number(inserted[i]!.results[0]!.id)]));
     }
   }
   const renumber = (old: number) => renumbered.reduce((found, [was, now]) => (was <= old ? now : found), 0);
-  await target.run(
-    sql`update sessions set extracted_through_message_id = ${renumber(Number(session.extracted_through_message_id))}
-        where id = ${session.id} and mind_id = ${mindId}`,
-  );
+  await target.$client
+    .prepare("update sessions set extracted_through_message_id = ? where id = ? and mind_id = ?")
+    .bind(renumber(Number(session.extracted_through_message_id)), session.id, mindId)
+    .run();
 }

@@ -1,5 +1,3 @@
-import { sql, type SQL } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 
 // A mind's rows as a move sees them: every table of the mind's data, read, written and erased
@@ -55,24 +53,28 @@ export const DEFAULT_ROW_BOUNDS: RowBounds = { rows: 100, bytes: 2 * 1024 * 1024
 
 export type Row = Record<string, unknown>;
 
-const table = (name: MindTable) => sql.raw(`"${name}"`);
+/** A condition on a table's rows beyond the mind: SQL with `?` placeholders and their values. */
+export interface RowFilter {
+  sql: string;
+  values: unknown[];
+}
+
+const ALL: RowFilter = { sql: "1", values: [] };
 
 /** Rows of each table of the mind in one database. */
 export async function countMindRows(db: Db, mindId: string): Promise<Record<MindTable, number>> {
-  const counted = await db.batch(
-    MIND_TABLES.map((name) => db.all<{ n: number }>(sql`select count(*) as n from ${table(name)} where mind_id = ${mindId}`)) as unknown as [
-      BatchItem<"sqlite">,
-    ],
-  );
-  return Object.fromEntries(MIND_TABLES.map((name, i) => [name, (counted[i] as { n: number }[])[0]?.n ?? 0])) as Record<MindTable, number>;
+  const d1 = db.$client;
+  const counted = await d1.batch<{ n: number }>(MIND_TABLES.map((name) => d1.prepare(`select count(*) as n from "${name}" where mind_id = ?`).bind(mindId)));
+  return Object.fromEntries(MIND_TABLES.map((name, i) => [name, counted[i]!.results[0]?.n ?? 0])) as Record<MindTable, number>;
 }
 
 /** The mind's rows of a table in rowid order, a page at a time, each with its rowid as `_rowid`. */
-export async function* readMindRows(db: Db, name: MindTable, mindId: string, bounds: RowBounds, where: SQL = sql`1`): AsyncGenerator<Row[]> {
+export async function* readMindRows(db: Db, name: MindTable, mindId: string, bounds: RowBounds, where: RowFilter = ALL): AsyncGenerator<Row[]> {
   for (let after = 0; ; ) {
-    const rows = await db.all<Row>(
-      sql`select rowid as _rowid, * from ${table(name)} where mind_id = ${mindId} and rowid > ${after} and ${where} order by rowid limit ${bounds.rows}`,
-    );
+    const { results: rows } = await db.$client
+      .prepare(`select rowid as _rowid, * from "${name}" where mind_id = ? and rowid > ? and (${where.sql}) order by rowid limit ?`)
+      .bind(mindId, after, ...where.values, bounds.rows)
+      .all<Row>();
     if (rows.length > 0) yield rows;
     if (rows.length < bounds.rows) return;
     after = Number(rows.at(-1)!._rowid);
@@ -82,40 +84,37 @@ export async function* readMindRows(db: Db, name: MindTable, mindId: string, bou
 /** One row's insert statement, leaving out `_rowid` and the columns named in `omit`. */
 export function insertRow(db: Db, name: MindTable, row: Row, options: { omit?: string[]; verb?: "insert" | "insert or replace"; returning?: string } = {}) {
   const columns = Object.keys(row).filter((c) => c !== "_rowid" && !options.omit?.includes(c));
-  const names = sql.raw(columns.map((c) => `"${c}"`).join(", "));
-  const values = sql.join(
-    columns.map((c) => sql`${row[c]}`),
-    sql`, `,
-  );
-  const returning = options.returning ? sql.raw(` returning ${options.returning}`) : sql``;
-  return db.all<Row>(sql`${sql.raw(options.verb ?? "insert")} into ${table(name)} (${names}) values (${values})${returning}`);
+  const names = columns.map((c) => `"${c}"`).join(", ");
+  const marks = columns.map(() => "?").join(", ");
+  const returning = options.returning ? ` returning ${options.returning}` : "";
+  return db.$client.prepare(`${options.verb ?? "insert"} into "${name}" (${names}) values (${marks})${returning}`).bind(...columns.map((c) => row[c]));
 }
 
 /** Statements sent in batches bounded by count and bytes; each batch is one transaction. */
 export class BoundedBatches {
-  private pending: BatchItem<"sqlite">[] = [];
+  private pending: D1PreparedStatement[] = [];
   private bytes = 0;
   constructor(
     private readonly db: Db,
     private readonly bounds: RowBounds,
   ) {}
 
-  async add(statement: unknown, row: Row = {}): Promise<void> {
-    this.pending.push(statement as BatchItem<"sqlite">);
+  async add(statement: D1PreparedStatement, row: Row = {}): Promise<void> {
+    this.pending.push(statement);
     this.bytes += rowBytes(row);
     if (this.pending.length >= this.bounds.rows || this.bytes >= this.bounds.bytes) await this.flush();
   }
 
-  async flush(): Promise<unknown[]> {
+  async flush(): Promise<D1Result[]> {
     if (this.pending.length === 0) return [];
-    const batch = this.pending as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+    const batch = this.pending;
     this.pending = [];
     this.bytes = 0;
-    return this.db.batch(batch);
+    return this.db.$client.batch(batch);
   }
 }
 
-const rowBytes = (row: Row) => Object.values(row).reduce<number>((n, v) => n + (typeof v === "string" ? v.length * 3 : 8), 0);
+export const rowBytes = (row: Row) => Object.values(row).reduce<number>((n, v) => n + (typeof v === "string" ? v.length * 3 : 8), 0);
 
 /**
  * Deletes every row of the mind's data from one database, a bounded statement at a time, in
@@ -126,9 +125,10 @@ export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds): 
   for (const name of ERASE_ORDER) {
     erased[name] = 0;
     for (;;) {
-      const gone = await db.all<{ one: number }>(
-        sql`delete from ${table(name)} where rowid in (select rowid from ${table(name)} where mind_id = ${mindId} limit ${bounds.rows}) returning 1 as one`,
-      );
+      const { results: gone } = await db.$client
+        .prepare(`delete from "${name}" where rowid in (select rowid from "${name}" where mind_id = ? limit ?) returning 1 as one`)
+        .bind(mindId, bounds.rows)
+        .all();
       erased[name] += gone.length;
       if (gone.length < bounds.rows) break;
     }

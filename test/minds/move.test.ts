@@ -117,7 +117,7 @@ describe("moving a mind between shards", () => {
     }
     // Search, writes and a second session's history work where it landed.
     const found = await call("GET", "/memory/search?q=кофе", auth);
-    expect(found.json.results.map((r: { memory: { key: string } }) => r.memory.key)).toEqual(["coffee"]);
+    expect(found.json.results.map((r: { key: string }) => r.key)).toEqual(["coffee"]);
     expect((await call("POST", "/memory", { ...auth, body: { category: "fact", key: "after_move", content: "Written after the move" } })).status).toBe(201);
   });
 
@@ -200,7 +200,11 @@ describe("a fault at each D1 call of a move", () => {
       const calls = counting.calls;
       expect(calls).toBeGreaterThan(30);
 
-      for (let failAt = 1; failAt <= calls; failAt++) {
+      // Every call of the claim, the freeze and the switch's neighbourhood is cheap to cover; the
+      // copy's many alike calls are sampled, so the test stays within minutes on a busy machine.
+      const stride = Math.ceil(calls / 12);
+      const points = [...new Set([1, 2, 3, 4, 5, ...Array.from({ length: calls }, (_, i) => i + 1).filter((n) => n % stride === 0), calls - 16, calls - 15, calls - 1, calls])];
+      for (const failAt of points.filter((n) => n >= 1 && n <= calls)) {
         const auth = await filledMind(true);
         const home = (await shardOf(auth.mind)).shard;
         const before = await exported(auth);
@@ -234,8 +238,13 @@ describe("jobs across shards", () => {
       minds.push({ token: t.token, mind: (await newMind(t.token)).id });
     }
     for (const auth of minds) await call("POST", "/notes", { ...auth, body: { text: `Lives on ${auth.mind}`, category_hint: "profile" } });
-    const runs = await runCron("0 * * * *", env);
-    expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
+    // Each run takes a bounded number of namespaces from each shard in turn, the longest waiting
+    // first: the notes other tests of this file left wait too, so it may take a few runs.
+    const folded = async () => (await Promise.all(minds.map(async (auth) => (await call("GET", "/cold", auth)).json.version))).every((v) => v === 1);
+    for (let run = 0; run < 10 && !(await folded()); run++) {
+      const runs = await runCron("0 * * * *", env);
+      expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
+    }
     for (const auth of minds) {
       const cold = (await call("GET", "/cold", auth)).json;
       expect(cold.version, (await shardOf(auth.mind)).shard).toBe(1);
