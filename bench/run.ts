@@ -11,9 +11,10 @@ import { peer } from "./parts/peer";
 import { retrieval } from "./parts/retrieval";
 import { sessions } from "./parts/sessions";
 import { soak } from "./parts/soak";
+import { tenants } from "./parts/tenants";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, context, growth, sessions, http, cost, peer, bounds, soak];
+const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -169,6 +169,13 @@ async function connectByOAuth(base, page, shot) {
   check((await page.locator("#client-name").textContent()) === "E2E assistant", "the consent page names the client");
   check((await page.locator("select#mind option").count()) === 1, "the consent page offers the person's mind");
   await shot("08-consent");
+  await Promise.all([page.waitForURL(/lang=ru/), page.click('header a[lang="ru"]')]);
+  check(
+    (await page.locator("html").getAttribute("lang")) === "ru" && (await page.locator("#client-name").textContent()) === "E2E assistant",
+    "the consent page's language switch keeps the request",
+  );
+  await shot("08-consent-ru");
+  await Promise.all([page.waitForURL(/lang=en/), page.click('header a[lang="en"]')]);
   await Promise.all([page.waitForURL(`${redirect}**`), page.click("#allow")]);
   callback.close();
   check(typeof code === "string" && code.length > 10, "Allow sends the client back with an authorization code");

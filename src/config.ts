@@ -1,16 +1,14 @@
 import type { UserFromGetMe } from "grammy/types";
-import type { RateLimiterObject } from "./limits/rate-limiter";
-import type { SessionObject } from "./sessions/session-object";
-import type { TelegramChatObject } from "./telegram/chat-object";
 
-/** Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`). */
+/**
+ * Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`).
+ * Each Durable Object namespace is declared beside its class, so this file imports none of them.
+ */
 export interface Env {
   /** The directory (accounts, minds, keys, claims, job runs), and the first shard of minds' data. */
   DB: D1Database;
   /** More shards of minds' data: any [[d1_databases]] binding named SHARD_1, SHARD_2, … */
   [shard: `SHARD_${number}`]: D1Database | undefined;
-  /** One session object per session: the single writer of its history. */
-  SESSIONS: DurableObjectNamespace<SessionObject>;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   JWT_ISSUER?: string;
@@ -29,8 +27,6 @@ export interface Env {
    * `[ai]\nbinding = "AI"` there.
    */
   AI?: Ai;
-  /** One object per Telegram chat: handles the chat's updates in order, off the request path. */
-  TELEGRAM_CHATS: DurableObjectNamespace<TelegramChatObject>;
   /** The bot's token from @BotFather; the bot is off while it is unset. */
   TELEGRAM_BOT_TOKEN?: string;
   /** Telegram sends it in X-Telegram-Bot-Api-Secret-Token with every webhook call. */
@@ -53,8 +49,6 @@ export interface Env {
   VECTORIZE?: Vectorize;
   /** The OAuth provider's storage: registered MCP clients, grants and tokens (hashed). */
   OAUTH_KV: KVNamespace;
-  /** One object per rate-limit bucket (key, account or client address): a fixed-window counter. */
-  RATE_LIMITS: DurableObjectNamespace<RateLimiterObject>;
   /** Rate limits per window (src/limits/rate-limits.ts has the defaults); 0 turns one off. */
   RATE_LIMIT_WINDOW_SECONDS?: string;
   RATE_LIMIT_AUTH_FAILURES_PER_IP?: string;

@@ -53,7 +53,7 @@ it("search and recall as a mind grows", async () => {
   const scope = await newMindScope(`growth-${input.size}`);
   const text = env.DB.prepare(GROWTH_TEXT_INSERT);
   await env.DB.exec(GROWTH_TEXTS_TABLE);
-  await env.DB.batch(input.texts.map((t, i) => text.bind(...growthText(i, t))));
+  await env.DB.batch(input.texts.map((t, i) => text.bind(...growthText(scope.mind.id, i, t))));
   const t0 = Date.now();
   const fill = env.DB.prepare(GROWTH_FILL);
   for (let first = 0; first < input.size; first += RANGE) {

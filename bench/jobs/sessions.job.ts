@@ -48,7 +48,7 @@ async function sessionAppender(name: string): Promise<{ append: Append; raw: App
       if (!result.ok) throw new Error(result.message);
     },
     raw: async (i) => {
-      await insert.bind(scope.mind.id, session.id, text(i), new Date().toISOString(), toIndexText(text(i))).run();
+      await insert.bind(scope.mind.id, session.id, text(i), new Date().toISOString(), toIndexText(scope.mind.id, text(i))).run();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { toIndexText } from "../../src/memory/normalize";
+import { mindSearchToken, toIndexText } from "../../src/memory/normalize";
 
 // The memories of the growth measure: LoCoMo turns cycled with a running number, so every
 // size has realistic text and the same rows can be built again in node for raw SQLite.
@@ -10,15 +10,16 @@ import { toIndexText } from "../../src/memory/normalize";
 export const GROWTH_TEXTS_TABLE = "create table bench_texts (id integer primary key, content text not null, search_content text not null)";
 export const GROWTH_TEXT_INSERT = "insert into bench_texts (id, content, search_content) values (?, ?, ?)";
 
-/** Values for GROWTH_TEXT_INSERT: text i and its index text, as storeMemory would write it. */
-export const growthText = (i: number, text: string) => [i, text, toIndexText(text)];
+/** Values for GROWTH_TEXT_INSERT: text i and its index text in (mind id), as storeMemory would write it. */
+export const growthText = (mindId: string, i: number, text: string) => [i, text, toIndexText(mindId, text)];
 
 /**
  * Memories from (first) up to (end), for (mind id), cycling over (text count) base texts:
  * content "text (#i)", key turn_i, tag batch<i % 50>, priorities and categories in turn, one
- * minute apart. The search columns are what storeMemory writes for them (numbers stem to themselves).
+ * minute apart. The search columns are what storeMemory writes for them (numbers stem to
+ * themselves; every stem behind the mind's search token).
  */
-export const GROWTH_FILL = `with recursive n(i) as (select ? union all select i + 1 from n where i + 1 < ?)
+export const GROWTH_FILL = `with recursive n(i) as (select ? union all select i + 1 from n where i + 1 < ?), tok(t) as (select ?)
 insert into memories (id, mind_id, agent, category, key, content, tags, priority, source, verified, confidence,
   expires_at, created_at, updated_at, search_key, search_content, search_tags)
 select printf('mem_bench%08d', i), ?, 'default',
@@ -28,11 +29,11 @@ select printf('mem_bench%08d', i), ?, 'default',
   'agent', 0, 0.7, null,
   strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' minutes'),
   strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' minutes'),
-  'turn ' || i, t.search_content || ' ' || i, 'batch' || (i % 50)
-from n join bench_texts t on t.id = i % ?`;
+  tok.t || 'turn ' || tok.t || i, t.search_content || ' ' || tok.t || i, tok.t || 'batch' || (i % 50)
+from n join bench_texts t on t.id = i % ? join tok`;
 
 /** Values for GROWTH_FILL. */
-export const growthFillParams = (mindId: string, first: number, end: number, textCount: number) => [first, end, mindId, textCount];
+export const growthFillParams = (mindId: string, first: number, end: number, textCount: number) => [first, end, mindSearchToken(mindId), mindId, textCount];
 
 export interface GrowthInput {
   size: number;

@@ -26,7 +26,7 @@ function rawSqlite(job: GrowthResult, input: GrowthInput) {
   db.prepare("insert into minds (id, account_id, name, created_at, updated_at) values (?, ?, ?, ?, ?)").run(job.mindId, job.accountId, "bench", now, now);
   db.exec(GROWTH_TEXTS_TABLE);
   const text = db.prepare(GROWTH_TEXT_INSERT);
-  db.transaction(() => input.texts.forEach((t, i) => text.run(...growthText(i, t))))();
+  db.transaction(() => input.texts.forEach((t, i) => text.run(...growthText(job.mindId, i, t))))();
   db.prepare(GROWTH_FILL).run(...growthFillParams(job.mindId, 0, input.size, input.texts.length));
   const time = (captured: CapturedQuery[]) => {
     const statements = captured.map((q) => ({ stmt: db.prepare(q.sql), params: sqliteParams(q.params) }));

@@ -4,7 +4,7 @@ import { bearerToken, failAuthentication, refuseBlockedClient } from "../auth/mi
 import { secretsEqual } from "../auth/secrets";
 import { readAuthConfig } from "../config";
 import { ensureAccount } from "../minds/minds";
-import { createRouter } from "./router";
+import { createRouter } from "../http/router";
 import { errorResponses, jsonBody, jsonContent } from "./schemas";
 
 const TokenRequest = z.strictObject({

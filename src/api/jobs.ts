@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
-import { JOB_NAMES, listJobRuns } from "../cron/job-runs";
-import { bearerSecurity, createRouter } from "./router";
+import { JOB_NAMES, listJobRuns } from "../db/job-runs";
+import { bearerSecurity, createRouter } from "../http/router";
 import { errorResponses, jsonContent, pageQuery } from "./schemas";
 
 const JobRunSchema = z

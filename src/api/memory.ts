@@ -12,10 +12,11 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { memoryContent, memoryContext, memoryKey, memoryTag, memoryTags } from "../memory/fields";
+import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const MemorySchema = z
@@ -38,14 +39,13 @@ const MemorySchema = z
   })
   .openapi("Memory");
 
-const tag = z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 const editable = {
-  content: z.string().trim().min(1).max(MEMORY_CONTENT_MAX),
-  tags: z.array(tag).max(TAGS_MAX).openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
+  content: memoryContent,
+  tags: memoryTags.openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
   priority: z.enum(PRIORITIES),
   confidence: z.number().min(0).max(1),
   expires_at: isoDateTime.nullable(),
-  context: z.string().max(MAX_CONTEXT_CHARS).openapi({
+  context: memoryContext.openapi({
     description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as content",
   }),
 };
@@ -62,10 +62,7 @@ const serverOwned = {
 
 const MemoryCreate = z.strictObject({
   category: z.enum(CATEGORIES),
-  key: z
-    .string()
-    .max(MEMORY_KEY_MAX)
-    .regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'"),
+  key: memoryKey,
   content: editable.content,
   tags: editable.tags.optional(),
   priority: editable.priority.optional(),
@@ -121,7 +118,7 @@ memoryRoutes
       request: {
         query: z.object({
           category: categoryQuery,
-          tag: tag.optional(),
+          tag: memoryTag.optional(),
           source: z.enum(SOURCES).optional(),
           verified: booleanQuery.optional(),
           agent: AgentQuery,
@@ -167,7 +164,7 @@ memoryRoutes
       request: {
         query: z.object({
           q: z.string().trim().min(1, "q must not be empty").max(500),
-          tag: tag.optional(),
+          tag: memoryTag.optional(),
           category: categoryQuery,
           limit: z.coerce.number().int().min(1).max(100).default(20),
           include: includeQuery,
@@ -194,7 +191,7 @@ memoryRoutes
   .openapi(
     createRoute({
       method: "get", path: "/memory/by-tag", tags, security: bearerSecurity, summary: "Unexpired memories with a tag",
-      request: { query: z.object({ tag, limit: pageQuery.limit, agent: AgentQuery }) },
+      request: { query: z.object({ tag: memoryTag, limit: pageQuery.limit, agent: AgentQuery }) },
       responses: { 200: jsonContent(MemoryList, "Most important first"), ...guardedResponses },
     }),
     async (c) => {

@@ -7,7 +7,7 @@ import { importMind } from "../minds/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
 import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
 
 const MindSchema = z

@@ -3,8 +3,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
-import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, searchNotes, verifyNote } from "../notes/notes";
-import { bearerSecurity, createRouter } from "./router";
+import { retrieveNotes } from "../notes/hybrid-search";
+import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, verifyNote } from "../notes/notes";
+import { bearerSecurity, createRouter } from "../http/router";
 import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 export const NoteSchema = z
@@ -73,7 +74,7 @@ noteRoutes
   .openapi(
     createRoute({
       method: "get", path: "/notes/search", tags, security: bearerSecurity,
-      summary: "Full-text search over waiting notes (Russian and English, stemmed)",
+      summary: "Search waiting notes: full-text (Russian and English, stemmed), fused with recall by meaning where the deployment has it",
       request: {
         query: z.object({
           q: z.string().trim().min(1, "q must not be empty").max(500),
@@ -82,12 +83,21 @@ noteRoutes
           agent: AgentQuery,
         }),
       },
-      responses: { 200: jsonContent(z.object({ results: z.array(NoteSchema.extend({ score: z.number() })) }), "Best first"), ...guarded },
+      responses: {
+        200: jsonContent(
+          z.object({
+            results: z.array(NoteSchema.extend({ score: z.number() })),
+            retrieval: z.enum(["hybrid", "full_text"]).describe("full_text: full-text search alone; hybrid: fused with recall by meaning"),
+          }),
+          "Best first",
+        ),
+        ...guarded,
+      },
     }),
     async (c) => {
       const { include, ...query } = c.req.valid("query");
-      const hits = await searchNotes(c.var.mindContext, { ...query, withContext: include === "context" });
-      return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })) }, 200);
+      const { hits, retrieval } = await retrieveNotes(c.var.mindContext, { ...query, withContext: include === "context" });
+      return c.json({ results: hits.map(({ note, score }) => ({ ...note, score })), retrieval }, 200);
     },
   )
   .openapi(

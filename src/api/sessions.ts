@@ -16,7 +16,7 @@ import {
   openApiSession,
 } from "../sessions/sessions";
 import { llmWindow, searchMessages, uiHistory } from "../sessions/windows";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const ChatRef = z.object({ id: z.string(), kind: z.enum(CHAT_KINDS), external_id: z.string() });

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
 import { listShards, moveMind } from "../minds/move";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { errorResponses, ErrorSchema, jsonBody, jsonContent } from "./schemas";
 
 const ShardSchema = z

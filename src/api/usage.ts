@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
-import { bearerSecurity, createRouter } from "./router";
+import { bearerSecurity, createRouter } from "../http/router";
 import { errorResponses, jsonContent } from "./schemas";
 
 const UsageSchema = z

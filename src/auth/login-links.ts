@@ -4,7 +4,7 @@ import { loginLinks } from "../db/schema";
 import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { unauthorized } from "../errors";
-import { deleteWhere, inRounds, type RetentionStep } from "../notes/retention";
+import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
 import { randomToken, sha256Hex } from "./secrets";
 
 /** How long a login link works. */

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
-import { readAuthConfig } from "../config";
+import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
@@ -20,16 +20,18 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /** The client's address as Cloudflare reports it ("unknown" where nothing does, as locally). */
-export const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+export const addressOf = (request: Request) => request.headers.get("CF-Connecting-IP") ?? "unknown";
+export const clientAddress = (c: Context<AppEnv>) => addressOf(c.req.raw);
 
 // Longest key prefix a failure bucket is named after: longer "prefixes" are not keys anyway.
 const MAX_PREFIX_CHARS = 40;
 
-function failureBuckets(c: Context<AppEnv>, token: string | null): Bucket[] {
-  const limits = readRateLimits(c.env);
+/** The buckets a failed authentication counts in: the client's address, and the key it presented. */
+function failureBuckets(env: Env, address: string, token: string | null): Bucket[] {
+  const limits = readRateLimits(env);
   const buckets: Bucket[] = [
     {
-      name: `auth-failures:ip:${clientAddress(c)}`,
+      name: `auth-failures:ip:${address}`,
       limit: limits.authFailuresPerIp,
       describe: "failed authentications per client address (RATE_LIMIT_AUTH_FAILURES_PER_IP)",
     },
@@ -46,10 +48,21 @@ function failureBuckets(c: Context<AppEnv>, token: string | null): Bucket[] {
 
 /**
  * Before a credential is checked: a client (or key) this isolate knows to be over its limit of
- * failed authentications is refused at once with 429, without a call to anything.
+ * failed authentications is refused at once (`RateLimited`), without a call to anything. Every
+ * front that checks a credential (REST, /mcp, the web UI's login) calls this first.
  */
+export function refuseBlockedCaller(env: Env, address: string, token: string | null): void {
+  refuseIfBlocked(failureBuckets(env, address, token));
+}
+
+/** Counts a failed authentication per client address and per presented key prefix; `RateLimited` once over a limit. */
+export async function countAuthFailure(env: Env, address: string, token: string | null): Promise<void> {
+  await countEvent(env.RATE_LIMITS, readRateLimits(env), failureBuckets(env, address, token));
+}
+
+/** `refuseBlockedCaller` for a request of the app. */
 export function refuseBlockedClient(c: Context<AppEnv>, token: string | null): void {
-  refuseIfBlocked(failureBuckets(c, token));
+  refuseBlockedCaller(c.env, clientAddress(c), token);
 }
 
 /**
@@ -57,7 +70,7 @@ export function refuseBlockedClient(c: Context<AppEnv>, token: string | null): v
  * answer is 401, or 429 once a limit is reached. Only failures cost a rate-limit call.
  */
 export async function failAuthentication(c: Context<AppEnv>, token: string | null, message?: string): Promise<never> {
-  await countEvent(c.env.RATE_LIMITS, readRateLimits(c.env), failureBuckets(c, token));
+  await countAuthFailure(c.env, clientAddress(c), token);
   throw unauthorized(message);
 }
 

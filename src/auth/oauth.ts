@@ -9,7 +9,9 @@ import {
 import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
+import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
+import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "./principal";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
@@ -94,9 +96,28 @@ export function withOAuth(app: Handler): Handler {
         provider = new OAuthProvider(providerOptions(origin, app));
         providers.set(origin, provider);
       }
-      return provider.fetch(request, env, ctx);
+      if (new URL(request.url).pathname !== MCP_PATH) return provider.fetch(request, env, ctx);
+      return countingFailures(provider, request, env, ctx);
     },
   };
+}
+
+/**
+ * /mcp as the provider answers it, with its failed authentications counted in the same
+ * per-address and per-key limits as the REST API's: 429 (edgemind's error shape) once over.
+ */
+async function countingFailures(provider: OAuthProvider<Env>, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const token = bearerToken(request.headers.get("Authorization") ?? undefined);
+  const address = addressOf(request);
+  try {
+    refuseBlockedCaller(env, address, token);
+    const response = await provider.fetch(request, env, ctx);
+    if (response.status === 401) await countAuthFailure(env, address, token);
+    return response;
+  } catch (err) {
+    if (!(err instanceof RateLimited)) throw err;
+    return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+  }
 }
 
 /** The grant props of a token, as the MCP front reads them from the execution context. */

@@ -3,7 +3,7 @@ import { roundRobin } from "../db/shards";
 import type { ModelDeps } from "../llm/generate";
 import { sweepStaleClaims, namespacesWithWaitingNotes } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION, type ConsolidationOptions } from "../notes/consolidate";
-import type { JobCounts } from "./job-runs";
+import type { JobCounts } from "../db/job-runs";
 
 export interface ConsolidationJobOptions extends ConsolidationOptions {
   /** Namespaces consolidated per run at most; the rest are next hour's. */

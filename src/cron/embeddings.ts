@@ -1,7 +1,7 @@
 import { everyShard } from "../db/client";
 import type { Deps } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/semantic";
-import type { JobCounts } from "./job-runs";
+import type { JobCounts } from "../db/job-runs";
 
 // Bounds of one hourly run: the rest waits for the next hour.
 const REMOVE_ROUNDS = 5;

@@ -1,10 +1,11 @@
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
 import { everyShard } from "../db/client";
+import type { JobCounts } from "../db/job-runs";
+import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
+import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps } from "../deps";
-import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../notes/retention";
+import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
-import { TELEGRAM_RETENTION_STEPS } from "../telegram/updates";
-import type { JobCounts } from "./job-runs";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep[] = [

@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import { createLanguageModel } from "../llm/providers";
 import { collectSessionNotes } from "../sessions/messages";
 import { runConsolidationJob } from "./consolidation";
-import { runJob, type JobName, type JobRun } from "./job-runs";
+import { runJob, type JobName, type JobRun } from "../db/job-runs";
 import { createSemantic } from "../embeddings/providers";
 import { runEmbeddingsJob } from "./embeddings";
 import { runRetentionJob } from "./retention";

@@ -37,6 +37,11 @@ export const mindUsage = sqliteTable("mind_usage", {
   bytes: integer("bytes").notNull(),
 });
 
+/** Never holds a row: an insert into it fails a write's batch that passed a quota (src/minds/quotas.ts). */
+export const quotaGuard = sqliteTable("quota_guard", {
+  ok: integer("ok").notNull(),
+});
+
 export const mindKeys = sqliteTable("mind_keys", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),

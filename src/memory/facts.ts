@@ -1,3 +1,5 @@
+import type { MindContext } from "../minds/context";
+import { storeMemory } from "./memories";
 import type { Category } from "./model";
 import { words } from "./normalize";
 
@@ -27,4 +29,9 @@ export async function keyForFact(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(all.join(" ")));
   const hash = [...new Uint8Array(digest).slice(0, 3)].map((b) => b.toString(16).padStart(2, "0")).join("");
   return [...(latin.length > 0 ? latin : ["fact"]), hash].join("_");
+}
+
+/** Stores a fact stated in one line under its guessed category and the key its words give. */
+export async function rememberFact(ctx: MindContext, fact: string): ReturnType<typeof storeMemory> {
+  return storeMemory(ctx, { category: inferCategory(fact), key: await keyForFact(fact), content: fact });
 }

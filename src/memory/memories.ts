@@ -6,7 +6,7 @@ import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
@@ -46,20 +46,20 @@ function provenance(scope: Scope, confidence: number | undefined) {
 }
 
 const normalizeTags = (tags: string[]) => [...new Set(tags.map(normalizeTag))];
-const tagsIndexText = (tags: string[]) => toIndexText(tags.join(" "));
+const tagsIndexText = (mindId: string, tags: string[]) => toIndexText(mindId, tags.join(" "));
 
 /** A memory's context as stored, with the copy the search index holds. */
-const contextColumns = (context: string | undefined) => {
+const contextColumns = (mindId: string, context: string | undefined) => {
   const bounded = boundContext(context);
-  return { context: bounded, searchContext: toIndexText(bounded) };
+  return { context: bounded, searchContext: toIndexText(mindId, bounded) };
 };
 
-/** The normalised copies of a memory's key, content, tags and context that the search index holds. */
-export const memorySearchColumns = (key: string, content: string, tags: string[], context?: string) => ({
-  searchKey: toIndexText(key.replaceAll("_", " ")),
-  searchContent: toIndexText(content),
-  searchTags: tagsIndexText(tags),
-  ...contextColumns(context),
+/** The normalised copies of a memory's key, content, tags and context that the mind's search index holds. */
+export const memorySearchColumns = (mindId: string, key: string, content: string, tags: string[], context?: string) => ({
+  searchKey: toIndexText(mindId, key.replaceAll("_", " ")),
+  searchContent: toIndexText(mindId, content),
+  searchTags: tagsIndexText(mindId, tags),
+  ...contextColumns(mindId, context),
 });
 
 /**
@@ -76,19 +76,13 @@ export async function storeMemory(
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
   const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
-  const searchContent = toIndexText(input.content);
+  const searchContent = toIndexText(scope.mindId, input.content);
   const actor = actorOf(scope.principal);
   const sameKey = and(
     eq(memories.mindId, scope.mindId),
     eq(memories.agent, scope.agent),
     eq(memories.category, input.category),
     eq(memories.key, input.key),
-  );
-  await assertWithinQuota(
-    { db, clock },
-    scope.mindId,
-    { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) },
-    async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined,
   );
   // History rows are written from the table itself in the same batch, so they see exactly
   // the row before (an update) or after (a creation) the upsert, whatever races with it.
@@ -109,7 +103,9 @@ export async function storeMemory(
         .where(where),
     );
 
-  const [, rows] = await db.batch([
+  const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
+  const exists = async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
+  const [, rows] = await writeWithinQuota({ db, clock }, scope.mindId, need, (guard) => db.batch([
     historyOf("update", sameKey),
     db
       .insert(memories)
@@ -128,7 +124,7 @@ export async function storeMemory(
         expiresAt: input.expires_at ?? null,
         createdAt: now,
         updatedAt: now,
-        ...memorySearchColumns(input.key, input.content, tags ?? [], input.context),
+        ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
         target: [memories.mindId, memories.agent, memories.category, memories.key],
@@ -139,15 +135,16 @@ export async function storeMemory(
           verified,
           confidence,
           updatedAt: now,
-          ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+          ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
           ...(input.priority !== undefined && { priority: input.priority }),
           ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
-          ...(input.context !== undefined && contextColumns(input.context)),
+          ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
         },
       })
       .returning(),
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
-  ]);
+    guard,
+  ]), exists);
   const row = rows[0]!;
   await markForEmbedding(ctx, scope.mindId, "memory", [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
@@ -168,24 +165,25 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
-  await assertWithinQuota(ctx, scope.mindId, { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) });
-  const [rows] = await db.batch([
+  const need = { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) };
+  const [rows] = await writeWithinQuota(ctx, scope.mindId, need, (guard) => db.batch([
     db
       .update(memories)
       .set({
         ...provenance(scope, patch.confidence),
         content,
-        searchContent: toIndexText(content),
+        searchContent: toIndexText(scope.mindId, content),
         updatedAt: now,
-        ...(tags !== undefined && { tags, searchTags: tagsIndexText(tags) }),
+        ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
         ...(patch.priority !== undefined && { priority: patch.priority }),
         ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
-        ...(patch.context !== undefined && contextColumns(patch.context)),
+        ...(patch.context !== undefined && contextColumns(scope.mindId, patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
     db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
-  ]);
+    guard,
+  ]));
   if (!rows[0]) throw notFound("memory");
   if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, scope.mindId, "memory", [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);

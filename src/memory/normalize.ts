@@ -5,6 +5,9 @@ import english from "wink-porter2-stemmer";
 // NFC, lower case, ё→е, words split on anything that is not a letter or digit, and each
 // word stemmed by the Russian or English Snowball algorithm according to its script.
 // FTS5 then only sees plain stems, so «любит» and «любить» meet at «люб».
+// Every stem is indexed and asked for behind its mind's search token (`mindSearchToken`), so
+// each term of the index belongs to one mind: a search walks only that mind's postings, bm25's
+// document frequencies are the mind's own, and one mind's query cannot match another's rows.
 // (The `snowball-stemmers` package aborted workerd on long texts; these two give the same
 // stems and survive a soak of thousands of long texts, see bench/jobs/soak.job.ts.)
 
@@ -47,9 +50,29 @@ export function stem(word: string): string {
   return word;
 }
 
-/** The text stored in an FTS column: the stems of every word, space separated. */
-export function toIndexText(text: string): string {
-  return words(text).map(stem).join(" ");
+/** The stems of every word of a text, in order. */
+export function stems(text: string): string[] {
+  return words(text).map(stem);
+}
+
+/** Length of a mind's search token: fixed, so a token and the stem behind it split one way only. */
+export const SEARCH_TOKEN_LENGTH = 12;
+
+/**
+ * The token in front of every stem a mind indexes and asks for: the last 12 letters and digits
+ * of its id (a mind id ends in 16 random characters), zero-padded, lower case. Derived from the
+ * id alone, so it needs no lookup and stays right when a mind's rows are copied to another
+ * database. Letters and digits only, so FTS5 keeps token and stem as one term. Migration 0013
+ * computes the same in SQL and makes it unique among minds.
+ */
+export function mindSearchToken(mindId: string): string {
+  return ("0".repeat(SEARCH_TOKEN_LENGTH) + mindId.replaceAll("_", "").replaceAll("-", "").toLowerCase()).slice(-SEARCH_TOKEN_LENGTH);
+}
+
+/** The text a mind stores in an FTS column: every stem behind the mind's token, space separated. */
+export function toIndexText(mindId: string, text: string): string {
+  const token = mindSearchToken(mindId);
+  return stems(text).map((s) => token + s).join(" ");
 }
 
 /** Distinct stems to search for: stop words dropped unless the query is nothing else. */
@@ -61,13 +84,15 @@ export function queryTerms(query: string): string[] {
 }
 
 /**
- * An FTS5 MATCH expression built only from quoted stems OR-ed together, so no user text
- * is ever read as FTS syntax. Null when the query holds no word at all.
+ * A mind's FTS5 MATCH expression: its quoted terms (token and stem) OR-ed together, so no user
+ * text is ever read as FTS syntax and no other mind's term can match. Null when the query
+ * holds no word at all.
  */
-export function toMatchExpression(query: string): string | null {
+export function toMatchExpression(mindId: string, query: string): string | null {
   const terms = queryTerms(query);
   if (terms.length === 0) return null;
-  return terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
+  const token = mindSearchToken(mindId);
+  return terms.map((t) => `"${(token + t).replaceAll('"', '""')}"`).join(" OR ");
 }
 
 /** Tags are compared whole: trimmed, NFC, lower case. */

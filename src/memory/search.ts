@@ -34,7 +34,7 @@ const RECENCY_DAYS = 90;
  * A query with no word in it finds nothing rather than failing.
  */
 export async function searchMemories({ db, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
-  const match = toMatchExpression(options.q);
+  const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   const now = isoNow(clock);
   const relevance = sql<number>`(-${COLUMN_WEIGHTS} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;

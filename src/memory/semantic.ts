@@ -182,17 +182,18 @@ export async function markMissing(deps: Deps, mindId: string | null, limit = 200
 }
 
 /**
- * Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning
- * is not available: no ports, no vectors in this mind yet, over budget, or the embedder failed.
+ * Ids of the scope's rows of one kind nearest in meaning to `q`, best first, as the index
+ * answers (not yet checked in SQL); null when recall by meaning is not available: no ports, no
+ * vectors of that kind in this mind yet, over budget, or the embedder failed.
  */
-export async function searchByMeaning(ctx: MindContext, q: string, limit: number): Promise<Memory[] | null> {
+export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKind, limit: number): Promise<string[] | null> {
   const { scope } = ctx;
   const semantic = ctx.semantic;
   if (!semantic || q.trim() === "") return null;
   const any = await ctx.db
     .select({ id: embeddings.rowId })
     .from(embeddings)
-    .where(and(eq(embeddings.mindId, scope.mindId), eq(embeddings.kind, "memory"), eq(embeddings.state, "done")))
+    .where(and(eq(embeddings.mindId, scope.mindId), eq(embeddings.kind, kind), eq(embeddings.state, "done")))
     .limit(1);
   if (any.length === 0) return null;
   let vector: number[];
@@ -206,13 +207,29 @@ export async function searchByMeaning(ctx: MindContext, q: string, limit: number
     console.error("query embedding failed; full-text search alone", err instanceof Error ? err.message : err);
     return null;
   }
-  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind: "memory", agent: scope.agentFilter });
-  if (matches.length === 0) return [];
+  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind, agent: scope.agentFilter });
+  return matches.map((m) => m.id);
+}
+
+/** Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning is not available. */
+export async function searchByMeaning(ctx: MindContext, q: string, limit: number): Promise<Memory[] | null> {
+  const ids = await nearestRowIds(ctx, q, "memory", limit);
+  if (ids === null || ids.length === 0) return ids === null ? null : [];
   // The index's answer is checked against the rows in SQL: only this scope's live memories count.
-  const rows = await ctx.db
-    .select()
-    .from(memories)
-    .where(and(inArray(memories.id, matches.map((m) => m.id)), inScope(scope), notExpired(isoNow(ctx.clock))));
+  const now = isoNow(ctx.clock);
+  const rows = await inIdChunks(ids, (chunk) =>
+    ctx.db.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
+  );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return matches.flatMap((m) => (byId.has(m.id) ? [toMemory(byId.get(m.id)!)] : [])).slice(0, limit);
+  return ids.flatMap((id) => (byId.has(id) ? [toMemory(byId.get(id)!)] : [])).slice(0, limit);
+}
+
+// D1 binds at most 100 parameters a statement; a lookup by ids leaves room for the scope's.
+const ID_CHUNK = 90;
+
+/** Rows looked up by id, a bounded number of ids a statement. */
+export async function inIdChunks<T>(ids: string[], lookup: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) rows.push(...(await lookup(ids.slice(i, i + ID_CHUNK))));
+  return rows;
 }

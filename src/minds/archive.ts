@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AGENT_PATTERN, DEFAULT_AGENT } from "../auth/principal";
-import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { memoryKey } from "../memory/fields";
+import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
@@ -45,7 +46,7 @@ const memory = z.strictObject({
   id,
   agent,
   category: z.enum(CATEGORIES),
-  key: z.string().max(MEMORY_KEY_MAX).regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'"),
+  key: memoryKey,
   content: text(MEMORY_CONTENT_MAX).min(1),
   tags: z.array(tag).max(TAGS_MAX),
   priority: z.enum(PRIORITIES),

@@ -49,7 +49,7 @@ export async function resolveMindContext(deps: Deps, principal: Principal, reque
   }
   const limit = namespaceLimitOf(principal);
   if (limit !== null && requestedAgent !== null && requestedAgent !== limit) {
-    throw forbidden(`this key is limited to the agent namespace "${limit}"`);
+    throw outsideNamespace(limit);
   }
   const agentFilter = limit ?? requestedAgent;
   return bindMind(deps, mind, { mindId: mind.id, principal, agent: agentFilter ?? DEFAULT_AGENT, agentFilter });
@@ -78,7 +78,7 @@ export function inNamespace(ctx: MindContext, agent: string | undefined): MindCo
   if (agent === undefined || agent === scope.agent) return ctx;
   if (!AGENT_PATTERN.test(agent)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
   const limit = namespaceLimitOf(scope.principal);
-  if (limit !== null && agent !== limit) throw forbidden(`this key is limited to the agent namespace "${limit}"`);
+  if (limit !== null && agent !== limit) throw outsideNamespace(limit);
   if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
   return { ...ctx, scope: { ...scope, agent } };
 }
@@ -88,3 +88,15 @@ export async function jobMindContext(deps: Deps, job: string, mindId: string, ag
   const mind = await getMindById(deps, mindId);
   return bindMind(deps, mind, { mindId, principal: { kind: "system", job, mindId }, agent, agentFilter: agent });
 }
+
+/**
+ * The same context reading one agent namespace only (null: every namespace the scope allows);
+ * a principal limited to one namespace cannot read another.
+ */
+export function readingNamespace(ctx: MindContext, agent: string | null): MindContext {
+  const limit = namespaceLimitOf(ctx.scope.principal);
+  if (limit !== null && agent !== null && agent !== limit) throw outsideNamespace(limit);
+  return { ...ctx, scope: { ...ctx.scope, agentFilter: limit ?? agent } };
+}
+
+const outsideNamespace = (limit: string) => forbidden(`this key is limited to the agent namespace "${limit}"`);

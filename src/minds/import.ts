@@ -16,7 +16,7 @@ import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
 import { copySettingsToDirectory, getMind } from "./minds";
-import { assertWithinQuota } from "./quotas";
+import { writeWithinQuota } from "./quotas";
 import { resolveSettings } from "./settings";
 
 /** Most statements written in one D1 batch, and most bytes of row text in one batch. */
@@ -57,21 +57,23 @@ export async function importMind(directoryDeps: Deps, accountId: string, mindId:
   const archive = await checkArchive(typeof body === "string" ? new TextEncoder().encode(body) : body);
   if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
   // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
-  await assertWithinQuota(deps, mindId, {
+  // The last batch carries the quota guard: a write racing the import past a quota fails it.
+  const need = {
     memories: archive.lines.memory.length,
     notes: archive.lines.note.length,
     bytes: typeof body === "string" ? new TextEncoder().encode(body).length : body.length,
+  };
+  const counts = await writeWithinQuota(deps, mindId, need, async (guard) => {
+    try {
+      return await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+    } catch (err) {
+      await db.batch([
+        ...eraseContent(db, mindId),
+        db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
+      ]);
+      throw err;
+    }
   });
-  let counts: ImportCounts;
-  try {
-    counts = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive);
-  } catch (err) {
-    await db.batch([
-      ...eraseContent(db, mindId),
-      db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
-    ]);
-    throw err;
-  }
   await copySettingsToDirectory(directoryDeps, mindId);
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
@@ -155,7 +157,7 @@ function textBytes(row: Record<string, unknown>): number {
 }
 
 /** Writes the checked archive in an order the foreign keys accept, reading each line again. */
-async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: CheckedArchive): Promise<ImportCounts> {
+async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: CheckedArchive, guard: BatchItem<"sqlite">): Promise<ImportCounts> {
   const { header, lines, ids, extracted } = archive;
   const writer = new BatchWriter(db);
   const each = async <T extends keyof CheckedArchive["lines"]>(type: T, write: (line: Line<T>) => Promise<void>) => {
@@ -171,7 +173,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
     memoryRows.push({
       id: ids.get(m.id)!, mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
       priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(m.key, m.content, m.tags, m.context),
+      createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(mindId, m.key, m.content, m.tags, m.context),
     }),
   );
   await memoryRows.end();
@@ -211,7 +213,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
   await each("message", (m) =>
     messageRows.push({
       mindId, sessionId: ids.get(m.session_id)!, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
-      createdAt: m.created_at, searchContent: messageSearchText(m.content, m.ephemeral), searchNear: "",
+      createdAt: m.created_at, searchContent: messageSearchText(mindId, m.content, m.ephemeral), searchNear: "",
     }),
   );
   await messageRows.end();
@@ -258,6 +260,7 @@ async function writeArchive(db: Db, mindId: string, bytes: Uint8Array, archive: 
       .set({ locale: header.mind.locale, retentionHours: header.mind.retention_hours, settings: resolveSettings(header.mind.settings) })
       .where(eq(minds.id, mindId)),
   );
+  await writer.add(guard);
   await writer.flush();
 
   return {

@@ -1,5 +1,7 @@
-import { eq } from "drizzle-orm";
-import { mindUsage, minds } from "../db/schema";
+import { and, eq, gt, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import type { Db } from "../db/client";
+import { mindUsage, minds, quotaGuard } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { resolveSettings, type MindSettings } from "./settings";
@@ -49,9 +51,24 @@ export async function readUsage({ db }: Deps, mindId: string): Promise<{ setting
   };
 }
 
+/** What was read before a write: the limits it is checked against and what the mind held. */
+interface QuotaReading {
+  settings: MindSettings;
+  usage: MindUsage;
+}
+
+async function checkBefore(deps: Deps, mindId: string, need: QuotaNeed, replaces?: () => Promise<boolean>): Promise<QuotaReading> {
+  const reading = await readUsage(deps, mindId);
+  const { settings, usage } = reading;
+  const memories = need.memories ?? 0;
+  const wouldPass = memories > 0 && usage.memories + memories > settings.max_memories;
+  checkQuota(settings, usage, wouldPass && replaces && (await replaces()) ? { ...need, memories: 0 } : need);
+  return reading;
+}
+
 /**
  * Refuses a write that would take the mind past one of its quotas (403 quota_exceeded, the
- * setting named). A check, then the write: writes racing each other may pass a quota by a few.
+ * setting named). A check, then the write: for writes racing each other, `writeWithinQuota`.
  * `replaces` says, only when it matters, whether the memory written already exists (an
  * update in place adds no memory).
  */
@@ -61,8 +78,49 @@ export async function assertWithinQuota(
   need: QuotaNeed,
   replaces?: () => Promise<boolean>,
 ): Promise<void> {
-  const { settings, usage } = await readUsage(deps, mindId);
-  const memories = need.memories ?? 0;
-  const wouldPass = memories > 0 && usage.memories + memories > settings.max_memories;
-  checkQuota(settings, usage, wouldPass && replaces && (await replaces()) ? { ...need, memories: 0 } : need);
+  await checkBefore(deps, mindId, need, replaces);
+}
+
+/**
+ * The last statement of a write's batch: it fails the batch (CHECK constraint quota_exceeded,
+ * migrations/0015) when the mind now holds more than a quota allows and more than it held when
+ * checked, so a write that raced another past the last free slot is rolled back whole.
+ */
+function guardStatement(db: Db, mindId: string, { settings, usage }: QuotaReading): BatchItem<"sqlite"> {
+  const passed = or(
+    and(gt(mindUsage.memories, settings.max_memories), gt(mindUsage.memories, usage.memories)),
+    and(gt(mindUsage.notes, settings.max_notes), gt(mindUsage.notes, usage.notes)),
+    and(gt(mindUsage.bytes, settings.max_bytes), gt(mindUsage.bytes, usage.bytes)),
+  );
+  return db.insert(quotaGuard).select(
+    db.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed)),
+  );
+}
+
+function isQuotaGuardFailure(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) if (e.message.includes("quota_exceeded")) return true;
+  return false;
+}
+
+/**
+ * Checks the quotas as `assertWithinQuota` does, then runs `write`, which must put `guard` in
+ * the same D1 batch as its writes (after them). A write refused by the guard answers the same
+ * 403 quota_exceeded, naming the setting, as one refused by the check.
+ */
+export async function writeWithinQuota<T>(
+  deps: Deps,
+  mindId: string,
+  need: QuotaNeed,
+  write: (guard: BatchItem<"sqlite">) => Promise<T>,
+  replaces?: () => Promise<boolean>,
+): Promise<T> {
+  const reading = await checkBefore(deps, mindId, need, replaces);
+  try {
+    return await write(guardStatement(deps.db, mindId, reading));
+  } catch (err) {
+    if (!isQuotaGuardFailure(err)) throw err;
+    const { settings, usage } = await readUsage(deps, mindId);
+    checkQuota(settings, usage, need);
+    throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
+  }
 }

@@ -7,7 +7,7 @@ import { minds, noteExtractions, notes } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor, type ModelDeps } from "../llm/generate";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { queryTerms } from "../memory/normalize";
 import { noteValues } from "./notes";
@@ -249,14 +249,15 @@ export async function saveExtraction(
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
 ): Promise<{ written: number }> {
-  if (plan.status === "extracted" && plan.notes.length > 0) {
-    const bytes = plan.notes.reduce((n, note) => n + storedBytes(note.text), 0);
-    await assertWithinQuota(deps, input.mindId, { notes: plan.notes.length, bytes });
-  }
   const writes = extractionWrites(deps, input, plan);
   const statements = [...writes, ...alongside];
   if (statements.length === 0) return { written: 0 };
-  const results = await deps.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const batch = (more: BatchItem<"sqlite">[]) => deps.db.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const bytes = plan.status === "extracted" ? plan.notes.reduce((n, note) => n + storedBytes(note.text), 0) : 0;
+  const results =
+    plan.status === "extracted" && plan.notes.length > 0
+      ? await writeWithinQuota(deps, input.mindId, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
+      : await batch([]);
   const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
   return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };
 }

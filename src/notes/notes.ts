@@ -1,15 +1,16 @@
 import type { MindContext } from "../minds/context";
-import { and, asc, count, eq, getTableColumns, isNull, sql, type SQL } from "drizzle-orm";
-import { isPerson, type Scope } from "../auth/principal";
+import { and, asc, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import { isPerson } from "../auth/principal";
 import { isoNow } from "../clock";
 import { notes, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { markForEmbedding } from "../memory/semantic";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { getSession } from "../sessions/sessions";
 import { factKey, type CategoryHint } from "./document";
 
@@ -55,17 +56,10 @@ export const toNote = (row: NoteRow): Note => ({
 const toNoteWithContext = (row: NoteRow, withContext: boolean | undefined): Note =>
   withContext ? { ...toNote(row), context: row.context } : toNote(row);
 
-/** Notes the scope may read: its mind, and its agent namespace when limited to one. */
-export function notesInScope(scope: Scope): SQL {
-  return scope.agentFilter === null
-    ? eq(notes.mindId, scope.mindId)
-    : and(eq(notes.mindId, scope.mindId), eq(notes.agent, scope.agentFilter))!;
-}
-
-/** The columns a new note is stored with, search and duplicate keys included. */
 /** Longest note, in characters. */
 export const NOTE_MAX_CHARS = 2000;
 
+/** The columns a new note is stored with, search and duplicate keys included. */
 export function noteValues(
   fields: { mindId: string; agent: string; text: string; sessionId: string | null; categoryHint: string | null; source: string; confidence: number },
   now: string,
@@ -77,9 +71,9 @@ export function noteValues(
     ...fields,
     consolidationId: null,
     createdAt: now,
-    searchText: toIndexText(fields.text),
+    searchText: toIndexText(fields.mindId, fields.text),
     context: bounded,
-    searchContext: toIndexText(bounded),
+    searchContext: toIndexText(fields.mindId, bounded),
     textKey: factKey(fields.text),
   };
 }
@@ -92,7 +86,6 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
   const { db, clock, scope } = ctx;
   // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
   if (input.session_id != null) await getSession(ctx, input.session_id);
-  await assertWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) });
   const human = isPerson(scope.principal);
   const values = noteValues(
     {
@@ -107,7 +100,9 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
     isoNow(clock),
     input.context,
   );
-  const [row] = await db.insert(notes).values(values).returning();
+  const [[row]] = await writeWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
+    db.batch([db.insert(notes).values(values).returning(), guard]),
+  );
   await markForEmbedding(ctx, scope.mindId, "note", [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }
@@ -117,7 +112,7 @@ export async function listNotes(
   { db, scope }: MindContext,
   page: { limit: number; offset: number },
 ): Promise<{ notes: Note[]; total: number }> {
-  const where = notesInScope(scope);
+  const where = inScope(scope, notes);
   const [rows, totals] = await db.batch([
     db.select().from(notes).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset),
     db.select({ n: count() }).from(notes).where(where),
@@ -128,7 +123,7 @@ export async function listNotes(
 /** Full-text search over waiting notes with the same normalisation as memories, best first. */
 export async function searchNotes({ db, scope }: MindContext, options: { q: string; limit: number; withContext?: boolean },
 ): Promise<{ note: Note; score: number }[]> {
-  const match = toMatchExpression(options.q);
+  const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   // A note's context counts for half of its own words, as a memory's does.
   const score = sql<number>`(-bm25(notes_fts, 1.0, 0.5))`;
@@ -136,7 +131,7 @@ export async function searchNotes({ db, scope }: MindContext, options: { q: stri
     .select({ ...getTableColumns(notes), score })
     .from(notes)
     .innerJoin(sql`notes_fts`, sql`notes_fts.rowid = ${notes}.rowid`)
-    .where(and(sql`notes_fts match ${match}`, notesInScope(scope)))
+    .where(and(sql`notes_fts match ${match}`, inScope(scope, notes)))
     .orderBy(sql`${score} desc`, asc(notes.createdAt))
     .limit(options.limit);
   return rows.map(({ score, ...row }) => ({ note: toNoteWithContext(row, options.withContext), score }));
@@ -147,7 +142,7 @@ export async function listUnverifiedNotes({ db, scope }: MindContext, limit: num
   const rows = await db
     .select()
     .from(notes)
-    .where(and(notesInScope(scope), eq(notes.source, "agent")))
+    .where(and(inScope(scope, notes), eq(notes.source, "agent")))
     .orderBy(asc(notes.createdAt), asc(notes.id))
     .limit(limit);
   return rows.map(toNote);
@@ -159,7 +154,7 @@ export async function verifyNote({ db, scope }: MindContext, id: string): Promis
   const [row] = await db
     .update(notes)
     .set({ source: "user", confidence: 1.0 })
-    .where(and(eq(notes.id, id), notesInScope(scope)))
+    .where(and(eq(notes.id, id), inScope(scope, notes)))
     .returning();
   if (!row) throw notFound("note");
   return toNote(row);
@@ -169,10 +164,10 @@ export async function verifyNote({ db, scope }: MindContext, id: string): Promis
 export async function deleteNote({ db, scope }: MindContext, id: string): Promise<Note> {
   const [row] = await db
     .delete(notes)
-    .where(and(eq(notes.id, id), notesInScope(scope), isNull(notes.consolidationId)))
+    .where(and(eq(notes.id, id), inScope(scope, notes), isNull(notes.consolidationId)))
     .returning();
   if (row) return toNote(row);
-  const exists = await db.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), notesInScope(scope))).get();
+  const exists = await db.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), inScope(scope, notes))).get();
   if (!exists) throw notFound("note");
   throw conflict("the note is being consolidated right now; try again in a minute");
 }

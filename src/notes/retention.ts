@@ -1,56 +1,16 @@
 import { sql, type SQL } from "drizzle-orm";
+import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "../db/retention";
 import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { utcDay } from "../llm/ledger";
 
 // Retention of long-term data: notes, memories and memory history of minds with
 // `retention_hours` (measured from the last refresh), memories long past their expiry, and
-// the service's own bookkeeping. Every step deletes in bounded rounds so one run stays
-// within a Worker's limits; what is left is deleted by the next run.
-
-export interface RetentionOptions {
-  /** Rows one statement deletes at most. */
-  batchSize: number;
-  /** Statements one step runs at most per run. */
-  maxRounds: number;
-  /** How long an expired memory is kept before it is deleted. */
-  expiredGraceMs: number;
-  /** How long job runs, finished consolidations and extraction records are kept. */
-  bookkeepingDays: number;
-  /** How long the model usage ledger is kept. */
-  usageDays: number;
-}
-
-const DAY_MS = 86_400_000;
-
-export const DEFAULT_RETENTION: RetentionOptions = {
-  batchSize: 500,
-  maxRounds: 20,
-  expiredGraceMs: 7 * DAY_MS,
-  bookkeepingDays: 30,
-  usageDays: 400,
-};
-
-export interface RetentionStep {
-  name: string;
-  /** Deletes what is due at `now`; returns the rows deleted. */
-  run(deps: Deps, now: Date, options: RetentionOptions): Promise<number>;
-}
+// the service's own bookkeeping.
 
 /** `now` minus the mind's retention_hours, as the ISO text timestamps are stored in. */
 const retentionCutoff = (now: string) =>
   sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '-' || minds.retention_hours || ' hours')`;
-
-/** Runs `round` until it deletes less than a full batch, or maxRounds times. */
-export async function inRounds(options: RetentionOptions, round: () => Promise<number>): Promise<number> {
-  let total = 0;
-  for (let i = 0; i < options.maxRounds; i++) {
-    const deleted = await round();
-    total += deleted;
-    if (deleted < options.batchSize) break;
-  }
-  return total;
-}
 
 /** Deletes a batch of memories picked by `due` (a query of memory rowids), leaving a history row without content. */
 async function deleteMemories(deps: Deps, due: SQL, action: string, now: string): Promise<number> {
@@ -77,9 +37,6 @@ async function deleteMemories(deps: Deps, due: SQL, action: string, now: string)
   ]);
   return deleted.length;
 }
-
-export const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
-  (await deps.db.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
 
 export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [
   {
@@ -161,14 +118,3 @@ export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [
     },
   },
 ];
-
-/** Asks SQLite to refresh its query planner statistics; says so when the database refuses. */
-export async function optimizeDatabase(deps: Deps): Promise<string> {
-  try {
-    await deps.db.run(sql`pragma optimize`);
-    return "ran";
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return `skipped: ${message.slice(0, 200)}`;
-  }
-}

@@ -8,7 +8,8 @@ import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
 import type { Memory } from "../memory/model";
 import { getCold } from "../notes/cold";
 import { oneLine, parseDocument, SECTION_IDS } from "../notes/document";
-import { searchNotes, type Note } from "../notes/notes";
+import { retrieveNotes } from "../notes/hybrid-search";
+import type { Note } from "../notes/notes";
 import { Fitter, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
 import type { Message } from "./model";
 import { countEphemeral, llmWindow } from "./windows";
@@ -86,12 +87,12 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
   const q = request.q?.trim() || null;
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
-  const [window, ephemeral, recall, memorySearch, noteHits, cold] = await Promise.all([
+  const [window, ephemeral, recall, memorySearch, noteSearch, cold] = await Promise.all([
     sessionId ? llmWindow(ctx, sessionId) : Promise.resolve([] as Message[]),
     sessionId ? countEphemeral(ctx, sessionId) : Promise.resolve(0),
     recallMemories(ctx, { limit: RECALL_LIMIT }),
     q ? retrieveMemories(ctx, { q, limit: searchLimit(budget) }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    q ? searchNotes(ctx, { q, limit: NOTE_LIMIT }) : Promise.resolve([]),
+    q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(ctx, scope.mindId, scope.agent),
   ]);
   const memoryHits = memorySearch.hits;
@@ -122,7 +123,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
 
   // Memory hits, note hits and cold sections are ranked on unrelated scales: fuse them by rank.
   const relevant = reciprocalRankFusion<ContextItem | ColdSection>(
-    [memoryHits.map((hit) => memoryItem("search", hit.memory, count)), noteHits.map((hit) => noteItem(hit.note, count)), relevantSections],
+    [memoryHits.map((hit) => memoryItem("search", hit.memory, count)), noteSearch.hits.map((hit) => noteItem(hit.note, count)), relevantSections],
     (candidate) => candidate.ref,
   ).map((f) => f.item);
   const offer = (candidate: ContextItem | ColdSection, limit?: number) => {
@@ -153,7 +154,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
     system,
     prompt,
     ephemeral_left_out: { messages: ephemeral, rule: EPHEMERAL_RULE },
-    retrieval: memorySearch.retrieval,
+    retrieval: memorySearch.retrieval === "hybrid" || noteSearch.retrieval === "hybrid" ? "hybrid" : "full_text",
   };
 }
 

@@ -31,8 +31,8 @@ export async function readAppendSettings(
   return { settings: resolveSettings(row.settings), usage: { memories: row.memories ?? 0, notes: row.notes ?? 0, bytes: row.bytes ?? 0 } };
 }
 
-/** What the search index holds for a message: nothing for ephemeral output, which is never searched. */
-export const messageSearchText = (content: string, ephemeral: boolean) => (ephemeral ? "" : toIndexText(content));
+/** What the mind's search index holds for a message: nothing for ephemeral output, which is never searched. */
+export const messageSearchText = (mindId: string, content: string, ephemeral: boolean) => (ephemeral ? "" : toIndexText(mindId, content));
 
 /** The latest non-ephemeral message of the session, before the one being appended. */
 const latestSearchable = (target: SessionTarget) =>
@@ -75,7 +75,7 @@ export async function writeAppend(
 ): Promise<AppendWrite> {
   const now = isoNow(clock);
   const ephemeral = input.ephemeral ?? false;
-  const searchContent = messageSearchText(input.content, ephemeral);
+  const searchContent = messageSearchText(target.mindId, input.content, ephemeral);
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
   const insert = db
     .insert(messages)

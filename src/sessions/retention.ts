@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { resolveSettings } from "../minds/settings";
-import { deleteWhere, inRounds, type RetentionStep } from "../notes/retention";
+import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
 
 const DEFAULT_HISTORY_CAP = resolveSettings({}).history_cap;
 

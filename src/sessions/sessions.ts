@@ -4,11 +4,11 @@ import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { ensureChat, getChat } from "./chats";
-import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Session, type MindScope } from "./model";
+import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Chat, type Session, type MindScope } from "./model";
 import { forgetSessionObjects, sessionObject, type SessionDeps, type SessionState } from "./objects";
 
 export interface SessionInput {
@@ -161,6 +161,22 @@ export async function activateSession(ctx: MindContext, sessionId: string): Prom
     .set({ activeSessionId: session.id })
     .where(and(eq(chats.id, session.chat.id), inScope(scope, chats)));
   return { ...session, active: true };
+}
+
+/**
+ * A chat has one active session: the one it last opened or switched to, or, when there is none
+ * (or it was deleted), `defaultTask`, opened for it.
+ */
+export async function activeSession(ctx: MindContext, chat: Chat, defaultTask: string): Promise<Session> {
+  const activeId = chat.active_session_id;
+  if (activeId) {
+    try {
+      return await getSession(ctx, activeId);
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === "not_found")) throw error;
+    }
+  }
+  return (await openSession(ctx, chat.id, { task_name: defaultTask })).session;
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */

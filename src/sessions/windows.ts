@@ -82,7 +82,7 @@ export async function searchMessages(
   options: { q: string; sessionId?: string; limit: number },
 ): Promise<MessageHit[]> {
   const { scope } = ctx;
-  const match = toMatchExpression(options.q);
+  const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   if (options.sessionId !== undefined) await getSession(ctx, options.sessionId);
   // The neighbouring messages count for half of the message's own words.

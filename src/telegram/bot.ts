@@ -50,11 +50,14 @@ const FRIENDLY: Partial<Record<ErrorCode, string>> = {
   not_found: "error-not-found",
   invalid_request: "error-invalid",
   forbidden: "error-forbidden",
-  conflict: "error-invalid",
+  conflict: "error-conflict",
   budget_exceeded: "error-budget",
 };
 
-/** Errors that retrying cannot fix get a short reply; the rest go up to be retried. */
+/**
+ * Errors that retrying cannot fix get a short reply; the rest go up to be retried. The domain's
+ * own message is English, so only the English reply quotes it.
+ */
 const friendlyErrors: MiddlewareFn<BotContext> = async (ctx, next) => {
   try {
     await next();

@@ -7,10 +7,11 @@ import { requireAdmin } from "../auth/middleware";
 import { secretsEqual } from "../auth/secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError, invalid, unauthorized } from "../errors";
-import { createRouter } from "../api/router";
+import { createRouter } from "../http/router";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
-import { chatOfUpdate, claimUpdate, releaseUpdate } from "./updates";
+import { claimUpdate, releaseUpdate } from "../db/telegram-updates";
+import { chatOfUpdate } from "./updates";
 
 /** Update types the bot handles; Telegram sends no others once the webhook is registered. */
 export const ALLOWED_UPDATES = ["message", "callback_query"] as const;

@@ -36,6 +36,8 @@ export interface LayoutProps {
   locale: UiLocale;
   title: string;
   path: string;
+  /** The page's query (an OAuth request, a login link, filters), kept by the language switch. */
+  query?: string;
   /** Shown above the page: a confirmation or an error. */
   flash?: { text: string; error?: boolean } | null;
   signedIn?: boolean;
@@ -54,6 +56,13 @@ const NAV = [
   ["/ui/apps", "apps"],
   ["/ui/minds", "minds"],
 ] as const;
+
+/** The same page in another language: its query kept, `lang` set. */
+function inLanguage(query: string | undefined, locale: UiLocale): string {
+  const params = new URLSearchParams(query);
+  params.set("lang", locale);
+  return `?${params}`;
+}
 
 /** Every page's frame: inline styles (no external resource), navigation, language switch. */
 export function Layout(props: LayoutProps) {
@@ -83,7 +92,7 @@ export function Layout(props: LayoutProps) {
               ))}
             </nav>
           ) : null}
-          <a href={`?lang=${other}`} lang={other}>
+          <a href={inLanguage(props.query, other)} lang={other}>
             {other === "ru" ? "Русский" : "English"}
           </a>
           {props.signedIn && props.csrf ? (

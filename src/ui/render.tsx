@@ -18,7 +18,7 @@ export function page(c: Context<UiEnv>, title: string, body: Child, options: { e
       : null;
   c.header("Cache-Control", "no-store");
   return c.html(
-    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} flash={flash} signedIn mindName={c.var.mindContext?.mind.name ?? options.mindName} csrf={c.var.csrf}>
+    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} query={new URL(c.req.url).search} flash={flash} signedIn mindName={c.var.mindContext?.mind.name ?? options.mindName} csrf={c.var.csrf}>
       {body}
     </Layout>,
     options.status ?? 200,

@@ -2,7 +2,7 @@ import { Hono, type Context } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
-import { handleError } from "../api/errors";
+import { handleError } from "../http/errors";
 import { AppError } from "../errors";
 import { resolveMindContext } from "../minds/context";
 import { DICTIONARIES, pickLocale } from "./i18n";

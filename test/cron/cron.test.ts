@@ -7,11 +7,12 @@ import worker from "../../src/index";
 import type { Scope } from "../../src/auth/principal";
 import { runRetentionJob } from "../../src/cron/retention";
 import { CRON_JOBS } from "../../src/cron/schedule";
-import { runJob } from "../../src/cron/job-runs";
+import { runJob } from "../../src/db/job-runs";
+import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { jobRuns, memories, memoryHistory, notes } from "../../src/db/schema";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
-import { DEFAULT_RETENTION, LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
+import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
 import { DAY, depsOfMind, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
@@ -149,13 +150,13 @@ describe("retention", () => {
     for (let i = 0; i < 5; i++) await addNote(await inMind(testDeps({ clock: at(later, -2 * HOUR) }), scope), { text: `old ${i}` });
     const step = LONG_TERM_RETENTION_STEPS.find((s) => s.name === "notes_past_retention")!;
     const small = { ...DEFAULT_RETENTION, batchSize: 2, maxRounds: 1 };
-    const deps = testDeps();
+    const deps = await depsOfMind(scope.mindId);
     const deleted: number[] = [];
     for (let run = 0; run < 5; run++) deleted.push(await step.run(deps, later, small));
     expect(deleted.every((n) => n <= 2)).toBe(true);
     expect(deleted.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
     expect(deleted.at(-1)).toBe(0);
-    expect(await testDeps().db.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
+    expect(await deps.db.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
   });
 
   it("keeps a month of job runs", async () => {

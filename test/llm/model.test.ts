@@ -7,7 +7,12 @@ import { usageSince, utcDay } from "../../src/llm/ledger";
 import { createLanguageModel } from "../../src/llm/providers";
 import { newTenant } from "../helpers";
 import { scriptedModel, SCRIPTED_USAGE } from "../support/scripted-model";
-import { depsOfMind } from "../support/deps";
+import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { coldOf, newNotesMind } from "../support/long-term";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { extractNotes, saveExtraction, type ExtractionInput } from "../../src/notes/extraction";
+import { assembleContext } from "../../src/sessions/context";
+import { answer } from "../../scripts/model-stand-in-answers.mjs";
 
 const Answer = z.object({ facts: z.array(z.string()) });
 
@@ -194,5 +199,39 @@ describe("providers", () => {
     expect(runs[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
     expect(runs[0]!.inputs.messages?.some((m) => m.content.includes("Say one fact."))).toBe(true);
     expect((await ledger(req.mindId))[0]).toMatchObject({ inputTokens: 12, outputTokens: 7 });
+  });
+});
+
+describe("the offline stand-in model (npm run model:local)", () => {
+  it("understands what edgemind sends it: extraction, consolidation and a chat turn", async () => {
+    const standIn = scriptedModel([
+      (prompt, _call, system) => answer({ messages: [{ role: "system", content: system }, { role: "user", content: prompt }] }),
+    ]);
+    const m = await newNotesMind();
+    const deps = await depsOfMind(m.mindId, { llm: standIn.model });
+    const extraction: ExtractionInput = {
+      mindId: m.mindId,
+      agent: "default",
+      sessionId: "ses_stand_in",
+      cursor: null,
+      messages: [
+        { id: "m1", role: "user", content: "I deploy with wrangler" },
+        { id: "m2", role: "assistant", content: "Noted." },
+        { id: "m3", role: "user", content: "Never deploy on Fridays" },
+      ],
+    };
+    const plan = await extractNotes(deps, extraction);
+    if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
+    expect(plan.notes.map((n) => n.text).sort()).toEqual(["I deploy with wrangler", "Never deploy on Fridays"]);
+    await saveExtraction(deps, extraction, plan);
+
+    expect((await consolidateNotes(deps, { mindId: m.mindId, agent: "default" })).status).toBe("done");
+    const cold = (await coldOf(m.mindId)).text;
+    expect(cold).toMatch(/## Avoid\n- Never deploy on Fridays/);
+    expect(cold).toMatch(/## Work context\n- I deploy with wrangler/);
+
+    const context = await assembleContext(await inMind(testDeps(), { mindId: m.mindId }), { q: "When do I deploy?" });
+    const reply = answer({ messages: [{ role: "system", content: context.system }, { role: "user", content: "#1 user: When do I deploy?" }] });
+    expect(reply).toMatch(/I was given [1-9]\d* remembered lines? and your message: “When do I deploy\?”/);
   });
 });

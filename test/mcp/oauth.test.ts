@@ -228,6 +228,56 @@ describe("MCP over OAuth", () => {
     expect(evil.headers.get("Location")).not.toContain("evil");
   });
 
+  it("keeps the OAuth request when the person switches the consent page's language, signed in or not", async () => {
+    const tenant = await newTenant();
+    const provider = new MemoryOAuthProvider("Bilingual app");
+    const transport = transportOf(provider);
+    await expect(new Client({ name: "t", version: "1" }).connect(transport)).rejects.toThrow(/unauthorized/i);
+    const url = provider.authorizationUrl!;
+    const switchTo = (html: string, lang: string) => {
+      const href = new RegExp(`<a href="([^"]+)" lang="${lang}">`).exec(html)![1]!.replaceAll("&amp;", "&");
+      return new URL(href, url);
+    };
+    const keepsRequest = (switched: URL) => {
+      for (const [name, value] of url.searchParams) expect(switched.searchParams.get(name), name).toBe(value);
+      expect(switched.pathname).toBe("/ui/oauth/authorize");
+    };
+
+    // Signed out: the login page in front of the consent switches language without losing it.
+    const marked = new URL(url);
+    marked.searchParams.set("edgemind_same_site", "1");
+    const login = await browser().get(marked.pathname + marked.search);
+    expect(login.status).toBe(401);
+    keepsRequest(switchTo(login.text, "ru"));
+
+    // Signed in: the consent page in Russian is still the same request, and it can be allowed.
+    const b = await signedIn(tenant.token);
+    const english = await b.get(url.pathname + url.search);
+    const russianUrl = switchTo(english.text, "ru");
+    keepsRequest(russianUrl);
+    expect(russianUrl.searchParams.get("lang")).toBe("ru");
+    const russian = await b.get(russianUrl.pathname + russianUrl.search);
+    expect(russian.status).toBe(200);
+    expect(russian.text).toContain('lang="ru"');
+    expect(russian.text).toContain("Bilingual app");
+    keepsRequest(switchTo(russian.text, "en"));
+    const handle = /name="handle" value="([^"]+)"/.exec(russian.text)![1]!;
+    const answer = await b.post("/ui/oauth/authorize", { _csrf: csrfOf(russian.text), handle, mind: tenant.mind.id, agent: "", decision: "allow" });
+    expect(answer.status).toBe(302);
+    const back = new URL(answer.headers.get("Location")!);
+    await transport.finishAuth(back.searchParams.get("code")!);
+    const client = await connected(provider);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+    await client.close();
+
+    // A login link and a failed login keep what they carry too.
+    const link = await browser().get("/ui/login?token=abc123");
+    expect(switchTo(link.text, "ru").searchParams.get("token")).toBe("abc123");
+    const failed = await browser().post("/ui/login", { jwt: "not-a-token", next: url.pathname + url.search });
+    expect(failed.status).toBe(401);
+    expect(switchTo(failed.text, "ru").searchParams.get("next")).toBe(url.pathname + url.search);
+  });
+
   it("keeps mind keys working on /mcp beside OAuth", async () => {
     const tenant = await newTenant();
     const { key } = await newKey(tenant.token, tenant.mind.id);

@@ -1,27 +1,40 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { queryTerms, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
 import { call, newTenant, store } from "../helpers";
 
 describe("text normalisation", () => {
+  const stemmed = (text: string) => stems(text).join(" ");
+
   it("folds case, ё and word forms to the same stems in Russian and English", () => {
-    expect(toIndexText("Ёжик любит МОЛОКО")).toBe(toIndexText("ежик любить молока"));
-    expect(toIndexText("deployments")).toBe(toIndexText("deployed"));
-    expect(toIndexText("e-mail C++ «кавычки»")).toBe("e mail c кавычк");
+    expect(stemmed("Ёжик любит МОЛОКО")).toBe(stemmed("ежик любить молока"));
+    expect(stemmed("deployments")).toBe(stemmed("deployed"));
+    expect(stemmed("e-mail C++ «кавычки»")).toBe("e mail c кавычк");
     // Snowball's algorithms: Porter2 for English (not the original Porter), Russian Snowball.
-    expect(toIndexText("generously caresses")).toBe("generous caress");
-    expect(toIndexText("путешествовал путешествиями")).toBe("путешествова путешеств");
+    expect(stemmed("generously caresses")).toBe("generous caress");
+    expect(stemmed("путешествовал путешествиями")).toBe("путешествова путешеств");
   });
 
   it("leaves words with digits and overlong runs unstemmed, so ids still match and long texts stay fast", () => {
-    expect(toIndexText("Deploys build42 of ipv6 gateway")).toBe("deploy build42 of ipv6 gateway");
+    expect(stemmed("Deploys build42 of ipv6 gateway")).toBe("deploy build42 of ipv6 gateway");
     const run = "x".repeat(7000);
-    expect(toIndexText(`${run} runs`)).toBe(`${run} run`);
+    expect(stemmed(`${run} runs`)).toBe(`${run} run`);
   });
 
-  it("builds MATCH expressions only from quoted stems", () => {
-    expect(toMatchExpression('NEAR("a" b) AND c* -d key:value')).toBe('"near" OR "b" OR "c" OR "d" OR "key" OR "valu"');
-    expect(toMatchExpression('"" * - ()')).toBeNull();
+  it("puts the mind's token, 12 lower-case letters and digits from its id, in front of every indexed stem", () => {
+    const mind = "mind_01JDX0AB12CDEFGHJKMNPQRSTV";
+    expect(mindSearchToken(mind)).toBe("ghjkmnpqrstv");
+    expect(mindSearchToken("mind_1")).toBe("0000000mind1");
+    expect(toIndexText(mind, "Ёжик deploys")).toBe(`ghjkmnpqrstv${stem("ежик")} ghjkmnpqrstvdeploy`);
+    expect(toIndexText(mind, "!!!")).toBe("");
+  });
+
+  it("builds MATCH expressions only from the mind's quoted stems", () => {
+    const mind = "mind_01jdx0ab12cdefghjkmnpqrstv";
+    expect(toMatchExpression(mind, 'NEAR("a" b) AND c* -d key:value')).toBe(
+      ["near", "b", "c", "d", "key", "valu"].map((t) => `"ghjkmnpqrstv${t}"`).join(" OR "),
+    );
+    expect(toMatchExpression(mind, '"" * - ()')).toBeNull();
     expect(queryTerms("what is the deadline")).toEqual(["deadlin"]);
     expect(queryTerms("the who")).toEqual(["the", "who"]);
   });

@@ -6,6 +6,9 @@ import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, openSession, patchSettings } from "../sessions/session-helpers";
 import { scriptedModel } from "../support/scripted-model";
+import { inMind, testDeps } from "../support/deps";
+import { storeMemory } from "../../src/memory/memories";
+import { addNote } from "../../src/notes/notes";
 import { connectMcp } from "../support/mcp";
 import { dataOf } from "../support/shards";
 
@@ -24,6 +27,26 @@ async function usageAndTruth(mindId: string) {
     .bind(mindId)
     .first();
   return { usage, truth };
+}
+
+/** A D1 whose batches wait until `parties` of them are waiting, then all go on. */
+function meetingD1(real: D1Database, parties: number): D1Database {
+  let waiting: (() => void)[] = [];
+  const meet = () =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length < parties) return;
+      for (const go of waiting) go();
+      waiting = [];
+    });
+  return {
+    prepare: (query: string) => real.prepare(query),
+    batch: async (statements: D1PreparedStatement[]) => {
+      await meet();
+      return real.batch(statements);
+    },
+    exec: (query: string) => real.exec(query),
+  } as unknown as D1Database;
 }
 
 const tenant = async (settings: Record<string, number>) => {
@@ -68,6 +91,30 @@ describe("per-mind quotas", () => {
     const { usage, truth } = await usageAndTruth(t.mind.id);
     expect(usage).toEqual(truth);
     expect(usage).toMatchObject({ memories: 2 });
+  });
+
+  it("writes made at the same time cannot both take the last free slot of max_memories or max_notes", async () => {
+    const t = await tenant({ max_memories: 3, max_notes: 3 });
+    await store(t.auth, { key: "one", content: "first" });
+    await store(t.auth, { key: "two", content: "second" });
+    await call("POST", "/notes", { ...t.auth, body: { text: "note one" } });
+    await call("POST", "/notes", { ...t.auth, body: { text: "note two" } });
+    // Every racer has passed the quota check before any of them writes.
+    const racing = 6;
+    const ctx = await inMind(testDeps({ d1: meetingD1(env.DB, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
+    const memories = await Promise.allSettled(
+      Array.from({ length: racing }, (_, i) => storeMemory(ctx, { category: "fact", key: `racer_${i}`, content: `racer ${i}` })),
+    );
+    const notes = await Promise.allSettled(Array.from({ length: racing }, (_, i) => addNote(ctx, { text: `racing note ${i}` })));
+    for (const [results, setting] of [[memories, "max_memories"], [notes, "max_notes"]] as const) {
+      expect(results.filter((r) => r.status === "fulfilled"), setting).toHaveLength(1);
+      for (const refused of results.filter((r) => r.status === "rejected")) {
+        expect(refused.reason).toMatchObject({ code: "quota_exceeded", message: expect.stringContaining(setting) });
+      }
+    }
+    const { usage, truth } = await usageAndTruth(t.mind.id);
+    expect(usage).toEqual(truth);
+    expect(usage).toMatchObject({ memories: 3, notes: 3 });
   });
 
   it("max_notes refuses a note, and extraction then writes nothing and keeps its cursor", async () => {

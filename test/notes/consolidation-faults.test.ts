@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { runConsolidationJob } from "../../src/cron/consolidation";
-import { runJob } from "../../src/cron/job-runs";
+import { runJob } from "../../src/db/job-runs";
 import { HOUR, manualClock, testDeps } from "../support/deps";
 import { faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";

@@ -14,6 +14,9 @@ interface Request {
   ip: string;
   mind?: string;
   body?: unknown;
+  /** Sent as is, with `headers` saying what it is. */
+  rawBody?: string;
+  headers?: Record<string, string>;
 }
 
 /** One request to the Worker with some vars changed, from a given client address. */
@@ -22,7 +25,8 @@ async function callWith(vars: Record<string, string>, method: string, path: stri
   if (request.token) headers.set("Authorization", `Bearer ${request.token}`);
   if (request.mind) headers.set("X-Mind-Id", request.mind);
   if (request.body !== undefined) headers.set("Content-Type", "application/json");
-  const body = request.body === undefined ? undefined : JSON.stringify(request.body);
+  for (const [name, value] of Object.entries(request.headers ?? {})) headers.set(name, value);
+  const body = request.body === undefined ? request.rawBody : JSON.stringify(request.body);
   const ctx = createExecutionContext();
   const response = await worker.fetch(
     new globalThis.Request(`https://edgemind.test${path}`, { method, headers, body }),
@@ -41,6 +45,15 @@ async function memoryCount(mindId: string): Promise<number> {
   const row = await (await dataOf(mindId)).prepare("select count(*) as n from memories where mind_id = ?").bind(mindId).first<{ n: number }>();
   return row!.n;
 }
+
+/** An MCP tools/list call with the given bearer token. */
+const mcp = (vars: Record<string, string>, token: string | undefined, ip: string) =>
+  callWith(vars, "POST", "/mcp", {
+    token,
+    ip,
+    rawBody: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+  });
 
 function expectLimited(res: CallResult, limitVar: string, limit: number) {
   expect(res.status, res.text).toBe(429);
@@ -108,6 +121,46 @@ describe("rate limits", () => {
     expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
     expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
     expectLimited(await callWith(vars, "GET", "/memory", { token: guess, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+  });
+
+  it("counts failed authentications on /mcp with the API's, per address and per key", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3", RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
+    const ip = address();
+    for (const token of [undefined, "not-a-token"]) expect((await mcp(vars, token, ip)).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: "wrong", ip, mind: t.mind.id })).status).toBe(401);
+    expectLimited(await mcp(vars, "still-wrong", ip), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+    // The address is refused everywhere, even with a good key; the key works from elsewhere.
+    expect((await mcp(vars, key, ip)).status).toBe(429);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
+    const good = await mcp(vars, key, address());
+    expect(good.status, good.text).toBe(200);
+    expect(good.json.result.tools.length).toBeGreaterThan(0);
+
+    const guess = `${key.split(".")[0]}.wrong-secret`;
+    expect((await mcp(vars, guess, address())).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
+    expectLimited(await mcp(vars, guess, address()), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+  });
+
+  it("counts failed web UI logins, by one-time link or token, with the API's failures of the address", async () => {
+    const t = await newTenant();
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3" };
+    const ip = address();
+    const login = (form: Record<string, string>, from = ip) =>
+      callWith(vars, "POST", "/ui/login", { ip: from, rawBody: new URLSearchParams(form).toString(), headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: "https://edgemind.test" } });
+    expect((await login({ token: "not-a-login-link" })).status).toBe(401);
+    expect((await login({ jwt: "not-a-jwt" })).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: "wrong", ip, mind: t.mind.id })).status).toBe(401);
+    const refused = await login({ token: "another-guess" });
+    expect(refused.status).toBe(429);
+    expect(refused.text).toContain("RATE_LIMIT_AUTH_FAILURES_PER_IP");
+    expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
+    // Refused before the credential is looked at: a good token from this address waits too.
+    expect((await login({ jwt: t.token })).status).toBe(429);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
+    expect((await login({ jwt: t.token }, address())).status).toBe(303);
   });
 
   it("prints what the counters cost a write (figures only, nothing asserted on time)", async () => {

@@ -2,6 +2,7 @@ import { rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
+import { mindSearchToken, toMatchExpression } from "../../src/memory/normalize";
 import { call, newKey, newTenant, store, type CallResult } from "../helpers";
 
 const JWT_SECRET = new TextEncoder().encode("test-jwt-secret-0123456789abcdef");
@@ -324,4 +325,71 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
     expect(before.export).toContain(SECRET_CONTENT);
     // About 150 requests: more than the default test time on a busy machine.
   }, 240_000);
+});
+
+describe("the full-text index is per mind", () => {
+  const TEXT = "Capybaras deploy the billing service every Tuesday";
+
+  /** A mind holding the same memory, note and session message. */
+  async function mindWithText() {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    await store(auth, { key: "capybara_deploys", content: TEXT, context: TEXT });
+    expect((await call("POST", "/notes", { ...auth, body: { text: TEXT, context: TEXT } })).status).toBe(201);
+    const session = await call("POST", "/sessions", { ...auth, body: { task_name: "capybaras" } });
+    for (const content of [TEXT, `${TEXT} again`]) {
+      expect((await call("POST", `/sessions/${session.json.id}/messages`, { ...auth, body: { role: "user", content } })).status).toBe(201);
+    }
+    return auth;
+  }
+
+  const TABLES = [
+    { fts: "memories_fts", rows: "memories", key: "rowid" },
+    { fts: "notes_fts", rows: "notes", key: "rowid" },
+    { fts: "messages_fts", rows: "messages", key: "id" },
+  ];
+
+  /** The minds of the rows a MATCH finds, with no mind filter at all. */
+  async function mindsMatched(table: (typeof TABLES)[number], match: string): Promise<string[]> {
+    const { results } = await env.DB.prepare(
+      `select r.mind_id from ${table.fts} f join ${table.rows} r on r.${table.key} = f.rowid where ${table.fts} match ?`,
+    )
+      .bind(match)
+      .all<{ mind_id: string }>();
+    return results.map((r) => r.mind_id);
+  }
+
+  it("one mind's query matches only its own rows, even with no mind filter in the SQL", async () => {
+    const a = await mindWithText();
+    const b = await mindWithText();
+    for (const table of TABLES) {
+      for (const [mind, other] of [
+        [a.mind, b.mind] as const,
+        [b.mind, a.mind] as const,
+      ]) {
+        const matched = await mindsMatched(table, toMatchExpression(mind, "capybara deployments")!);
+        expect(matched.length, table.fts).toBeGreaterThan(0);
+        expect(new Set(matched), table.fts).toEqual(new Set([mind]));
+        expect(matched, table.fts).not.toContain(other);
+      }
+      // A bare stem, as a query without the token would be, matches nobody's rows.
+      expect(await mindsMatched(table, '"capybara" OR "deploy"'), table.fts).toEqual([]);
+    }
+    // And through the API, each mind finds its own memory only.
+    for (const auth of [a, b]) {
+      const res = await call("GET", "/memory/search?q=capybara", auth);
+      expect(res.json.results.map((m: { key: string }) => m.key)).toEqual(["capybara_deploys"]);
+    }
+  });
+
+  it("two minds never share a search token", async () => {
+    const t = await newTenant();
+    const token = mindSearchToken(t.mind.id);
+    const twin = `mind_x${t.mind.id.slice(-12)}`;
+    expect(mindSearchToken(twin)).toBe(token);
+    const now = new Date().toISOString();
+    const insert = env.DB.prepare("insert into minds (id, account_id, name, created_at, updated_at) values (?, ?, 'twin', ?, ?)");
+    await expect(insert.bind(twin, t.accountId, now, now).run()).rejects.toThrow(/UNIQUE/);
+    expect(await env.DB.prepare("select count(*) as n from minds where id = ?").bind(twin).first("n")).toBe(0);
+  });
 });

@@ -2,6 +2,7 @@ import { countEverywhere, rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { call, newTenant, unique } from "../helpers";
+import { toMatchExpression } from "../../src/memory/normalize";
 
 export interface Auth {
   token: string;
@@ -48,9 +49,9 @@ export async function countRows(table: "messages" | "sessions" | "chats", column
   return countEverywhere(`select count(*) as n from ${table} where ${column} = ?`, value);
 }
 
-/** Rowids the messages search index still holds for a stemmed term. */
-export async function indexedRowids(term: string): Promise<number[]> {
-  const results = await rowsEverywhere<{ rowid: number }>(`select rowid from messages_fts where messages_fts match ?`, `"${term}"`);
+/** Rowids the messages search index still holds for a word in a mind. */
+export async function indexedRowids(mindId: string, word: string): Promise<number[]> {
+  const results = await rowsEverywhere<{ rowid: number }>(`select rowid from messages_fts where messages_fts match ?`, toMatchExpression(mindId, word));
   return results.map((r) => r.rowid);
 }
 

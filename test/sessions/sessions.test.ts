@@ -262,7 +262,7 @@ describe("erasing", () => {
     await append(auth, doomed.id, { content: `${word} goes` });
     await append(auth, doomed.id, { content: "tool out", ephemeral: true, tool: "ls" });
     expect((await storedState(doomed.id)).kv.counters).toBeDefined();
-    expect(await indexedRowids(word)).toHaveLength(2);
+    expect(await indexedRowids(auth.mind, word)).toHaveLength(2);
 
     const res = await call("DELETE", `/sessions/${doomed.id}`, auth);
     expect(res.status).toBe(200);
@@ -270,7 +270,7 @@ describe("erasing", () => {
     expect(await countRows("messages", "session_id", doomed.id)).toBe(0);
     expect(await countRows("sessions", "id", doomed.id)).toBe(0);
     expect(await storedState(doomed.id)).toEqual({ kv: {}, alarm: null });
-    expect(await indexedRowids(word)).toHaveLength(1);
+    expect(await indexedRowids(auth.mind, word)).toHaveLength(1);
     const search = await call("GET", `/sessions/search?q=${word}`, auth);
     expect(search.json.results.map((r: any) => r.session_id)).toEqual([keep.id]);
     expect((await call("GET", `/sessions/${doomed.id}`, auth)).status).toBe(404);
@@ -299,7 +299,7 @@ describe("erasing", () => {
     }
     expect(await countRows("sessions", "chat_id", a.chat.id)).toBe(0);
     expect(await countRows("chats", "id", a.chat.id)).toBe(0);
-    expect(await indexedRowids(word)).toHaveLength(1);
+    expect(await indexedRowids(auth.mind, word)).toHaveLength(1);
     expect((await call("GET", `/sessions/${other.id}`, auth)).json.message_count).toBe(1);
     expect((await call("DELETE", `/chats/${a.chat.id}`, auth)).status).toBe(404);
   });
@@ -312,6 +312,7 @@ describe("erasing", () => {
     await append(auth, s1.id, { content: `${word} one` });
     await append(auth, s2.id, { content: "two" });
     await append(auth, s2.id, { content: "three", ephemeral: true, tool: "t" });
+    expect(await indexedRowids(auth.mind, word)).toHaveLength(1);
 
     const res = await call("DELETE", `/minds/${auth.mind}`, { token: auth.token });
     expect(res.status).toBe(200);
@@ -319,7 +320,7 @@ describe("erasing", () => {
     expect(await countRows("messages", "mind_id", auth.mind)).toBe(0);
     expect(await countRows("sessions", "mind_id", auth.mind)).toBe(0);
     expect(await countRows("chats", "mind_id", auth.mind)).toBe(0);
-    expect(await indexedRowids(word)).toEqual([]);
+    expect(await indexedRowids(auth.mind, word)).toEqual([]);
     for (const s of [s1, s2]) expect((await storedState(s.id)).kv).toEqual({});
   });
 });

@@ -54,5 +54,6 @@ export async function inMind(deps: Deps, scope: Pick<Scope, "mindId"> & Partial<
 
 /** Test dependencies working in the database that holds the mind's data. */
 export async function depsOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<ModelDeps> {
-  return { ...testDeps(options), db: createDb(await dataOf(mindId)) };
+  const wrap = options.wrap ?? ((d1: D1Database) => d1);
+  return { ...testDeps(options), db: createDb(wrap(await dataOf(mindId))) };
 }

@@ -3,7 +3,7 @@ import { MockLanguageModelV4 } from "ai/test";
 import { loadTokenCounter } from "../../src/llm/tokens";
 
 /** One scripted turn: a fixed answer, an error to throw, or an answer computed from the prompt. */
-export type Turn = string | Error | ((prompt: string, call: number) => string | Promise<string>);
+export type Turn = string | Error | ((prompt: string, call: number, system: string) => string | Promise<string>);
 
 export interface ScriptedModel {
   model: MockLanguageModelV4;
@@ -30,7 +30,7 @@ export function scriptedModel(turns: Turn[], usage: typeof SCRIPTED_USAGE | "cou
       systems.push(system);
       const turn = turns[Math.min(prompts.length - 1, turns.length - 1)]!;
       if (turn instanceof Error) throw turn;
-      const text = typeof turn === "function" ? await turn(prompt, prompts.length) : turn;
+      const text = typeof turn === "function" ? await turn(prompt, prompts.length, system) : turn;
       const count = await loadTokenCounter();
       const used = usage === "counted" ? { inputTokens: count(system) + count(prompt), outputTokens: count(text) } : usage;
       return {

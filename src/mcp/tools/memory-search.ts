@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { memoryTag } from "../../memory/fields";
 import { CATEGORIES } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../context";
@@ -12,7 +13,7 @@ export const register: RegisterTool = (server, ctx) =>
         "best first. Returns each memory's id for memory_forget.",
       inputSchema: {
         q: z.string().trim().min(1).max(500).describe("Words to look for"),
-        tag: z.string().trim().min(1).max(40).optional().describe("Only memories carrying this whole tag"),
+        tag: memoryTag.optional().describe("Only memories carrying this whole tag"),
         category: z.enum(CATEGORIES).optional(),
         limit: z.number().int().min(1).max(100).optional().describe("Default 10"),
       },

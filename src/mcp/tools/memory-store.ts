@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { storeMemory } from "../../memory/memories";
-import { CATEGORIES, MAX_CONTEXT_CHARS, PRIORITIES } from "../../memory/model";
+import { memoryContent, memoryContext, memoryKey, memoryTags } from "../../memory/fields";
+import { CATEGORIES, PRIORITIES } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, ctx) =>
@@ -12,19 +13,13 @@ export const register: RegisterTool = (server, ctx) =>
         "Your memories are unverified until a person verifies them.",
       inputSchema: {
         category: z.enum(CATEGORIES),
-        key: z
-          .string()
-          .max(100)
-          .regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case")
-          .describe("Stable snake_case key, e.g. coffee_order"),
-        content: z.string().trim().min(1).max(8000),
-        tags: z.array(z.string().trim().min(1).max(40).regex(/^[^,]+$/)).max(10).optional().describe("2–5 short tags"),
+        key: memoryKey.describe("Stable snake_case key, e.g. coffee_order"),
+        content: memoryContent,
+        tags: memoryTags.optional().describe("2–5 short tags"),
         priority: z.enum(PRIORITIES).optional(),
         confidence: z.number().min(0).max(1).optional(),
         expires_at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601; the memory is hidden after it"),
-        context: z
-          .string()
-          .max(MAX_CONTEXT_CHARS)
+        context: memoryContext
           .optional()
           .describe("Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content"),
       },

@@ -3,7 +3,7 @@ import { MAX_MESSAGE_CHARS } from "../../sessions/model";
 import { answerInSession } from "../../sessions/answer";
 import { appendMessage } from "../../sessions/messages";
 import { replyLong, type BotContext } from "../context";
-import { activeSession } from "./tasks";
+import { activeTask } from "./tasks";
 
 /**
  * Free text: appended to the active session, answered by the model with the assembled context,
@@ -15,7 +15,7 @@ chatFeature.on("message:text", async (ctx) => {
   const { llm, journal } = ctx.services;
   const mind = ctx.mindContext;
   const text = ctx.message.text.slice(0, MAX_MESSAGE_CHARS);
-  const session = await journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
+  const session = await journal.once("session", () => activeTask(ctx));
   await journal.once("append-user", () => appendMessage(mind, session.id, { role: "user", content: text }));
   if (!llm) {
     await ctx.reply(ctx.t("no-model", { task: session.task_name }));

@@ -1,14 +1,15 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { inferCategory, keyForFact } from "../../memory/facts";
-import { deleteMemory, forgetMemory, getMemory, listMemories, storeMemory, verifyMemory } from "../../memory/memories";
+import { rememberFact } from "../../memory/facts";
+import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } from "../../memory/memories";
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { readCold } from "../../notes/cold-memory";
-import { deleteNote, listUnverifiedNotes, searchNotes, verifyNote } from "../../notes/notes";
+import { retrieveNotes } from "../../notes/hybrid-search";
+import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../context";
-import { activeSession } from "./tasks";
+import { activeTask } from "./tasks";
 
 const MAX_FACT_CHARS = 2000;
 const RECALL_TOKENS = 1500;
@@ -25,14 +26,11 @@ memoryFeature.command("remember", async (ctx) => {
   const fact = argumentsOf(ctx).slice(0, MAX_FACT_CHARS);
   if (fact) {
     // The person's own words: a verified user memory.
-    const category = inferCategory(fact);
-    const { memory } = await journal.once("store", async () =>
-      storeMemory(ctx.mindContext, { category, key: await keyForFact(fact), content: fact }),
-    );
+    const { memory } = await journal.once("store", () => rememberFact(ctx.mindContext, fact));
     await ctx.reply(ctx.t("remembered", { category: ctx.t(`category-${memory.category}`), content: memory.content }));
     return;
   }
-  const session = await journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
+  const session = await journal.once("session", () => activeTask(ctx));
   const { extraction } = await journal.once("extract", () => extractSessionNow(ctx.mindContext, session.id));
   const replies = { extracted: "remember-extracted", nothing: "remember-nothing", no_model: "remember-no-model" } as const;
   const id = extraction.status in replies ? replies[extraction.status as keyof typeof replies] : "remember-later";
@@ -68,7 +66,7 @@ memoryFeature.command("search", async (ctx) => {
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const [memories, notes] = await Promise.all([
     retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
-    searchNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }),
+    retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
   ]);
   const lines = [
     ...memories.map(({ memory: m }) => `${mark(m.verified)} ${m.content}`),

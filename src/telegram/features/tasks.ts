@@ -1,26 +1,18 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { AppError } from "../../errors";
 import { completeSession } from "../../sessions/messages";
 import type { Chat, Session } from "../../sessions/model";
-import { activateSession, deleteSession, getSession, listSessions, openSession } from "../../sessions/sessions";
+import { activateSession, activeSession, deleteSession, listSessions, openSession } from "../../sessions/sessions";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import type { MindContext } from "../../minds/context";
 
-/** The task a chat starts in, and goes back to when its active task is deleted. */
-export const DEFAULT_TASK = "main";
 const MAX_TASKS_LISTED = 50;
 
-/** The chat's active session; the default task is opened when there is none. */
-export async function activeSession(ctx: MindContext, chat: Chat): Promise<Session> {
-  const activeId = chat.active_session_id;
-  if (activeId) {
-    try {
-      return await getSession(ctx, activeId);
-    } catch (error) {
-      if (!(error instanceof AppError && error.code === "not_found")) throw error;
-    }
-  }
-  return (await openSession(ctx, chat.id, { task_name: DEFAULT_TASK })).session;
+/**
+ * The chat's active session; when there is none, the task a chat starts in (and goes back to
+ * when its active task is deleted) is opened, named in the person's language.
+ */
+export function activeTask(ctx: BotContext): Promise<Session> {
+  return activeSession(ctx.mindContext, ctx.who.chat, ctx.t("task-default"));
 }
 
 async function chatTasks(ctx: MindContext, chat: Chat): Promise<Session[]> {
@@ -67,7 +59,7 @@ taskFeature.command("task", async (ctx) => {
 });
 
 taskFeature.command("done", async (ctx) => {
-  const session = await ctx.services.journal.once("session", () => activeSession(ctx.mindContext, ctx.who.chat));
+  const session = await ctx.services.journal.once("session", () => activeTask(ctx));
   const keyboard = new InlineKeyboard().text(ctx.t("done-yes"), `done:y:${session.id}`).text(ctx.t("done-no"), `done:n:${session.id}`);
   await ctx.reply(ctx.t("done-question"), { reply_markup: keyboard });
 });

@@ -31,6 +31,7 @@ recall-empty = No memories yet. Use /remember <fact>.
 search-usage = Tell me what to search for: /search <words>
 search-empty = Nothing found for “{ $q }”.
 search-results = Found for “{ $q }”:
+task-default = main
 task-usage =
     /task new <name> [repo path] — start a task
     /task list — your tasks
@@ -64,6 +65,7 @@ error-generic = Sorry, something went wrong. Please try again in a moment.
 error-not-found = I could not find that.
 error-invalid = That did not work: { $message }
 error-forbidden = That is not allowed here.
+error-conflict = That is being changed right now (folded into the consolidated memory, for example); try again in a minute.
 error-budget = Today's model budget is used up; I will be able to answer tomorrow. Your message is saved.
 cmd-start = Start and introduce yourself
 cmd-help = What the bot can do

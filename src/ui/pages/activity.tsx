@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { AGENT_PATTERN } from "../../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../../llm/ledger";
+import { readingNamespace } from "../../minds/context";
 import { listNamespaces } from "../../minds/namespaces";
 import { listConsolidations } from "../../notes/claims";
 import { deleteNote, listNotes, verifyNote } from "../../notes/notes";
@@ -19,7 +20,7 @@ activityPages.get("/notes", async (c) => {
   const asked = c.req.query("agent");
   const agent = asked && AGENT_PATTERN.test(asked) ? asked : null;
   const [{ notes, total }, namespaces] = await Promise.all([
-    listNotes({ ...mindContext, scope: { ...mindContext.scope, agentFilter: agent } }, { limit: 100, offset: 0 }),
+    listNotes(readingNamespace(mindContext, agent), { limit: 100, offset: 0 }),
     listNamespaces(mindContext),
   ]);
   return page(

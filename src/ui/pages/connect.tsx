@@ -37,7 +37,7 @@ authorizePages.get("/oauth/authorize", async (c) => {
       return c.html(`<!doctype html><meta http-equiv="refresh" content="0;url=${escapeAttribute(url.pathname + url.search)}"><title>edgemind</title>`);
     }
     c.header("Cache-Control", "no-store");
-    return c.html(<LoginPage locale={c.var.locale} notice={t.authorizeSignIn} next={url.pathname + url.search} />, 401);
+    return c.html(<LoginPage locale={c.var.locale} notice={t.authorizeSignIn} next={url.pathname + url.search} query={url.search} />, 401);
   }
   const minds = await listMinds(c.var.deps, session.accountId);
   if (minds.length === 0) return standalone(c, t.authorizeTitle, <p><a href="/ui/minds">{t.authorizeNoMind}</a></p>);
@@ -139,7 +139,7 @@ function ConsentForm(props: { t: Dictionary; details: ConsentDescription; handle
 /** A page of the signed-in UI without the mind navigation (the person is mid-way through connecting). */
 function standalone(c: Context<UiEnv>, title: string, body: Child, status: 200 | 400 = 200) {
   c.header("Cache-Control", "no-store");
-  return c.html(<Layout t={c.var.t} locale={c.var.locale} title={title} path={AUTHORIZE_PATH}>{body}</Layout>, status);
+  return c.html(<Layout t={c.var.t} locale={c.var.locale} title={title} path={AUTHORIZE_PATH} query={new URL(c.req.url).search}>{body}</Layout>, status);
 }
 
 function consentPolicy(redirectUri: string): string {

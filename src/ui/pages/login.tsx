@@ -1,5 +1,7 @@
 import { Hono } from "hono";
 import { verifyAccountToken } from "../../auth/jwt";
+import { addressOf, countAuthFailure, refuseBlockedCaller } from "../../auth/middleware";
+import { RateLimited } from "../../limits/rate-limits";
 import { redeemLoginLink } from "../../auth/login-links";
 import { AUTHORIZE_PATH } from "../../auth/oauth";
 import { readAuthConfig } from "../../config";
@@ -20,12 +22,17 @@ export const loginRoutes = new Hono<UiEnv>();
 const safeNext = (next: unknown): string | undefined =>
   typeof next === "string" && next.startsWith(`${AUTHORIZE_PATH}?`) && next.length <= 4000 ? next : undefined;
 
-export function LoginPage(props: { locale: UiLocale; token?: string; error?: string; notice?: string; next?: string }) {
+/**
+ * The login page. `query` is the address's query, which the language switch keeps (a login
+ * link's token, an OAuth request); without one the switch keeps where the login continues to.
+ */
+export function LoginPage(props: { locale: UiLocale; token?: string; error?: string; notice?: string; next?: string; query?: string }) {
   const t = DICTIONARIES[props.locale];
+  const query = props.query ?? (props.next ? `?${new URLSearchParams({ next: props.next })}` : undefined);
   const flash = props.error ? { text: props.error, error: true } : props.notice ? { text: props.notice } : null;
   const next = props.next ? <input type="hidden" name="next" value={props.next} /> : null;
   return (
-    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" flash={flash}>
+    <Layout t={t} locale={props.locale} title={t.loginTitle} path="/ui/login" query={query} flash={flash}>
       {props.token ? (
         <form method="post" action="/ui/login" class="card">
           <p>{t.loginConfirm}</p>
@@ -49,7 +56,9 @@ export function LoginPage(props: { locale: UiLocale; token?: string; error?: str
 loginRoutes.get("/login", (c) => {
   const token = c.req.query("token");
   c.header("Cache-Control", "no-store");
-  return c.html(<LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} next={safeNext(c.req.query("next"))} />);
+  return c.html(
+    <LoginPage locale={c.var.locale} token={token && token.length <= 200 ? token : undefined} next={safeNext(c.req.query("next"))} query={new URL(c.req.url).search} />,
+  );
 });
 
 loginRoutes.post("/login", async (c) => {
@@ -59,6 +68,27 @@ loginRoutes.post("/login", async (c) => {
   const linkToken = typeof form.token === "string" ? form.token.trim() : "";
   const jwt = typeof form.jwt === "string" ? form.jwt.trim() : "";
   const next = safeNext(form.next);
+  const address = addressOf(c.req.raw);
+  // A failed login counts like a failed API authentication: past the limit the page says so (429).
+  const refuse = (err: RateLimited) => {
+    c.header("Retry-After", String(err.retryAfterSeconds));
+    return c.html(<LoginPage locale={c.var.locale} error={err.message} next={next} />, 429);
+  };
+  const fail = async (message: string) => {
+    try {
+      await countAuthFailure(c.env, address, null);
+    } catch (err) {
+      if (err instanceof RateLimited) return refuse(err);
+      throw err;
+    }
+    return c.html(<LoginPage locale={c.var.locale} error={message} next={next} />, 401);
+  };
+  try {
+    refuseBlockedCaller(c.env, address, null);
+  } catch (err) {
+    if (err instanceof RateLimited) return refuse(err);
+    throw err;
+  }
   let accountId: string;
   let mindId: string | null = null;
   if (linkToken) {
@@ -66,13 +96,11 @@ loginRoutes.post("/login", async (c) => {
       ({ accountId, mindId } = await redeemLoginLink(deps, linkToken));
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return c.html(<LoginPage locale={c.var.locale} error={t.loginFailed} next={next} />, 401);
+      return fail(t.loginFailed);
     }
   } else {
     const verified = jwt ? await verifyAccountToken(readAuthConfig(c.env), jwt) : null;
-    if (!verified || !(await accountExists(deps, verified))) {
-      return c.html(<LoginPage locale={c.var.locale} error={t.jwtFailed} next={next} />, 401);
-    }
+    if (!verified || !(await accountExists(deps, verified))) return fail(t.jwtFailed);
     accountId = verified;
   }
   mindId ??= (await listMinds(deps, accountId))[0]?.id ?? null;

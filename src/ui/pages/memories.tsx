@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { CATEGORIES, memoryTitle, PRIORITIES, SOURCES, type Memory, type Priority } from "../../memory/model";
+import { CATEGORIES, MEMORY_CONTENT_MAX, memoryTitle, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX, type Memory, type Priority } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { invalid } from "../../errors";
 import { authorLabel, counted, label } from "../labels";
@@ -113,7 +113,7 @@ memoryPages.get("/memories/:id", async (c) => {
       <form method="post" action={`/ui/memories/${m.id}`} class="card">
         <CsrfField token={csrf} />
         <label for="content">{t.content}</label>
-        <textarea id="content" name="content" required maxlength={8000}>{m.content}</textarea>
+        <textarea id="content" name="content" required maxlength={MEMORY_CONTENT_MAX}>{m.content}</textarea>
         <label for="tags">{t.tags}</label>
         <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
         <label for="priority">{t.priority}</label>
@@ -150,9 +150,9 @@ memoryPages.get("/memories/:id", async (c) => {
 memoryPages.post("/memories/:id", async (c) => {
   const { mindContext } = c.var;
   const content = (await formText(c, "content")).trim();
-  if (!content || content.length > 8000) throw invalid("content: 1 to 8000 characters");
+  if (!content || content.length > MEMORY_CONTENT_MAX) throw invalid(`content: 1 to ${MEMORY_CONTENT_MAX} characters`);
   const tags = (await formText(c, "tags")).split(",").map((x) => x.trim()).filter(Boolean);
-  if (tags.length > 10 || tags.some((x) => x.length > 40)) throw invalid("tags: at most 10, each up to 40 characters");
+  if (tags.length > TAGS_MAX || tags.some((x) => x.length > TAG_MAX)) throw invalid(`tags: at most ${TAGS_MAX}, each up to ${TAG_MAX} characters`);
   const priority = oneOf<Priority>(PRIORITIES, await formText(c, "priority"));
   const m = await updateMemory(mindContext, c.req.param("id"), { content, tags, priority });
   return c.redirect(`/ui/memories/${m.id}?ok=saved`, 303);

@@ -1,0 +1,60 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Deps } from "../deps";
+
+// Retention's shared parts: every step deletes in bounded rounds so one run stays within a
+// Worker's limits; what is left is deleted by the next run.
+
+export interface RetentionOptions {
+  /** Rows one statement deletes at most. */
+  batchSize: number;
+  /** Statements one step runs at most per run. */
+  maxRounds: number;
+  /** How long an expired memory is kept before it is deleted. */
+  expiredGraceMs: number;
+  /** How long job runs, finished consolidations and extraction records are kept. */
+  bookkeepingDays: number;
+  /** How long the model usage ledger is kept. */
+  usageDays: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+export const DEFAULT_RETENTION: RetentionOptions = {
+  batchSize: 500,
+  maxRounds: 20,
+  expiredGraceMs: 7 * DAY_MS,
+  bookkeepingDays: 30,
+  usageDays: 400,
+};
+
+export interface RetentionStep {
+  name: string;
+  /** Deletes what is due at `now`; returns the rows deleted. */
+  run(deps: Deps, now: Date, options: RetentionOptions): Promise<number>;
+}
+
+/** Runs `round` until it deletes less than a full batch, or maxRounds times. */
+export async function inRounds(options: RetentionOptions, round: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (let i = 0; i < options.maxRounds; i++) {
+    const deleted = await round();
+    total += deleted;
+    if (deleted < options.batchSize) break;
+  }
+  return total;
+}
+
+/** Deletes the rows of `table` whose rowids `due` selects; returns how many went. */
+export const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
+  (await deps.db.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
+
+/** Asks SQLite to refresh its query planner statistics; says so when the database refuses. */
+export async function optimizeDatabase(deps: Deps): Promise<string> {
+  try {
+    await deps.db.run(sql`pragma optimize`);
+    return "ran";
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return `skipped: ${message.slice(0, 200)}`;
+  }
+}

@@ -1,0 +1,39 @@
+import { eq, sql } from "drizzle-orm";
+import { isoNow } from "../clock";
+import type { Deps } from "../deps";
+import { directoryOf } from "./client";
+import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./retention";
+import { telegramUpdates } from "./schema";
+
+// Telegram update ids claimed once, so a re-delivered update is handled only once.
+
+/** How long an update's claim is kept: Telegram gives up re-delivering long before. */
+export const UPDATE_CLAIM_DAYS = 7;
+
+/** Claims an update id; false when it was claimed before (a re-delivery), in one statement. */
+export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean> {
+  const claimed = await directoryOf(deps)
+    .insert(telegramUpdates)
+    .values({ updateId, receivedAt: isoNow(deps.clock) })
+    .onConflictDoNothing()
+    .returning({ updateId: telegramUpdates.updateId });
+  return claimed.length > 0;
+}
+
+/** Gives a claim back when the update could not be handed on, so Telegram's re-delivery is handled. */
+export async function releaseUpdate(deps: Deps, updateId: number): Promise<void> {
+  await directoryOf(deps).delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
+}
+
+/** Daily retention: update claims older than UPDATE_CLAIM_DAYS. */
+export const TELEGRAM_RETENTION_STEPS: RetentionStep[] = [
+  {
+    name: "telegram_update_claims",
+    run: (deps, now, o) => {
+      const before = new Date(now.getTime() - UPDATE_CLAIM_DAYS * DAY_MS).toISOString();
+      return inRounds(o, () =>
+        deleteWhere(deps, sql`telegram_updates`, sql`select rowid from telegram_updates where received_at < ${before} limit ${o.batchSize}`),
+      );
+    },
+  },
+];

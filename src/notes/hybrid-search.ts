@@ -1,0 +1,41 @@
+import { and, inArray } from "drizzle-orm";
+import { notes } from "../db/schema";
+import { inScope } from "../memory/filters";
+import { reciprocalRankFusion } from "../memory/fusion";
+import type { Retrieval } from "../memory/hybrid-search";
+import { inIdChunks, nearestRowIds } from "../memory/semantic";
+import type { MindContext } from "../minds/context";
+import { searchNotes, toNote, type Note } from "./notes";
+
+export interface RetrievedNotes {
+  hits: { note: Note; score: number }[];
+  retrieval: Retrieval;
+}
+
+// As for memories: each list brings this many candidates to the fusion.
+const CANDIDATES = 50;
+
+/**
+ * Note search as every front uses it, the way memory search works: full-text search fused by
+ * reciprocal rank with the notes nearest in meaning when this mind has note vectors; full-text
+ * alone otherwise, or when embedding the query fails or is over budget.
+ */
+export async function retrieveNotes(ctx: MindContext, options: { q: string; limit: number; withContext?: boolean }): Promise<RetrievedNotes> {
+  if (!ctx.semantic) return { hits: await searchNotes(ctx, options), retrieval: "full_text" };
+  const candidates = Math.max(options.limit, CANDIDATES);
+  const [lexical, nearest] = await Promise.all([
+    searchNotes(ctx, { ...options, limit: candidates }),
+    nearestRowIds(ctx, options.q, "note", candidates),
+  ]);
+  if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
+  const meaning = await notesByIds(ctx, nearest, options.withContext);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.note), meaning], (n) => n.id);
+  return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ note: item, score })), retrieval: "hybrid" };
+}
+
+/** The scope's notes among `ids`, in the order given: the index's answer checked in SQL. */
+async function notesByIds({ db, scope }: MindContext, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
+  const rows = await inIdChunks(ids, (chunk) => db.select().from(notes).where(and(inArray(notes.id, chunk), inScope(scope, notes))));
+  const byId = new Map(rows.map((row) => [row.id, withContext ? { ...toNote(row), context: row.context } : toNote(row)]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

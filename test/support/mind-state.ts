@@ -1,0 +1,44 @@
+import { env } from "cloudflare:workers";
+import { countEverywhere, dataOf } from "./shards";
+
+/** Every table that holds a mind's rows, by its `mind_id` column. */
+const TABLES = [
+  "minds",
+  "mind_keys",
+  "mind_usage",
+  "memories",
+  "memory_history",
+  "notes",
+  "cold_memory",
+  "cold_versions",
+  "chats",
+  "sessions",
+  "messages",
+  "consolidations",
+  "note_extractions",
+  "embeddings",
+];
+
+/**
+ * What a mind holds, comparable between two minds: rows per table, its settings, its usage
+ * counters, its notes' texts and its sessions' extraction state. Ids and times are left out.
+ */
+export async function mindState(mindId: string) {
+  const counts: Record<string, number> = {};
+  for (const table of TABLES) {
+    const column = table === "minds" ? "id" : "mind_id";
+    // Over every database: the directory's rows and the mind's shard (with its copy of the mind's row).
+    counts[table] = await countEverywhere(`select count(*) as n from ${table} where ${column} = ?`, mindId);
+  }
+  const data = await dataOf(mindId);
+  const mind = await env.DB.prepare("select locale, retention_hours, settings from minds where id = ?").bind(mindId).first();
+  const usage = await data.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
+  const notes = await data.prepare("select text, agent, source from notes where mind_id = ? order by text").bind(mindId).all();
+  const cursors = await data.prepare(
+    `select s.task_name, (select count(*) from messages m where m.session_id = s.id and m.id <= s.extracted_through_message_id) as extracted
+     from sessions s where s.mind_id = ? order by s.task_name`,
+  )
+    .bind(mindId)
+    .all();
+  return { counts, mind, usage, notes: notes.results, cursors: cursors.results };
+}
