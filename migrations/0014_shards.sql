@@ -4,6 +4,8 @@
 -- each mind it serves (and a bare row of its account), which its foreign keys and its own
 -- queries (settings, retention) read.
 ALTER TABLE minds ADD COLUMN shard TEXT NOT NULL DEFAULT 'DB';
+-- New minds go to the shard holding the fewest: counted from this index alone.
+CREATE INDEX minds_shard ON minds(shard);
 
 -- Whether this database takes writes to the mind's rows: 'open' where the mind lives;
 -- 'moving' while its rows are copied to another database (every write refused);

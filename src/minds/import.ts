@@ -3,7 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
-import { databaseOfMind } from "../db/client";
+import { databaseOfMind, directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
@@ -65,16 +65,17 @@ export async function importMind(directoryDeps: Deps, accountId: string, mindId:
   };
   const counts = await writeWithinQuota(deps, mindId, need, async (guard) => {
     try {
-      return await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+      const written = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+      await copySettingsToDirectory(directoryDeps, mindId);
+      return written;
     } catch (err) {
-      await db.batch([
-        ...eraseContent(db, mindId),
-        db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
-      ]);
+      const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
+      await db.batch([...eraseContent(db, mindId), db.update(minds).set(restore).where(eq(minds.id, mindId))]);
+      // On a shard other than DB the directory's row may have taken the archive's settings already.
+      if (db !== directoryOf(directoryDeps)) await directoryOf(directoryDeps).update(minds).set(restore).where(eq(minds.id, mindId));
       throw err;
     }
   });
-  await copySettingsToDirectory(directoryDeps, mindId);
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
     await markMissing(deps, mindId);

@@ -22,7 +22,7 @@ import {
   telegramChats,
   type MindRow,
 } from "../db/schema";
-import { directoryOf, everyShard, type Db } from "../db/client";
+import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { mindMoving, notFound } from "../errors";
@@ -125,7 +125,7 @@ export async function createMind(deps: Deps, accountId: string, input: MindInput
 
 /** The shard's copy of a mind's row, with a bare row of its account for the foreign key. */
 export async function writeShardCopy(deps: Deps, row: MindRow, options: { replace?: boolean } = {}): Promise<void> {
-  const shard = databaseOfShard(deps, row.shard);
+  const shard = databaseOfMind(deps, row.shard);
   const copy = { ...row, writes: "open" as const, movingTo: null };
   const { id: _id, ...fields } = copy;
   const insert = shard.insert(minds).values(copy);
@@ -134,8 +134,6 @@ export async function writeShardCopy(deps: Deps, row: MindRow, options: { replac
     options.replace ? insert.onConflictDoUpdate({ target: minds.id, set: fields }) : insert,
   ]);
 }
-
-const databaseOfShard = (deps: Deps, shard: string) => everyShard(deps).find((s) => s.name === shard)?.db ?? directoryOf(deps);
 
 /** The shard holding the fewest minds (the first declared on a tie). */
 async function emptiestShard(deps: Deps): Promise<string> {
@@ -188,7 +186,7 @@ export async function updateMind(
   };
   // The shard's copy first: its queries (quotas, retention, history caps) read these settings.
   if (current.shard !== DIRECTORY) {
-    await databaseOfShard(deps, current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
+    await databaseOfMind(deps, current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
   }
   const [row] = await directoryOf(deps)
     .update(minds)
@@ -204,7 +202,7 @@ export async function copySettingsToDirectory(deps: Deps, mindId: string): Promi
   const directory = directoryOf(deps);
   const found = await directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get();
   if (!found || found.shard === DIRECTORY) return;
-  const row = await databaseOfShard(deps, found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
+  const row = await databaseOfMind(deps, found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
   if (!row) return;
   await directory
     .update(minds)
@@ -219,7 +217,7 @@ export async function copySettingsToDirectory(deps: Deps, mindId: string): Promi
 export async function deleteMind(deps: SessionDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
   const mind = await getMind(deps, accountId, mindId);
   if (mind.moving) throw mindMoving();
-  const db = databaseOfShard(deps, mind.shard);
+  const db = databaseOfMind(deps, mind.shard);
   const directory = directoryOf(deps);
   const mindSessions = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId));
   const ownMind = and(eq(minds.id, mindId), eq(minds.accountId, accountId));

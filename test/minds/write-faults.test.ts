@@ -44,7 +44,9 @@ describe("a fault at each D1 call of an import", () => {
         const target = (await newMind(source.token)).id;
         const start = await mindState(target);
         const plan: FaultPlan = { failAt, mode, calls: 0 };
-        await expect(importMind(deps((d1) => faultyD1(d1, plan)), source.accountId, target, source.archive)).rejects.toThrow();
+        const outcome = await importMind(deps((d1) => faultyD1(d1, plan)), source.accountId, target, source.archive).then(() => "done", () => "failed");
+        // A mind on DB takes fewer calls than one on another shard (its row is the directory's): a fault past its last call is never reached.
+        if (plan.calls >= failAt) expect(outcome).toBe("failed");
         expect([start, imported], `fault ${mode} D1 call ${failAt} of ${calls}: ${JSON.stringify(await mindState(target))}`).toContainEqual(await mindState(target));
         // The same archive imports afterwards as if nothing had happened.
         await importMind(deps(), source.accountId, target, source.archive);

@@ -351,11 +351,11 @@ describe("the full-text index is per mind", () => {
 
   /** The minds of the rows a MATCH finds, with no mind filter at all. */
   async function mindsMatched(table: (typeof TABLES)[number], match: string): Promise<string[]> {
-    const { results } = await env.DB.prepare(
+    // Every database: the two minds may live on different shards.
+    const results = await rowsEverywhere<{ mind_id: string }>(
       `select r.mind_id from ${table.fts} f join ${table.rows} r on r.${table.key} = f.rowid where ${table.fts} match ?`,
-    )
-      .bind(match)
-      .all<{ mind_id: string }>();
+      match,
+    );
     return results.map((r) => r.mind_id);
   }
 

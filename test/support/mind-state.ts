@@ -27,8 +27,10 @@ export async function mindState(mindId: string) {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
     const column = table === "minds" ? "id" : "mind_id";
-    // Over every database: the directory's rows and the mind's shard (with its copy of the mind's row).
-    counts[table] = await countEverywhere(`select count(*) as n from ${table} where ${column} = ?`, mindId);
+    // The mind's row as the directory holds it (a shard's copy of it is not the mind's data);
+    // every other table over every database, so rows left on another shard count too.
+    const query = `select count(*) as n from ${table} where ${column} = ?`;
+    counts[table] = table === "minds" ? (await env.DB.prepare(query).bind(mindId).first<{ n: number }>())!.n : await countEverywhere(query, mindId);
   }
   const data = await dataOf(mindId);
   const mind = await env.DB.prepare("select locale, retention_hours, settings from minds where id = ?").bind(mindId).first();
