@@ -21,6 +21,12 @@ export default defineConfig({
           BENCH_INPUT: input as Record<string, unknown>,
           ADMIN_TOKEN: "bench-admin-token-0123456789",
           JWT_SECRET: "bench-jwt-secret-0123456789abcdef",
+          // Jobs write far faster than any client, all from one address (the fuzzer fails
+          // authentication on purpose): the rate limits are off here, as in the tests.
+          RATE_LIMIT_AUTH_FAILURES_PER_IP: "0",
+          RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
+          RATE_LIMIT_WRITES_PER_KEY: "0",
+          RATE_LIMIT_WRITES_PER_IP: "0",
         },
       },
     }),

@@ -34,8 +34,16 @@ function similarity(a: Set<string>, b: Set<string>): number {
   return shared / (a.size + b.size - shared);
 }
 
-/** The fact an item states, without its marker and label. */
-const factOf = (item: ContextItem) => item.text.replace(/^- \[[^\]]*\] [^:]*: /, "");
+// The fact each memory or note item states, without its mark and label.
+const FACTS = new WeakMap<ContextItem, string>();
+
+/** Records the fact an item states, which is what repeats are compared on. */
+export function stating<T extends ContextItem>(item: T, fact: string): T {
+  FACTS.set(item, fact);
+  return item;
+}
+
+const factOf = (item: ContextItem) => FACTS.get(item) ?? item.text;
 
 /** Takes items while they fit, first offered first; a repeated or nearly repeated fact is folded. */
 export class Fitter {

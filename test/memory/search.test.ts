@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { storeMemory } from "../../src/memory/memories";
+import { searchMemories } from "../../src/memory/search";
+import type { MindContext } from "../../src/minds/context";
+import { createMind, ensureAccount } from "../../src/minds/minds";
 import { call, newTenant, store } from "../helpers";
+import { inMind, testDeps } from "../support/deps";
 
 describe("text normalisation", () => {
   const stemmed = (text: string) => stems(text).join(" ");
@@ -101,6 +108,23 @@ describe("GET /memory/search", () => {
     expect(await foundIds("content:deploy")).toContain(ids.deploy);
   });
 
+  it("searches Russian as the README says: word forms meet, ё is е, operators and quotes are words", async () => {
+    // Word forms of one stem find each other, whichever form was stored.
+    expect(await foundIds("любила")).toContain(ids.love);
+    expect(await foundIds("вечер")).toContain(ids.love);
+    // ё and е are one letter, in the memory and in the query.
+    expect(await foundIds("живет")).toContain(ids.hedgehog);
+    expect(await foundIds("ЁЖИКА")).toContain(ids.hedgehog);
+    expect(await foundIds("мед")).toContain(ids.milk);
+    // As FTS syntax AND would find neither memory and NOT would hide the hedgehog: here they are words.
+    for (const q of ["ежик AND молоко", "молоко NOT ежик", "молоко OR ежик"]) {
+      expect(await foundIds(q), q).toEqual(expect.arrayContaining([ids.milk, ids.hedgehog]));
+    }
+    expect(await foundIds('"молоко с медом"')).toContain(ids.milk);
+    expect(await foundIds("ёжик*")).toContain(ids.hedgehog);
+    expect(await foundIds("NEAR(ежик молоко)")).toEqual(expect.arrayContaining([ids.milk, ids.hedgehog]));
+  });
+
   it("answers 400 for an empty query and for a missing one", async () => {
     for (const path of ["/memory/search?q=", "/memory/search?q=%20%20", "/memory/search"]) {
       const res = await call("GET", path, auth);
@@ -125,5 +149,39 @@ describe("GET /memory/search", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("ranking within a mind", () => {
+  it("a mind's scores stay the same when another mind with the same memories joins the database", async () => {
+    // An empty database of this file's own, so the test knows everything it holds.
+    await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
+    const deps = testDeps({ d1: env.UPGRADE_DB });
+    const account = await ensureAccount(deps, "ranking");
+    const texts = [
+      "The lighthouse keeper paints the lighthouse every spring",
+      "Spring rain floods the harbour road",
+      "The keeper's dog sleeps by the harbour",
+      "Paint for the boat is in the shed",
+      "Лодку красят весной в гавани",
+    ];
+    const fill = async (name: string) => {
+      const mind = await createMind(deps, account.id, { name });
+      const ctx = await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } });
+      for (const [i, content] of texts.entries()) await storeMemory(ctx, { category: "fact", key: `k${i}`, content });
+      return ctx;
+    };
+    const scores = async (ctx: MindContext) =>
+      Object.fromEntries((await searchMemories(ctx, { q: "lighthouse keeper spring harbour paint", limit: 10 })).map((h) => [h.memory.key, h.score]));
+    const first = await fill("first");
+    const alone = await scores(first);
+    expect(Object.keys(alone).length).toBeGreaterThan(3);
+    await fill("second");
+    await fill("third");
+    const among = await scores(first);
+    expect(Object.keys(among)).toEqual(Object.keys(alone));
+    for (const key of Object.keys(alone)) expect(among[key], key).toBeCloseTo(alone[key]!, 6);
+    // A long question (every word of every memory, more terms than one compound select takes) still finds them all.
+    expect(await searchMemories(first, { q: texts.join(" "), limit: 10 })).toHaveLength(texts.length);
   });
 });

@@ -4,6 +4,7 @@ import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mindSearchToken, toMatchExpression } from "../../src/memory/normalize";
 import { call, newKey, newTenant, store, type CallResult } from "../helpers";
+import { readApiDocument, sample } from "../support/openapi";
 
 const JWT_SECRET = new TextEncoder().encode("test-jwt-secret-0123456789abcdef");
 const SECRET_CONTENT = "victim-secret-content-7f3a";
@@ -175,59 +176,6 @@ describe("tenancy and credentials", () => {
 // validation from) against three intruders. Nothing is listed by hand but what a route needs
 // to aim at the victim: which of the victim's objects a path parameter names.
 
-type JsonSchema = {
-  $ref?: string;
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  items?: JsonSchema;
-  minItems?: number;
-  minLength?: number;
-  minimum?: number;
-  enum?: unknown[];
-  const?: unknown;
-  default?: unknown;
-  example?: unknown;
-  format?: string;
-  anyOf?: JsonSchema[];
-  oneOf?: JsonSchema[];
-  allOf?: JsonSchema[];
-};
-
-interface Operation {
-  security?: unknown[];
-  parameters?: { in: string; name: string; required?: boolean; schema?: JsonSchema }[];
-  requestBody?: { content: Record<string, { schema?: JsonSchema }> };
-}
-
-/** A valid-looking value for a schema: every property filled, the first enum value, a future date. */
-function sample(schema: JsonSchema | undefined, components: Record<string, JsonSchema>): unknown {
-  if (!schema) return undefined;
-  if (schema.$ref) return sample(components[schema.$ref.split("/").at(-1)!], components);
-  if (schema.example !== undefined) return schema.example;
-  if (schema.default !== undefined) return schema.default;
-  if (schema.const !== undefined) return schema.const;
-  if (schema.enum) return schema.enum[0];
-  const options = schema.anyOf ?? schema.oneOf ?? schema.allOf;
-  if (options) return sample(options.find((o) => o.type !== "null"), components);
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
-  switch (type) {
-    case "object":
-      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, sample(v, components)]));
-    case "array":
-      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items, components));
-    case "string":
-      return schema.format === "date-time" ? new Date(Date.now() + 86_400_000).toISOString() : "x".repeat(Math.max(3, schema.minLength ?? 1));
-    case "integer":
-    case "number":
-      return Math.max(1, schema.minimum ?? 1);
-    case "boolean":
-      return true;
-    default:
-      return undefined;
-  }
-}
-
 interface MatrixVictim {
   token: string;
   mindId: string;
@@ -274,16 +222,7 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
       { name: "a key scoped to another namespace", token: (await newKey(owner.token, owner.mind.id, "coder")).key, mind: undefined, agentQuery: true },
     ];
 
-    const doc = (await call("GET", "/openapi.json")).json as {
-      paths: Record<string, Record<string, Operation>>;
-      components: { schemas: Record<string, JsonSchema> };
-    };
-    const components = doc.components?.schemas ?? {};
-    const routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
-      Object.entries(ops)
-        .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
-        .map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
-    );
+    const { routes, components } = await readApiDocument();
     // Tenant routes: the ones a bearer token opens. A human's own list and creation of minds,
     // the operator's routes and the OAuth-fronted /mcp are not a tenant's data.
     const tenantRoutes = routes.filter(

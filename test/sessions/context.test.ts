@@ -47,8 +47,8 @@ describe("context assembly", () => {
     expect(ctx.ephemeral_left_out.messages).toBe(1);
     expect(ctx.ephemeral_left_out.rule).toMatch(/never given to the model.*same tool/);
     const block = memoryBlock(ctx.system);
-    expect(block).toContain("## Related to the current message\n- [verified] project/billing_db: Billing runs on MySQL 5.7");
-    expect(block).toContain("- [verified] preference/tea: Drinks green tea");
+    expect(block).toContain("## Related to the current message\n- project/billing_db: Billing runs on MySQL 5.7");
+    expect(block).toContain("- preference/tea: Drinks green tea");
     expect(block).toContain("### profile\n- Lives in Riga");
     expect(block.match(/Billing runs on MySQL/g)).toHaveLength(1);
     expect(ctx.tokens).toBeLessThanOrEqual(ctx.budget);
@@ -129,6 +129,27 @@ describe("context assembly", () => {
     const roomyRefs = roomy.parts.filter((p: any) => p.included).map((p: any) => p.ref);
     expect(roomyRefs).toContain("cold:profile");
     expect(roomy.parts.filter((p: any) => p.included && p.text.includes("Unrelated remark")).length).toBe(20);
+  });
+
+  it("cuts a long memory to its first sentence and those sharing the message's words, marking the cut; verified items carry no mark", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const long = "Spent May in Lisbon with the team. The weather was mild. We rented bikes every day. The flat had a piano in it.";
+    await store(auth, { key: "trip_log", content: long });
+    await store(auth, { key: "piano_lessons", content: "Plays the piano on Sundays. Started as a child. Teaches it to a neighbour. Wants a grand one." });
+    const { key } = await newKey(auth.token, auth.mind);
+    await store({ token: key }, { key: "bike_brand", content: "Owns a Brompton. Folds it for the train. Rides bikes to work in summer. Never in snow." });
+
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("where did they rent bikes?")}`);
+    const block = memoryBlock(ctx.system);
+    expect(block).toContain("- fact/trip_log: Spent May in Lisbon with the team. … We rented bikes every day. …");
+    expect(block).toContain("- [unverified] fact/bike_brand: Owns a Brompton. … Rides bikes to work in summer. …");
+    expect(ctx.system).toContain("… marks what was left out");
+    // No sentence shares a word with the message (found with what is left): shown whole.
+    expect(block).toContain("- fact/piano_lessons: Plays the piano on Sundays. Started as a child. Teaches it to a neighbour. Wants a grand one.");
+    expect(block).not.toContain("[verified]");
+    // Without a message nothing is cut.
+    expect(memoryBlock((await contextOf(auth, s.id)).system)).toContain(`- fact/trip_log: ${long}`);
   });
 
   it("folds a memory that nearly repeats one already taken", async () => {

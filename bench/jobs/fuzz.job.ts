@@ -1,0 +1,12 @@
+import { env } from "cloudflare:workers";
+import { it } from "vitest";
+import { runFuzz } from "../../test/support/fuzz";
+import { progress, report } from "./report";
+
+const input = env.BENCH_INPUT as { seed: number; count: number };
+
+it("fuzzes every route, MCP tool and import", async () => {
+  const t0 = performance.now();
+  const result = await runFuzz({ seed: input.seed, count: input.count, probeEvery: 500, progress });
+  report({ ...result, seconds: (performance.now() - t0) / 1000 });
+});
