@@ -102,7 +102,7 @@ describe("per-mind quotas", () => {
     await call("POST", "/notes", { ...t.auth, body: { text: "note two" } });
     // Every racer has passed the quota check before any of them writes.
     const racing = 6;
-    const ctx = await inMind(testDeps({ d1: meetingD1(env.DB, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
+    const ctx = await inMind(testDeps({ wrap: (d1) => meetingD1(d1, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
     const memories = await Promise.allSettled(
       Array.from({ length: racing }, (_, i) => storeMemory(ctx, { category: "fact", key: `racer_${i}`, content: `racer ${i}` })),
     );
@@ -123,7 +123,7 @@ describe("per-mind quotas", () => {
     const t = await tenant({});
     const { usage } = await usageAndTruth(t.mind.id);
     await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(text.length * 1.5) });
-    const deps = testDeps({ d1: meetingD1(env.DB, 2) });
+    const deps = testDeps({ wrap: (d1) => meetingD1(d1, 2) });
     const principal = { kind: "human" as const, accountId: t.accountId };
     const writes = await Promise.allSettled(
       ["alpha", "beta"].map(async (agent) => updateCold(await inMind(deps, { mindId: t.mind.id, agent, principal }), { text, version: 0 })),
