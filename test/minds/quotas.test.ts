@@ -10,11 +10,13 @@ import { inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { connectMcp } from "../support/mcp";
+import { dataOf } from "../support/shards";
 
 /** The usage row the triggers keep, beside the same figures counted from the tables. */
 async function usageAndTruth(mindId: string) {
-  const usage = await env.DB.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
-  const truth = await env.DB.prepare(
+  const db = await dataOf(mindId);
+  const usage = await db.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
+  const truth = await db.prepare(
     `select (select count(*) from memories where mind_id = ?1) as memories,
             (select count(*) from notes where mind_id = ?1) as notes,
             (select coalesce(sum(length(cast(key as blob)) + length(cast(content as blob)) + length(cast(tags as blob))), 0) from memories where mind_id = ?1)
@@ -167,7 +169,7 @@ describe("per-mind quotas", () => {
       headers: { "Content-Type": "application/x-ndjson" },
     });
     expectQuota(imported, "max_memories");
-    const count = await env.DB.prepare("select count(*) as n from memories where mind_id = ?").bind(target.json.id).first<{ n: number }>();
+    const count = await (await dataOf(target.json.id)).prepare("select count(*) as n from memories where mind_id = ?").bind(target.json.id).first<{ n: number }>();
     expect(count!.n).toBe(0);
   });
 });
