@@ -1,9 +1,9 @@
 // Runs edgemind locally: creates .dev.vars with random secrets if missing, applies the D1
-// migrations to the local database, then starts `wrangler dev` on http://127.0.0.1:8787.
+// migrations to every local database (the directory and each shard), then starts `wrangler dev` on http://127.0.0.1:8787.
 // Local D1 and Durable Objects only: no Cloudflare account and no network are needed.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -22,8 +22,17 @@ if (!existsSync(devVars)) {
   console.log("created .dev.vars with a random ADMIN_TOKEN and JWT_SECRET");
 }
 
-const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local"], { cwd: root, env, stdio: "inherit" });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+// Every database gets the same migrations: the directory (DB) and each shard (SHARD_1, …).
+for (const database of d1Bindings()) {
+  const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local"], { cwd: root, env, stdio: "inherit" });
+  if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+}
+
+/** The D1 bindings wrangler.toml declares, in order. */
+function d1Bindings() {
+  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  return [...toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)].map((m) => m[1]);
+}
 
 const port = process.env.PORT ?? "8787";
 const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...process.argv.slice(2)], {

@@ -323,8 +323,12 @@ async function main() {
   const state = mkdtempSync(path.join(root, ".tmp", "e2e-state-"));
   const adminToken = randomBytes(24).toString("base64url");
   const secrets = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
-  const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: root, env, encoding: "utf8" });
-  if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+  // Every database wrangler.toml declares (the directory and each shard) gets the migrations.
+  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  for (const [, database] of toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)) {
+    const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local", "--persist-to", state], { cwd: root, env, encoding: "utf8" });
+    if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+  }
   log("migrations applied to a fresh local D1");
 
   const port = await freePort();

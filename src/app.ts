@@ -6,6 +6,7 @@ import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
 import { errorBody, handleError } from "./http/errors";
 import { jobRoutes } from "./api/jobs";
+import { shardRoutes } from "./api/shards";
 import { memoryRoutes } from "./api/memory";
 import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
@@ -16,6 +17,7 @@ import { usageRoutes } from "./api/usage";
 import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDb } from "./db/client";
+import { createShards } from "./db/shards";
 import { AppError } from "./errors";
 import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
@@ -62,7 +64,7 @@ export function createApp(options: AppOptions = {}) {
     "*",
     createMiddleware<AppEnv>((c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next)),
     createMiddleware<AppEnv>(async (c, next) => {
-      c.set("deps", { db: createDb(c.env.DB), clock, semantic: createSemantic(c.env), defer: deferrer(c) });
+      c.set("deps", { db: createDb(c.env.DB), shards: createShards(c.env), clock, semantic: createSemantic(c.env), defer: deferrer(c) });
       await next();
     }),
   );
@@ -77,6 +79,7 @@ export function createApp(options: AppOptions = {}) {
   app.route("/", coldRoutes);
   app.route("/", usageRoutes);
   app.route("/", jobRoutes);
+  app.route("/", shardRoutes);
   app.route("/", mcpRoutes);
   app.route("/ui", uiRoutes);
   app.route("/", telegramRoutes);

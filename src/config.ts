@@ -5,7 +5,10 @@ import type { UserFromGetMe } from "grammy/types";
  * Each Durable Object namespace is declared beside its class, so this file imports none of them.
  */
 export interface Env {
+  /** The directory (accounts, minds, keys, claims, job runs), and the first shard of minds' data. */
   DB: D1Database;
+  /** More shards of minds' data: any [[d1_databases]] binding named SHARD_1, SHARD_2, … */
+  [shard: `SHARD_${number}`]: D1Database | undefined;
   ADMIN_TOKEN: string;
   JWT_SECRET: string;
   JWT_ISSUER?: string;

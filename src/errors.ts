@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
 
   internal: 500,
   model_failed: 502,
+  mind_moving: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -39,6 +40,23 @@ export const forbidden = (message: string) => new AppError("forbidden", message)
 export const unauthorized = (message = "missing or invalid credentials") => new AppError("unauthorized", message);
 export const conflict = (message: string) => new AppError("conflict", message);
 export const tooLarge = (message: string) => new AppError("payload_too_large", message);
+
+/** How long a client waits before writing again to a mind that moves between databases. */
+export const MIND_MOVING_RETRY_SECONDS = 30;
+export const mindMoving = () =>
+  new AppError("mind_moving", `this mind is moving to another database: writes are refused until it lands, retry in ${MIND_MOVING_RETRY_SECONDS} s`);
+
+/**
+ * Whether a failure is a write the database refused because the mind is moving (the fence
+ * triggers of migrations/0014_shards.sql raise `mind_moving`), however it was wrapped.
+ */
+export function isMindMoving(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof AppError) return e.code === "mind_moving";
+    if (e.message.includes("mind_moving")) return true;
+  }
+  return false;
+}
 
 /** One readable sentence from a zod failure, naming the field at fault. */
 export function describeZodError(error: z.ZodError): string {

@@ -75,11 +75,16 @@ it("one mind's search as the database fills with other minds", async () => {
       await search(i);
       ms.push(performance.now() - start);
     }
-    const captured: CapturedQuery[] = [];
-    for (let i = 0; i < CAPTURED; i++) await search(i, recordingD1(env.DB, captured));
+    // rows_read of a search: the sum over every statement it sent.
     const rowsRead: number[] = [];
-    for (const q of captured) rowsRead.push((await env.DB.prepare(q.sql).bind(...q.params).all()).meta.rows_read);
-    sql = captured[0]?.sql ?? "";
+    for (let i = 0; i < CAPTURED; i++) {
+      const captured: CapturedQuery[] = [];
+      await search(i, recordingD1(env.DB, captured));
+      let read = 0;
+      for (const q of captured) read += (await env.DB.prepare(q.sql).bind(...q.params).all()).meta.rows_read;
+      rowsRead.push(read);
+      sql = captured.map((q) => q.sql).join(";\n");
+    }
     const memories = (await env.DB.prepare("select count(*) as n from memories").first<number>("n")) ?? 0;
     stages.push({ minds, memories, loadMs, ms, rowsRead });
     progress(`${minds} minds, ${memories} memories: search p50 ${[...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]} ms`);

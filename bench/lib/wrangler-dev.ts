@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -38,8 +38,12 @@ export async function startWranglerDev(vars: Record<string, string>, log: (line:
   const state = mkdtempSync(path.join(tmpdir(), "edgemind-dev-"));
   const env = { ...process.env, ...OFFLINE_ENV, XDG_CONFIG_HOME: path.join(state, "config") };
   if (config === undefined) {
-    const migrate = spawnSync(WRANGLER, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
-    if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+    // Every database wrangler.toml declares (the directory and each shard) gets the migrations.
+    const toml = readFileSync(path.join(ROOT, "wrangler.toml"), "utf8");
+    for (const [, database] of toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)) {
+      const migrate = spawnSync(WRANGLER, ["d1", "migrations", "apply", database!, "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
+      if (migrate.status !== 0) throw new Error(`migrations: ${migrate.stderr || migrate.stdout}`);
+    }
   }
   const port = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false"];

@@ -37,7 +37,7 @@ export const tenants: Part = {
       fmt(Math.max(...s.rowsRead), 0),
     ]);
     const markdown = [
-      `One measured mind holds ${fmt(MEMORIES_PER_MIND, 0)} memories (LoCoMo turns); the database around it fills with other minds of ${fmt(MEMORIES_PER_MIND, 0)} memories each, every one its own run of the same turns (so they share the vocabulary). At each size the measured mind answers ${QUERIES} LoCoMo questions through \`searchMemories\` (src/memory/search.ts, as \`GET /memory/search\`, limit 20) inside workerd on local D1, after 10 warm-up calls; rows_read is D1's result meta for the statements of 50 of those calls, sent again alone. workerd's clock moves only on I/O, so times are whole milliseconds.`,
+      `One measured mind holds ${fmt(MEMORIES_PER_MIND, 0)} memories (LoCoMo turns); the database around it fills with other minds of ${fmt(MEMORIES_PER_MIND, 0)} memories each, every one its own run of the same turns (so they share the vocabulary). At each size the measured mind answers ${QUERIES} LoCoMo questions through \`searchMemories\` (src/memory/search.ts, as \`GET /memory/search\`, limit 20) inside workerd on local D1, after 10 warm-up calls; rows_read is D1's result meta summed over every statement of a call, for 50 of those calls, each statement sent again alone. workerd's clock moves only on I/O, so times are whole milliseconds.`,
       "",
       table(["minds in the database", "memories in the database", "search p50 ms", "p95 ms", "mean ms", "p50 vs 1 mind", "rows_read mean", "rows_read max"], rows),
       "",

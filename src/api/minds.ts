@@ -5,7 +5,7 @@ import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../mi
 import { readArchiveBody } from "../minds/archive-lines";
 import { importMind } from "../minds/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
-import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind } from "../minds/minds";
+import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
 import { bearerSecurity, createRouter } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
@@ -21,6 +21,9 @@ const MindSchema = z
     updated_at: z.string(),
   })
   .openapi("Mind");
+
+/** A mind as its owner sees it: where its data lives is the operator's business (GET /shards). */
+const shown = ({ shard: _shard, moving: _moving, ...mind }: Mind) => mind;
 
 const retentionHours = z.number().int().min(1).max(24 * 365 * 10).nullable();
 
@@ -66,14 +69,14 @@ mindRoutes
       request: { body: jsonBody(MindCreate) },
       responses: { 201: jsonContent(MindSchema, "The new mind"), ...guardedResponses },
     }),
-    async (c) => c.json(await createMind(c.var.deps, c.var.accountId, c.req.valid("json")), 201),
+    async (c) => c.json(shown(await createMind(c.var.deps, c.var.accountId, c.req.valid("json"))), 201),
   )
   .openapi(
     createRoute({
       method: "get", path: "/minds", summary: "List your minds", tags, security: bearerSecurity,
       responses: { 200: jsonContent(z.object({ minds: z.array(MindSchema) }), "Your minds"), ...guardedResponses },
     }),
-    async (c) => c.json({ minds: await listMinds(c.var.deps, c.var.accountId) }, 200),
+    async (c) => c.json({ minds: (await listMinds(c.var.deps, c.var.accountId)).map(shown) }, 200),
   )
   .openapi(
     createRoute({
@@ -81,7 +84,7 @@ mindRoutes
       request: { params: MindParams },
       responses: { 200: jsonContent(MindSchema, "The mind"), ...guardedResponses },
     }),
-    async (c) => c.json(await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id), 200),
+    async (c) => c.json(shown(await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id)), 200),
   )
   .openapi(
     createRoute({
@@ -91,7 +94,7 @@ mindRoutes
       responses: { 200: jsonContent(MindSchema, "The updated mind"), ...guardedResponses },
     }),
     async (c) =>
-      c.json(await updateMind(c.var.deps, c.var.accountId, c.req.valid("param").id, c.req.valid("json")), 200),
+      c.json(shown(await updateMind(c.var.deps, c.var.accountId, c.req.valid("param").id, c.req.valid("json"))), 200),
   )
   .openapi(
     createRoute({

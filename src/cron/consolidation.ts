@@ -1,3 +1,5 @@
+import { everyShard } from "../db/client";
+import { roundRobin } from "../db/shards";
 import type { ModelDeps } from "../llm/generate";
 import { sweepStaleClaims, namespacesWithWaitingNotes } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION, type ConsolidationOptions } from "../notes/consolidate";
@@ -26,11 +28,20 @@ export async function runConsolidationJob(
   options: ConsolidationJobOptions = DEFAULT_CONSOLIDATION_JOB,
 ): Promise<void> {
   const deadline = Date.now() + options.deadlineMs;
-  const swept = await sweepStaleClaims(deps);
+  const swept = { abandoned: 0, released: 0 };
+  const waiting: { mindId: string; agent: string }[][] = [];
+  for (const shard of everyShard(deps)) {
+    const inShard = { ...deps, db: shard.db };
+    const freed = await sweepStaleClaims(inShard);
+    swept.abandoned += freed.abandoned;
+    swept.released += freed.released;
+    waiting.push(await namespacesWithWaitingNotes(inShard, options.maxNamespaces));
+  }
   Object.assign(counts, { abandoned: swept.abandoned, released_notes: swept.released });
   const tally = { namespaces: 0, done: 0, nothing: 0, budget: 0, failed: 0, folded_notes: 0, model_calls: 0 };
   Object.assign(counts, tally);
-  for (const target of await namespacesWithWaitingNotes(deps, options.maxNamespaces)) {
+  // Each shard's longest-waiting namespaces in turn, so no shard waits for another's backlog.
+  for (const target of roundRobin(waiting, options.maxNamespaces)) {
     if (Date.now() > deadline) break;
     tally.namespaces++;
     try {

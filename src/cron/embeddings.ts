@@ -1,3 +1,4 @@
+import { everyShard } from "../db/client";
 import type { Deps } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/semantic";
 import type { JobCounts } from "../db/job-runs";
@@ -17,16 +18,22 @@ export async function runEmbeddingsJob(deps: Deps, counts: JobCounts): Promise<v
     counts.skipped = "no embeddings configured";
     return;
   }
-  counts.vectors_removed = 0;
+  const tally = { vectors_removed: 0, backfill_marked: 0, embedded: 0, failed: 0, postponed: 0 };
+  Object.assign(counts, tally);
+  // Every shard in turn, each within the same bounds.
+  for (const shard of everyShard(deps)) {
+    await runInShard({ ...deps, db: shard.db }, tally);
+    Object.assign(counts, tally);
+  }
+}
+
+async function runInShard(deps: Deps, counts: Record<"vectors_removed" | "backfill_marked" | "embedded" | "failed" | "postponed", number>) {
   for (let round = 0; round < REMOVE_ROUNDS; round++) {
     const removed = await removeGoneVectors(deps, null);
     counts.vectors_removed += removed;
     if (removed === 0) break;
   }
-  counts.backfill_marked = await markMissing(deps, null, BACKFILL_ROWS);
-  counts.embedded = 0;
-  counts.failed = 0;
-  counts.postponed = 0;
+  counts.backfill_marked += await markMissing(deps, null, BACKFILL_ROWS);
   for (let round = 0; round < EMBED_ROUNDS; round++) {
     const done = await embedPending(deps, null, EMBED_BATCH);
     counts.embedded += done.embedded;

@@ -1,4 +1,5 @@
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
+import { everyShard } from "../db/client";
 import type { JobCounts } from "../db/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
@@ -14,9 +15,19 @@ export const RETENTION_STEPS: RetentionStep[] = [
   ...TELEGRAM_RETENTION_STEPS,
 ];
 
-/** The daily retention job: each step's deleted rows are counted, then PRAGMA optimize runs. */
+/**
+ * The daily retention job, on every database (a table a database does not use is empty
+ * there): each step's deleted rows are counted over all of them, then PRAGMA optimize runs on each.
+ */
 export async function runRetentionJob(deps: Deps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
   const now = deps.clock.now();
-  for (const step of RETENTION_STEPS) counts[step.name] = await step.run(deps, now, options);
-  counts.optimize = await optimizeDatabase(deps);
+  const shards = everyShard(deps);
+  for (const step of RETENTION_STEPS) counts[step.name] = 0;
+  const optimized: string[] = [];
+  for (const shard of shards) {
+    const inShard = { ...deps, db: shard.db };
+    for (const step of RETENTION_STEPS) counts[step.name] = Number(counts[step.name]) + (await step.run(inShard, now, options));
+    optimized.push(shards.length === 1 ? await optimizeDatabase(inShard) : `${shard.name}: ${await optimizeDatabase(inShard)}`);
+  }
+  counts.optimize = optimized.join("; ");
 }

@@ -1,5 +1,6 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
+import type { Shards } from "./shards";
 
 export type Db = ReturnType<typeof createDb>;
 
@@ -8,7 +9,22 @@ export function createDb(d1: D1Database) {
   return drizzle(d1, { schema });
 }
 
-/** The database that holds a mind's data. */
-export function databaseOfMind(deps: { db: Db }, _mindId: string): Db {
-  return deps.db;
+interface HasShards {
+  db: Db;
+  shards?: Shards;
+}
+
+/** The database that holds the data of a mind living on `shard` (its row's `shard`). */
+export function databaseOfMind(deps: HasShards, shard: string): Db {
+  return deps.shards ? deps.shards.db(shard) : deps.db;
+}
+
+/** The directory: accounts, minds, keys, grants, login links, Telegram claims and job runs. */
+export function directoryOf(deps: HasShards): Db {
+  return deps.shards ? deps.shards.directory : deps.db;
+}
+
+/** Every database holding minds' data, with its name: what a job that scans across minds walks. */
+export function everyShard(deps: HasShards): { name: string; db: Db }[] {
+  return deps.shards ? deps.shards.names.map((name) => ({ name, db: deps.shards!.db(name) })) : [{ name: "DB", db: deps.db }];
 }

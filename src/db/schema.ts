@@ -19,7 +19,15 @@ export const minds = sqliteTable("minds", {
   settings: text("settings", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
+  /** The binding of the database that holds the mind's data (migrations/0014_shards.sql). */
+  shard: text("shard").notNull().default("DB"),
+  /** Whether this database takes writes to the mind's rows: open, moving, erasing or elsewhere. */
+  writes: text("writes").$type<MindWrites>().notNull().default("open"),
+  /** Set in the directory while the mind's data is copied to this shard. */
+  movingTo: text("moving_to"),
 });
+
+export type MindWrites = "open" | "moving" | "erasing" | "elsewhere";
 
 /** Kept exact by triggers (migrations/0008b_mind_usage.sql): what a mind holds, for its quotas. */
 export const mindUsage = sqliteTable("mind_usage", {

@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
+import { directoryOf } from "./client";
 import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./retention";
 import { telegramUpdates } from "./schema";
 
@@ -10,18 +11,18 @@ import { telegramUpdates } from "./schema";
 export const UPDATE_CLAIM_DAYS = 7;
 
 /** Claims an update id; false when it was claimed before (a re-delivery), in one statement. */
-export async function claimUpdate({ db, clock }: Deps, updateId: number): Promise<boolean> {
-  const claimed = await db
+export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean> {
+  const claimed = await directoryOf(deps)
     .insert(telegramUpdates)
-    .values({ updateId, receivedAt: isoNow(clock) })
+    .values({ updateId, receivedAt: isoNow(deps.clock) })
     .onConflictDoNothing()
     .returning({ updateId: telegramUpdates.updateId });
   return claimed.length > 0;
 }
 
 /** Gives a claim back when the update could not be handed on, so Telegram's re-delivery is handled. */
-export async function releaseUpdate({ db }: Deps, updateId: number): Promise<void> {
-  await db.delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
+export async function releaseUpdate(deps: Deps, updateId: number): Promise<void> {
+  await directoryOf(deps).delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
 }
 
 /** Daily retention: update claims older than UPDATE_CLAIM_DAYS. */

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, describeZodError, type ErrorCode } from "../errors";
+import { AppError, describeZodError, isMindMoving, MIND_MOVING_RETRY_SECONDS, mindMoving, type ErrorCode } from "../errors";
 import { RateLimited } from "../limits/rate-limits";
 
 /** The one error body every front answers with. */
@@ -22,12 +22,14 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof AppError) {
     if (err instanceof RateLimited) c.header("Retry-After", String(err.retryAfterSeconds));
+    if (err.code === "mind_moving") c.header("Retry-After", String(MIND_MOVING_RETRY_SECONDS));
     return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode);
   }
   if (err instanceof HTTPException && err.status < 500) {
     const code = CODE_BY_STATUS[err.status] ?? "invalid_request";
     return c.json(errorBody(code, err.message || code), err.status as ContentfulStatusCode);
   }
+  if (isMindMoving(err)) return handleError(mindMoving(), c);
   console.error("unhandled error", c.req.method, c.req.path, err);
   return c.json(errorBody("internal", "internal error"), 500);
 }

@@ -1,12 +1,12 @@
 import type { MindContext } from "../minds/context";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { memories } from "../db/schema";
 import type { Deps } from "../deps";
 import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
-import { toMatchExpression } from "./normalize";
+import { mindSearchToken, queryTerms } from "./normalize";
 
 export interface SearchOptions {
   q: string;
@@ -29,22 +29,81 @@ const COLUMN_WEIGHTS = sql.raw("bm25(memories_fts, 3.0, 1.0, 2.0, 0.5)");
 const PRIORITY_BOOST = sql`(case ${memories.priority} when 'critical' then 1.6 when 'high' then 1.3 when 'normal' then 1.0 else 0.8 end)`;
 const RECENCY_DAYS = 90;
 
+/** bm25's inverse document frequency, as FTS5 computes it (never below a millionth). */
+const idf = (rows: number, holding: number) => Math.max(1e-6, Math.log((rows - holding + 0.5) / (holding + 0.5)));
+
+/** An SQLite varint (FTS5's record format): 7 bits a byte, high bit set while more follow. */
+function readVarint(bytes: Uint8Array): number {
+  let value = 0;
+  for (let i = 0; i < Math.min(bytes.length, 8); i++) {
+    value = value * 128 + (bytes[i]! & 0x7f);
+    if ((bytes[i]! & 0x80) === 0) return value;
+  }
+  return value;
+}
+
+/**
+ * The weight of each of the mind's query terms (token and stem) that some memory holds. bm25
+ * counts a term's documents within the mind (each term is the mind's own) but the rows of the
+ * whole index; each term's score is scaled by the mind's idf over the index's, so ranking is what
+ * bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
+ * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
+ */
+async function mindTermWeights(db: Deps["db"], mindId: string, terms: string[]): Promise<Map<string, number>> {
+  type Held = { term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null };
+  let held: Held[];
+  try {
+    held = await db.all<Held>(
+      sql`select term, doc, (select block from memories_fts_data where id = 1) as block,
+        (select memories from mind_usage where mind_id = ${mindId}) as mind_rows
+        from memories_fts_terms where term in ${terms}`,
+    );
+  } catch (err) {
+    console.error("term weights unavailable; plain bm25", err instanceof Error ? err.message : err);
+    return new Map(terms.map((t) => [t, 1]));
+  }
+  const block = held[0]?.block;
+  const indexRows = block ? readVarint(new Uint8Array(block)) : 0;
+  return new Map(
+    held.map((t) => [t.term, indexRows > 0 ? idf(t.mind_rows ?? indexRows, t.doc) / idf(indexRows, t.doc) : 1]),
+  );
+}
+
+// D1 accepts at most five selects in one compound; longer lists are nested five at a time.
+const MAX_COMPOUND = 5;
+
+/** The UNION ALL of the selects, nested so that no compound holds more than five. */
+function unionAll(selects: SQL[]): SQL {
+  if (selects.length <= MAX_COMPOUND) return sql.join(selects, sql` union all `);
+  const groups: SQL[] = [];
+  for (let i = 0; i < selects.length; i += MAX_COMPOUND) groups.push(sql`select * from (${unionAll(selects.slice(i, i + MAX_COMPOUND))})`);
+  return unionAll(groups);
+}
+
 /**
  * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency.
  * A query with no word in it finds nothing rather than failing.
  */
 export async function searchMemories({ db, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
-  const match = toMatchExpression(scope.mindId, options.q);
-  if (match === null) return [];
+  const token = mindSearchToken(scope.mindId);
+  const terms = queryTerms(options.q).map((t) => token + t);
+  if (terms.length === 0) return [];
+  const weights = await mindTermWeights(db, scope.mindId, terms);
+  if (weights.size === 0) return [];
+  // One MATCH per term, each scaled by its weight and summed per memory: bm25 of the OR of the terms.
+  const perTerm = [...weights].map(
+    ([term, weight]) => sql`select rowid, ${COLUMN_WEIGHTS} * ${weight} as score from memories_fts where memories_fts match ${`"${term}"`}`,
+  );
+  // "limit -1" keeps SQLite from folding bm25 into the sum, where FTS5 cannot compute it.
+  const hits = sql`(select rowid, sum(score) as score from (${unionAll(perTerm)} limit -1) group by rowid) as hits`;
   const now = isoNow(clock);
-  const relevance = sql<number>`(-${COLUMN_WEIGHTS} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
+  const relevance = sql<number>`(-hits.score * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
   const rows = await db
     .select({ ...getTableColumns(memories), score: relevance })
     .from(memories)
-    .innerJoin(sql`memories_fts`, sql`memories_fts.rowid = ${memories}.rowid`)
+    .innerJoin(hits, sql`hits.rowid = ${memories}.rowid`)
     .where(
       and(
-        sql`memories_fts match ${match}`,
         inScope(scope),
         notExpired(now),
         options.category && eq(memories.category, options.category),

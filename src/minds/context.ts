@@ -60,7 +60,7 @@ export async function resolveMindContext(deps: Deps, principal: Principal, reque
  * no database call. Its scope must come from `resolveMindContext` or `personalScope`.
  */
 export function bindMind(deps: Deps, mind: Mind, scope: Scope): MindContext {
-  return { ...deps, db: databaseOfMind(deps, mind.id), mind, scope };
+  return { ...deps, db: databaseOfMind(deps, mind.shard), mind, scope };
 }
 
 /** A person's scope over a mind they may use: every namespace for reads, `default` for writes. */

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
+import { databaseOfMind, type Db } from "../db/client";
 import type { Deps } from "../deps";
 import { shownExternalId, shownRepoPath } from "../sessions/model";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
@@ -15,7 +16,7 @@ const PAGE = 200;
  */
 export async function* exportMind(deps: Deps, accountId: string, mindId: string): AsyncGenerator<ArchiveLine> {
   const mind = await getMind(deps, accountId, mindId);
-  const { db } = deps;
+  const db = databaseOfMind(deps, mind.shard);
   yield {
     type: "header",
     format: ARCHIVE_FORMAT,
@@ -91,14 +92,14 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
         conversation_id: s.conversationId, extracted_through_message_id: s.extractedThroughMessageId,
         created_at: s.createdAt, last_message_at: s.lastMessageAt,
       };
-      yield* sessionMessages(deps, mindId, s.id);
+      yield* sessionMessages(db, mindId, s.id);
     }
   }
 }
 
-async function* sessionMessages(deps: Deps, mindId: string, sessionId: string): AsyncGenerator<ArchiveLine> {
+async function* sessionMessages(db: Db, mindId: string, sessionId: string): AsyncGenerator<ArchiveLine> {
   for (let after = 0; ; ) {
-    const rows = await deps.db
+    const rows = await db
       .select()
       .from(messages)
       .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, mindId), gt(messages.id, after)))

@@ -1,6 +1,7 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { oauthGrants } from "../db/schema";
+import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -38,7 +39,9 @@ export interface NewGrant {
  * Records a grant the person just approved. Authorizing a client again replaces its earlier
  * grant from the same person, as the provider does with the tokens.
  */
-export async function recordGrant({ db, clock }: Deps, grant: NewGrant): Promise<GrantInfo> {
+export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInfo> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const now = isoNow(clock);
   const id = newId("ocg");
   const [, [row]] = await db.batch([
@@ -55,7 +58,8 @@ export async function recordGrant({ db, clock }: Deps, grant: NewGrant): Promise
 }
 
 /** The clients that may use a mind now, newest first. */
-export async function listGrants({ db }: Deps, mindId: string): Promise<GrantInfo[]> {
+export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[]> {
+  const db = directoryOf(deps);
   const rows = await db
     .select()
     .from(oauthGrants)
@@ -69,7 +73,9 @@ export async function listGrants({ db }: Deps, mindId: string): Promise<GrantInf
  * The live grant a token carries, with its use recorded; null once it is revoked or its mind
  * is gone, whatever the token's own expiry says.
  */
-export async function useGrant({ db, clock }: Deps, grantId: string): Promise<GrantInfo | null> {
+export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo | null> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const row = await db
     .select()
     .from(oauthGrants)
@@ -85,7 +91,9 @@ export async function useGrant({ db, clock }: Deps, grantId: string): Promise<Gr
 }
 
 /** Marks a mind's grant revoked; from now on no call made with its tokens gets through. */
-export async function revokeGrantRecord({ db, clock }: Deps, mindId: string, grantId: string): Promise<GrantInfo> {
+export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: string): Promise<GrantInfo> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const [row] = await db
     .update(oauthGrants)
     .set({ revokedAt: isoNow(clock) })
@@ -120,7 +128,7 @@ const MAX_PROVIDER_PAGES = 20;
  * stops at once), then the provider's grant with its access and refresh tokens.
  */
 export async function revokeGrant(deps: Deps, tokens: GrantTokens, mindId: string, grantId: string): Promise<void> {
-  const row = await deps.db.select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
+  const row = await directoryOf(deps).select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
   if (!row) throw notFound("connected client");
   await revokeGrantRecord(deps, mindId, grantId);
   let cursor: string | undefined;

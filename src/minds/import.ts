@@ -3,8 +3,9 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
+import { databaseOfMind, directoryOf } from "../db/client";
 import type { Deps } from "../deps";
-import { conflict, notFound } from "../errors";
+import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
 import { noteValues } from "../notes/notes";
@@ -14,6 +15,7 @@ import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { checkArchive, yieldToOthers, type CheckedArchive } from "./import-check";
+import { copySettingsToDirectory, getMind } from "./minds";
 import { writeWithinQuota } from "./quotas";
 import { resolveSettings } from "./settings";
 
@@ -44,7 +46,11 @@ export interface ImportCounts {
  * answers conflict. A failed write erases what the import had written and restores the
  * mind's settings, so the mind is left as it was.
  */
-export async function importMind(deps: Deps, accountId: string, mindId: string, body: Uint8Array | string): Promise<ImportCounts> {
+export async function importMind(directoryDeps: Deps, accountId: string, mindId: string, body: Uint8Array | string): Promise<ImportCounts> {
+  const mind = await getMind(directoryDeps, accountId, mindId);
+  if (mind.moving) throw mindMoving();
+  // The rows, and the shard's copy of the mind's row, go to the database that holds the mind.
+  const deps = { ...directoryDeps, db: databaseOfMind(directoryDeps, mind.shard) };
   const { db } = deps;
   const before = await db.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (!before) throw notFound("mind");
@@ -59,12 +65,14 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   };
   const counts = await writeWithinQuota(deps, mindId, need, async (guard) => {
     try {
-      return await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+      const written = await writeArchive(db, mindId, body instanceof Uint8Array ? body : new TextEncoder().encode(body), archive, guard);
+      await copySettingsToDirectory(directoryDeps, mindId);
+      return written;
     } catch (err) {
-      await db.batch([
-        ...eraseContent(db, mindId),
-        db.update(minds).set({ locale: before.locale, retentionHours: before.retentionHours, settings: before.settings }).where(eq(minds.id, mindId)),
-      ]);
+      const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
+      await db.batch([...eraseContent(db, mindId), db.update(minds).set(restore).where(eq(minds.id, mindId))]);
+      // On a shard other than DB the directory's row may have taken the archive's settings already.
+      if (db !== directoryOf(directoryDeps)) await directoryOf(directoryDeps).update(minds).set(restore).where(eq(minds.id, mindId));
       throw err;
     }
   });

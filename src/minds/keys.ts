@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal";
 import { randomToken, secretsEqual, sha256Hex } from "../auth/secrets";
 import { isoNow } from "../clock";
 import { mindKeys } from "../db/schema";
+import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -24,10 +25,12 @@ export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
 
 /** Creates a key for the mind. The secret is returned once; only its prefix and SHA-256 are kept. */
 export async function createMindKey(
-  { db, clock }: Deps,
+  deps: Deps,
   mindId: string,
   agent: string | null,
 ): Promise<MindKeyInfo & { key: string }> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const prefix = `${KEY_PREFIX}${randomToken(9).replaceAll(/[-_]/g, "x")}`;
   const key = `${prefix}.${randomToken(32)}`;
   const [row] = await db
@@ -37,12 +40,15 @@ export async function createMindKey(
   return { ...toInfo(row!), key };
 }
 
-export async function listMindKeys({ db }: Deps, mindId: string): Promise<MindKeyInfo[]> {
+export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyInfo[]> {
+  const db = directoryOf(deps);
   const rows = await db.select().from(mindKeys).where(eq(mindKeys.mindId, mindId)).orderBy(desc(mindKeys.createdAt));
   return rows.map(toInfo);
 }
 
-export async function revokeMindKey({ db, clock }: Deps, mindId: string, keyId: string): Promise<void> {
+export async function revokeMindKey(deps: Deps, mindId: string, keyId: string): Promise<void> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const rows = await db
     .update(mindKeys)
     .set({ revokedAt: isoNow(clock) })
@@ -52,7 +58,9 @@ export async function revokeMindKey({ db, clock }: Deps, mindId: string, keyId: 
 }
 
 /** The agent principal a presented key stands for, or null if it is unknown, wrong or revoked. */
-export async function authenticateMindKey({ db, clock }: Deps, presented: string): Promise<Principal | null> {
+export async function authenticateMindKey(deps: Deps, presented: string): Promise<Principal | null> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const prefix = presented.split(".", 1)[0] ?? "";
   const row = await db
     .select()

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray } from "drizzle-orm";
+import { and, count, desc, eq, inArray, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import {
   accounts,
@@ -22,8 +22,10 @@ import {
   telegramChats,
   type MindRow,
 } from "../db/schema";
+import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
+import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { resolveSettings, type MindSettings } from "./settings";
@@ -39,6 +41,10 @@ export interface Mind {
   settings: MindSettings;
   created_at: string;
   updated_at: string;
+  /** The database that holds the mind's data (a D1 binding name); never shown to users. */
+  shard: string;
+  /** The mind's data is being copied to another database: writes are refused meanwhile. */
+  moving: boolean;
 }
 
 export interface MindInput {
@@ -56,10 +62,14 @@ const toMind = (row: MindRow): Mind => ({
   settings: resolveSettings(row.settings),
   created_at: row.createdAt,
   updated_at: row.updatedAt,
+  shard: row.shard,
+  moving: row.movingTo !== null,
 });
 
 /** Finds the account with this name, creating it when there is none. */
-export async function ensureAccount({ db, clock }: Deps, name: string): Promise<{ id: string; created: boolean }> {
+export async function ensureAccount(deps: Deps, name: string): Promise<{ id: string; created: boolean }> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const id = newId("acc");
   const inserted = await db
     .insert(accounts)
@@ -72,37 +82,77 @@ export async function ensureAccount({ db, clock }: Deps, name: string): Promise<
   return { id: existing.id, created: false };
 }
 
-export async function accountExists({ db }: Deps, accountId: string): Promise<boolean> {
+export async function accountExists(deps: Deps, accountId: string): Promise<boolean> {
+  const db = directoryOf(deps);
   const row = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
   return row !== undefined;
 }
 
-export async function createMind({ db, clock }: Deps, accountId: string, input: MindInput): Promise<Mind> {
-  const now = isoNow(clock);
-  const [row] = await db
-    .insert(minds)
-    .values({
-      id: newId("mind"),
-      accountId,
-      name: input.name,
-      locale: input.locale ?? "en",
-      retentionHours: input.retention_hours ?? null,
-      settings: resolveSettings(input.settings ?? {}),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning();
-  return toMind(row!);
+/**
+ * Creates a mind on the shard that holds the fewest minds. On a shard other than the directory
+ * the shard gets its own copy of the mind's row (and a bare row of the account) first, so its
+ * foreign keys hold; the directory's row then says where the data lives.
+ */
+export async function createMind(deps: Deps, accountId: string, input: MindInput): Promise<Mind> {
+  const db = directoryOf(deps);
+  const now = isoNow(deps.clock);
+  const shard = await emptiestShard(deps);
+  const row: MindRow = {
+    id: newId("mind"),
+    accountId,
+    name: input.name,
+    locale: input.locale ?? "en",
+    retentionHours: input.retention_hours ?? null,
+    settings: resolveSettings(input.settings ?? {}),
+    createdAt: now,
+    updatedAt: now,
+    shard,
+    writes: "open",
+    movingTo: null,
+  };
+  if (shard === DIRECTORY) {
+    await db.insert(minds).values(row);
+    return toMind(row);
+  }
+  await writeShardCopy(deps, row);
+  await db.batch([
+    db.insert(minds).values({ ...row, writes: "elsewhere" }),
+    // The insert trigger gave the directory a usage row; the mind's usage lives on its shard.
+    db.delete(mindUsage).where(eq(mindUsage.mindId, row.id)),
+  ]);
+  return toMind(row);
 }
 
-export async function listMinds({ db }: Deps, accountId: string): Promise<Mind[]> {
+/** The shard's copy of a mind's row, with a bare row of its account for the foreign key. */
+export async function writeShardCopy(deps: Deps, row: MindRow, options: { replace?: boolean } = {}): Promise<void> {
+  const shard = databaseOfMind(deps, row.shard);
+  const copy = { ...row, writes: "open" as const, movingTo: null };
+  const { id: _id, ...fields } = copy;
+  const insert = shard.insert(minds).values(copy);
+  await shard.batch([
+    shard.insert(accounts).values({ id: row.accountId, name: row.accountId, locale: "en", createdAt: row.createdAt }).onConflictDoNothing(),
+    options.replace ? insert.onConflictDoUpdate({ target: minds.id, set: fields }) : insert,
+  ]);
+}
+
+/** The shard holding the fewest minds (the first declared on a tie). */
+async function emptiestShard(deps: Deps): Promise<string> {
+  const shards = everyShard(deps).map((s) => s.name);
+  if (shards.length === 1) return shards[0]!;
+  const counted = await directoryOf(deps).select({ shard: minds.shard, n: count() }).from(minds).groupBy(minds.shard);
+  const held = new Map(counted.map((c) => [c.shard, c.n]));
+  return shards.reduce((best, name) => ((held.get(name) ?? 0) < (held.get(best) ?? 0) ? name : best));
+}
+
+export async function listMinds(deps: Deps, accountId: string): Promise<Mind[]> {
+  const db = directoryOf(deps);
   const rows = await db.select().from(minds).where(eq(minds.accountId, accountId)).orderBy(desc(minds.createdAt));
   return rows.map(toMind);
 }
 
 /** The account's mind, or not_found: another account's mind is answered exactly like a missing one. */
-export async function getMind({ db }: Deps, accountId: string, mindId: string): Promise<Mind> {
-  const row = await db
+export async function getMind(deps: Deps, accountId: string, mindId: string): Promise<Mind> {
+  const row = await directoryOf(deps)
     .select()
     .from(minds)
     .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
@@ -112,8 +162,8 @@ export async function getMind({ db }: Deps, accountId: string, mindId: string): 
 }
 
 /** A mind by id alone, for callers already holding a key bound to it. */
-export async function getMindById({ db }: Deps, mindId: string): Promise<Mind> {
-  const row = await db.select().from(minds).where(eq(minds.id, mindId)).get();
+export async function getMindById(deps: Deps, mindId: string): Promise<Mind> {
+  const row = await directoryOf(deps).select().from(minds).where(eq(minds.id, mindId)).get();
   if (!row) throw notFound("mind");
   return toMind(row);
 }
@@ -125,34 +175,55 @@ export async function updateMind(
   patch: Partial<Omit<MindInput, "settings">> & { settings?: Partial<MindSettings> },
 ): Promise<Mind> {
   const current = await getMind(deps, accountId, mindId);
+  if (current.moving) throw mindMoving();
   const settings = resolveSettings({ ...current.settings, ...patch.settings });
-  const [row] = await deps.db
+  const fields = {
+    name: patch.name ?? current.name,
+    locale: patch.locale ?? current.locale,
+    retentionHours: patch.retention_hours === undefined ? current.retention_hours : patch.retention_hours,
+    settings,
+    updatedAt: isoNow(deps.clock),
+  };
+  // The shard's copy first: its queries (quotas, retention, history caps) read these settings.
+  if (current.shard !== DIRECTORY) {
+    await databaseOfMind(deps, current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
+  }
+  const [row] = await directoryOf(deps)
     .update(minds)
-    .set({
-      name: patch.name ?? current.name,
-      locale: patch.locale ?? current.locale,
-      retentionHours: patch.retention_hours === undefined ? current.retention_hours : patch.retention_hours,
-      settings,
-      updatedAt: isoNow(deps.clock),
-    })
+    .set(fields)
     .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
     .returning();
   if (!row) throw notFound("mind");
   return toMind(row);
 }
 
+/** After an import wrote a mind's settings into its shard's copy of the row, the directory takes them too. */
+export async function copySettingsToDirectory(deps: Deps, mindId: string): Promise<void> {
+  const directory = directoryOf(deps);
+  const found = await directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get();
+  if (!found || found.shard === DIRECTORY) return;
+  const row = await databaseOfMind(deps, found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
+  if (!row) return;
+  await directory
+    .update(minds)
+    .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
+    .where(eq(minds.id, mindId));
+}
+
 /**
- * Erases the mind and everything it owns (the foreign keys cascade), then the stored state
- * of its sessions' objects; returns how many rows of each kind went.
+ * Erases the mind and everything it owns on its shard and in the directory (the foreign keys
+ * cascade), then the stored state of its sessions' objects; returns how many rows of each kind went.
  */
 export async function deleteMind(deps: SessionDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
-  await getMind(deps, accountId, mindId);
-  const { db } = deps;
+  const mind = await getMind(deps, accountId, mindId);
+  if (mind.moving) throw mindMoving();
+  const db = databaseOfMind(deps, mind.shard);
+  const directory = directoryOf(deps);
   const mindSessions = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId));
+  const ownMind = and(eq(minds.id, mindId), eq(minds.accountId, accountId));
   const counted = await db.batch([
     db.select({ n: count() }).from(memories).where(eq(memories.mindId, mindId)),
     db.select({ n: count() }).from(memoryHistory).where(eq(memoryHistory.mindId, mindId)),
-    db.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
     db.select({ n: count() }).from(chats).where(eq(chats.mindId, mindId)),
     mindSessions,
     // Through the sessions: messages are indexed by session, not by mind.
@@ -163,37 +234,47 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     db.select({ n: count() }).from(consolidations).where(eq(consolidations.mindId, mindId)),
     db.select({ n: count() }).from(noteExtractions).where(eq(noteExtractions.mindId, mindId)),
     db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
-    db.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
-    db.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
-    db.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
     // No foreign key here (see the migration): the records go explicitly, their vectors below.
     db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
     db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
-    // Last: every table above goes with the mind by ON DELETE CASCADE.
-    db.delete(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))),
+    // A shard's copy of the row: every table above goes with it by ON DELETE CASCADE.
+    ...(mind.shard === DIRECTORY ? [] : [db.delete(minds).where(ownMind), db.delete(accounts).where(accountUnused(db, accountId))]),
   ]);
-  const sessionIds = counted[4].map((s) => s.id);
+  const listed = await directory.batch([
+    directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
+    directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
+    directory.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
+    directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    // Last: the directory's tables (and on DB the mind's data) go by ON DELETE CASCADE.
+    directory.delete(minds).where(ownMind),
+  ]);
+  const sessionIds = counted[3].map((s) => s.id);
   await forgetSessionObjects(deps.sessionObjects, sessionIds);
-  const vectorIds = counted[15].map((e) => e.rowId);
+  const vectorIds = counted[11].map((e) => e.rowId);
   for (let i = 0; i < vectorIds.length && deps.semantic; i += 500) await deps.semantic.index.remove(mindId, vectorIds.slice(i, i + 500));
+  const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
   return {
     minds: 1,
-    memories: counted[0][0]?.n ?? 0,
-    memory_history: counted[1][0]?.n ?? 0,
-    mind_keys: counted[2][0]?.n ?? 0,
-    chats: counted[3][0]?.n ?? 0,
+    memories: n(counted[0]),
+    memory_history: n(counted[1]),
+    mind_keys: n(listed[0]),
+    chats: n(counted[2]),
     sessions: sessionIds.length,
-    messages: counted[5][0]?.n ?? 0,
-    notes: counted[6][0]?.n ?? 0,
-    cold_memory: counted[7][0]?.n ?? 0,
-    cold_versions: counted[8][0]?.n ?? 0,
-    consolidations: counted[9][0]?.n ?? 0,
-    note_extractions: counted[10][0]?.n ?? 0,
-    llm_usage: counted[11][0]?.n ?? 0,
-    login_links: counted[12][0]?.n ?? 0,
-    telegram_chats: counted[13][0]?.n ?? 0,
-    oauth_grants: counted[14][0]?.n ?? 0,
+    messages: n(counted[4]),
+    notes: n(counted[5]),
+    cold_memory: n(counted[6]),
+    cold_versions: n(counted[7]),
+    consolidations: n(counted[8]),
+    note_extractions: n(counted[9]),
+    llm_usage: n(counted[10]),
+    login_links: n(listed[1]),
+    telegram_chats: n(listed[2]),
+    oauth_grants: n(listed[3]),
     embeddings: vectorIds.length,
-    mind_usage: counted[16][0]?.n ?? 0,
+    mind_usage: n(counted[12]),
   };
 }
+
+/** A shard's bare row of an account that no mind on that shard refers to any more. */
+export const accountUnused = (db: Db, accountId: string) =>
+  and(eq(accounts.id, accountId), notExists(db.select({ one: sql`1` }).from(minds).where(eq(minds.accountId, accountId))));

@@ -32,7 +32,10 @@ export async function consolidateNotes(
   target: { mindId: string; agent: string },
   options: ConsolidationOptions = DEFAULT_CONSOLIDATION,
 ): Promise<ConsolidationOutcome> {
-  const { mind } = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
+  const ctx = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
+  const { mind } = ctx;
+  // Everything below reads and writes the database that holds the mind.
+  deps = { ...deps, db: ctx.db };
   const budget = mind.settings.daily_token_budget;
   const model = deps.llm;
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.

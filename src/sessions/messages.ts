@@ -1,6 +1,8 @@
 import type { SessionContext } from "./objects";
 import { AppError } from "../errors";
-import type { NewMessage, MindScope } from "./model";
+import { everyShard } from "../db/client";
+import { roundRobin } from "../db/shards";
+import type { NewMessage, MindScope, SessionTarget } from "./model";
 import { sessionObject, type AppendResult, type ObjectResult, type SessionDeps, type SessionState } from "./objects";
 import { sessionsWithUnextractedMessages, type SessionExtraction } from "../notes/session-extraction";
 import { getSession } from "./sessions";
@@ -19,7 +21,7 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
  */
 export async function appendMessage(ctx: SessionContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
   const { scope } = ctx;
-  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId }, input, scope.agentFilter);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId, shard: ctx.mind.shard }, input, scope.agentFilter);
   return unwrap<AppendResult>(result);
 }
 
@@ -31,7 +33,7 @@ export async function completeSession(
 ): Promise<{ confirmed: boolean; cleared: number; state: SessionState }> {
   const { scope } = ctx;
   await getSession(ctx, sessionId);
-  const result = await sessionObject(ctx.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId }, confirmed);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId, shard: ctx.mind.shard }, confirmed);
   return { confirmed, ...unwrap<{ cleared: number; state: SessionState }>(result) };
 }
 
@@ -42,7 +44,7 @@ export async function extractSessionNow(
 ): Promise<{ extraction: SessionExtraction; state: SessionState }> {
   const { scope } = ctx;
   await getSession(ctx, sessionId);
-  const result = await sessionObject(ctx.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId });
+  const result = await sessionObject(ctx.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId, shard: ctx.mind.shard });
   return unwrap<{ extraction: SessionExtraction; state: SessionState }>(result);
 }
 
@@ -54,7 +56,12 @@ export async function collectSessionNotes(
   deps: SessionDeps,
   limit: number,
 ): Promise<{ sessions: number; notes: number; messages: number; pending: number }> {
-  const due = await sessionsWithUnextractedMessages(deps, limit);
+  const found: SessionTarget[][] = [];
+  for (const shard of everyShard(deps)) {
+    const targets = await sessionsWithUnextractedMessages({ ...deps, db: shard.db }, limit);
+    found.push(targets.map((target) => ({ ...target, shard: shard.name })));
+  }
+  const due = roundRobin(found, limit);
   const totals = { sessions: due.length, notes: 0, messages: 0, pending: 0 };
   for (const target of due) {
     const result = await sessionObject(deps.sessionObjects, target.sessionId).extract(target);

@@ -67,6 +67,8 @@ export type MindScope = Pick<Scope, "mindId" | "agent" | "agentFilter">;
 export interface SessionTarget {
   mindId: string;
   sessionId: string;
+  /** The database holding the mind's data, as the caller's mind context says; absent, it is looked up. */
+  shard?: string;
 }
 
 // API chat names are unique per namespace, while the table's UNIQUE (mind, kind, external id)

@@ -15,7 +15,7 @@ export function sessionObject(namespace: DurableObjectNamespace<SessionObject>, 
 }
 
 /** Failures a session object reports as values: errors thrown across RPC lose their code. */
-export type ObjectResult<T> = ({ ok: true } & T) | { ok: false; code: "not_found" | "quota_exceeded"; message: string };
+export type ObjectResult<T> = ({ ok: true } & T) | { ok: false; code: "not_found" | "quota_exceeded" | "mind_moving"; message: string };
 
 export interface AppendResult {
   message: Message;

@@ -1,8 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
+import { eq } from "drizzle-orm";
 import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
 import { createDb } from "../db/client";
-import { AppError } from "../errors";
+import { minds } from "../db/schema";
+import { createShards, DIRECTORY, type Shards } from "../db/shards";
+import { AppError, isMindMoving, mindMoving } from "../errors";
 import { checkQuota, storedBytes } from "../minds/quotas";
 import type { Deps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
@@ -16,6 +19,7 @@ const COUNTERS_KEY = "counters";
 const TARGET_KEY = "target";
 
 const gone = { ok: false, code: "not_found", message: "session not found" } as const;
+const moving = () => ({ ok: false, code: "mind_moving", message: mindMoving().message }) as const;
 
 declare module "../config" {
   interface Env {
@@ -31,11 +35,20 @@ declare module "../config" {
  */
 export class SessionObject extends DurableObject<Env> {
   private readonly deps: Deps;
+  private readonly shards: Shards;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = { db: createDb(env.DB), clock: systemClock };
+    this.shards = createShards(env);
+    this.deps = { db: createDb(env.DB), shards: this.shards, clock: systemClock };
+  }
+
+  /** The session's mind's database: the caller's word for it, or the directory's (an alarm). */
+  private async depsOf(target: SessionTarget): Promise<Deps> {
+    const shard =
+      target.shard ?? (await this.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
+    return { ...this.deps, db: this.shards.db(shard ?? DIRECTORY) };
   }
 
   /**
@@ -45,7 +58,8 @@ export class SessionObject extends DurableObject<Env> {
   async append(target: SessionTarget, input: NewMessage, agentFilter: string | null = null): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const mind = await readAppendSettings(this.deps, target, agentFilter);
+      const deps = await this.depsOf(target);
+      const mind = await readAppendSettings(deps, target, agentFilter);
       if (!mind) return gone;
       const { settings, usage } = mind;
       try {
@@ -59,10 +73,13 @@ export class SessionObject extends DurableObject<Env> {
         { ephemeral: input.ephemeral ?? false, tool: input.tool ?? null, transactionCompleted: input.transaction_completed ?? false },
         settings,
       );
-      const written = await writeAppend(this.deps, target, input, {
-        clearEphemeral: plan.clearEphemeral,
-        historyCap: settings.history_cap,
-      });
+      let written: Awaited<ReturnType<typeof writeAppend>>;
+      try {
+        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap });
+      } catch (error) {
+        if (isMindMoving(error)) return moving();
+        throw error;
+      }
       if (!written.message) return gone;
       this.ctx.storage.kv.put(TARGET_KEY, { mindId: target.mindId, sessionId: target.sessionId } satisfies SessionTarget);
       this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
@@ -84,7 +101,13 @@ export class SessionObject extends DurableObject<Env> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
       const plan = planCompletion(this.counters(), confirmed);
-      const cleared = plan.clearEphemeral ? await clearEphemeral(this.deps, target) : 0;
+      let cleared = 0;
+      try {
+        if (plan.clearEphemeral) cleared = await clearEphemeral(await this.depsOf(target), target);
+      } catch (error) {
+        if (isMindMoving(error)) return moving();
+        throw error;
+      }
       if (this.ctx.storage.kv.get(COUNTERS_KEY) !== undefined) this.ctx.storage.kv.put(COUNTERS_KEY, plan.next);
       return { ok: true, cleared, state: toSessionState(plan.next) };
     });
@@ -130,7 +153,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {
-    const extraction = await extractSession({ ...this.deps, llm: this.model() }, target);
+    const extraction = await extractSession({ ...(await this.depsOf(target)), llm: this.model() }, target);
     if (extraction.status === "not_found") return extraction;
     const next = afterExtraction(this.counters(), extraction, this.deps.clock.now().toISOString());
     // More waiting than one call reads: go on right after this run.

@@ -4,6 +4,7 @@ import type { Update } from "grammy/types";
 import { systemClock } from "../clock";
 import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
 import { createDb } from "../db/client";
+import { createShards } from "../db/shards";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
@@ -49,6 +50,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     super(ctx, env);
     this.deps = {
       db: createDb(env.DB),
+      shards: createShards(env),
       clock: systemClock,
       sessionObjects: env.SESSIONS,
       semantic: createSemantic(env),

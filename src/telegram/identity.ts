@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
+import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -47,7 +48,9 @@ export async function ensureTelegramIdentity(
   locale: BotLocale,
 ): Promise<TelegramIdentity> {
   const accountId = await ensureTelegramAccount(deps, sender, locale);
-  const { db, clock } = deps;
+  // Which mind a Telegram chat talks to is the directory's to say; the chat's row is the mind's data.
+  const db = directoryOf(deps);
+  const { clock } = deps;
   let mindId = (await db.select().from(telegramChats).where(eq(telegramChats.telegramChatId, chat.id)).get())?.mindId;
   let created = false;
   if (!mindId) {
@@ -64,12 +67,14 @@ export async function ensureTelegramIdentity(
     if (!mindId) throw notFound("mind");
     created = mindId === mind.id;
   }
-  const { chat: chatRow } = await ensureChat(deps, mindId, "telegram", String(chat.id));
-  const { mind, scope } = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
-  return { accountId, mind, chat: chatRow, created, scope };
+  const ctx = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
+  const { chat: chatRow } = await ensureChat(ctx, mindId, "telegram", String(chat.id));
+  return { accountId, mind: ctx.mind, chat: chatRow, created, scope: ctx.scope };
 }
 
-async function ensureTelegramAccount({ db, clock }: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
+async function ensureTelegramAccount(deps: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
+  const db = directoryOf(deps);
+  const { clock } = deps;
   const find = () => db.select({ id: accounts.id }).from(accounts).where(eq(accounts.telegramUserId, sender.id)).get();
   // Account names are unique too: should another account hold the usual name, a longer one is used.
   for (const name of [`telegram:${sender.id}`, `telegram:${sender.id}:${newId("acc")}`]) {

@@ -5,9 +5,10 @@ import { recordUsage } from "../../src/llm/ledger";
 import { recordGrant } from "../../src/minds/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
 import { importMind } from "../../src/minds/import";
-import { testDeps } from "../support/deps";
+import { depsOfMind, testDeps } from "../support/deps";
 import { faultyD1, InjectedFault } from "../support/faulty-d1";
 import { append, openSession, storedState } from "../sessions/session-helpers";
+import { countEverywhere, dataOf, firstEverywhere } from "../support/shards";
 
 type Auth = { token: string; mind: string };
 
@@ -28,8 +29,8 @@ async function fillMind(auth: Auth) {
   await append(auth, first.id, { role: "assistant", content: "Deployed" });
   const second = await openSession(auth, { task_name: "review", chat: "ops" });
   await append(auth, second.id, { content: "Review the PR" });
-  const firstMessage = await env.DB.prepare("select min(id) as id from messages where session_id = ?").bind(first.id).first<{ id: number }>();
-  await env.DB.prepare("update sessions set extracted_through_message_id = ? where id = ?").bind(firstMessage!.id, first.id).run();
+  const firstMessage = await firstEverywhere<{ id: number }>("select min(id) as id from messages where session_id = ? having count(*) > 0", first.id);
+  await (await dataOf(auth.mind!)).prepare("update sessions set extracted_through_message_id = ? where id = ?").bind(firstMessage!.id, first.id).run();
 
   await call("POST", "/notes", { ...auth, body: { text: "Prefers short answers", session_id: first.id } });
   await call("POST", "/notes", { token: key, body: { text: "Uses pnpm", category_hint: "project" } });
@@ -72,8 +73,8 @@ async function importInto(auth: Auth, body: string) {
 }
 
 async function rowCount(table: string, mindId: string): Promise<number> {
-  const row = await env.DB.prepare(`select count(*) as n from ${table} where mind_id = ?`).bind(mindId).first<{ n: number }>();
-  return row?.n ?? 0;
+  // Summed over every database: the directory's tables and the mind's shard.
+  return countEverywhere(`select count(*) as n from ${table} where mind_id = ?`, mindId);
 }
 
 describe("export and import", () => {
@@ -181,15 +182,16 @@ describe("an import that fails part-way", () => {
   it("erases what it had written, so the mind is as empty as before", async () => {
     const t = await newTenant();
     const source = { token: t.token, mind: t.mind.id };
-    for (let i = 0; i < 300; i++) await env.DB.prepare(
+    const sourceDb = await dataOf(t.mind.id);
+    for (let i = 0; i < 300; i++) await sourceDb.prepare(
       "insert into memories (id, mind_id, agent, category, key, content, tags, priority, source, verified, confidence, created_at, updated_at) values (?, ?, 'default', 'fact', ?, ?, '[]', 'normal', 'user', 1, 1.0, ?, ?)",
     ).bind(`mem_bulk_${t.mind.id}_${i}`, t.mind.id, `fact_${i}`, `fact number ${i}`, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z").run();
     const archive = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
     const target = await newMind(t.token);
-    // D1 calls: the mind, the emptiness check, then the write batches; the second write batch fails.
-    const plan = { failAt: 4, mode: "before" as const, calls: 0 };
-    await expect(importMind(testDeps({ d1: faultyD1(env.DB, plan) }), t.accountId, target.id, archive)).rejects.toThrow(InjectedFault);
-    expect(plan.calls).toBeGreaterThanOrEqual(5);
+    // D1 calls: the mind in the directory, its row on its shard, the emptiness check, the quota, then the write batches; the second write batch fails.
+    const plan = { failAt: 6, mode: "before" as const, calls: 0 };
+    await expect(importMind(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), t.accountId, target.id, archive)).rejects.toThrow(InjectedFault);
+    expect(plan.calls).toBeGreaterThanOrEqual(6);
     expect(await rowCount("memories", target.id)).toBe(0);
     const res = await importInto({ token: source.token, mind: target.id }, archive);
     expect(res.json.imported.memories).toBe(300);
@@ -205,12 +207,12 @@ describe("erasing a mind", () => {
     await call("POST", "/cold/consolidations", { ...auth, body: {} });
     const deps = testDeps();
     await createLoginLink(deps, { accountId: t.accountId, mindId: t.mind.id });
-    await recordUsage(deps, t.mind.id, "chat", { inputTokens: 10, outputTokens: 5 }, false);
-    await env.DB.prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', 'mem_x', ?, 'done', 0, ?, ?)")
+    await recordUsage(await depsOfMind(t.mind.id), t.mind.id, "chat", { inputTokens: 10, outputTokens: 5 }, false);
+    await (await dataOf(t.mind.id)).prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', 'mem_x', ?, 'done', 0, ?, ?)")
       .bind(t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
     await recordGrant(deps, { accountId: t.accountId, mindId: t.mind.id, agent: null, clientId: "client-1", clientName: "An app", redirectHost: "app.example", scope: ["mind"] });
-    await env.DB.prepare(
+    await (await dataOf(t.mind.id)).prepare(
       "insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)",
     ).bind(t.mind.id, sessions[0], new Date().toISOString()).run();
     await env.DB.prepare("insert into telegram_chats (telegram_chat_id, mind_id, account_id, kind, created_at) values (?, ?, ?, 'group', ?)")

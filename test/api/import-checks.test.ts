@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/minds/archive";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
+import { countEverywhere, dataOf } from "../support/shards";
 
 type Auth = { token: string; mind: string };
 type Line = Record<string, any>;
@@ -16,7 +17,7 @@ async function importInto(auth: Auth, body: BodyInit, headers: Record<string, st
 async function rowsOf(mindId: string): Promise<number> {
   let total = 0;
   for (const table of TABLES) {
-    total += (await env.DB.prepare(`select count(*) as n from ${table} where mind_id = ?`).bind(mindId).first<{ n: number }>())!.n;
+    total += (await (await dataOf(mindId)).prepare(`select count(*) as n from ${table} where mind_id = ?`).bind(mindId).first<{ n: number }>())!.n;
   }
   return total;
 }
@@ -154,7 +155,7 @@ describe("an import is bounded", () => {
     expect(res.json.imported).toMatchObject({ memories: 3000, sessions: 1, messages: 120 });
     const session = (await call("GET", "/sessions", { token: t.token, mind: t.mind.id })).json.sessions[0];
     expect(session.message_count).toBe(120);
-    const cursor = await env.DB.prepare("select count(*) as n from messages where session_id = ? and id <= ?").bind(session.id, session.extracted_through_message_id).first<{ n: number }>();
-    expect(cursor!.n).toBe(100);
+    const cursor = await countEverywhere("select count(*) as n from messages where session_id = ? and id <= ?", session.id, session.extracted_through_message_id);
+    expect(cursor).toBe(100);
   }, 120_000);
 });

@@ -14,7 +14,7 @@ import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
-import { DAY, HOUR, manualClock, testDeps, inMind } from "../support/deps";
+import { DAY, depsOfMind, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 
 function declaredCrons(): string[] {
@@ -93,11 +93,15 @@ describe("retention", () => {
 
     const counts: Record<string, number | string> = {};
     await runRetentionJob(testDeps({ clock: manualClock(now) }), counts);
-    const db = testDeps().db;
-    const ids = async (mindId: string) => (await db.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
+    const db = (await depsOfMind(scope.mindId)).db;
+    const ids = async (mindId: string) =>
+      (await (await depsOfMind(mindId)).db.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
     expect((await ids(scope.mindId)).sort()).toEqual([edge.memory.id, refreshed.memory.id].sort());
     expect(await ids(keep.mindId)).toEqual([noRetention.memory.id]);
-    const noteIds = (await db.select({ id: notes.id }).from(notes)).map((n) => n.id);
+    const noteIds = [
+      ...(await db.select({ id: notes.id }).from(notes)),
+      ...(await (await depsOfMind(keep.mindId)).db.select({ id: notes.id }).from(notes)),
+    ].map((n) => n.id);
     expect(noteIds).not.toContain(staleNote.id);
     expect(noteIds).toContain(edgeNote.id);
     expect(noteIds).toContain(oldNoteElsewhere.id);
@@ -111,7 +115,7 @@ describe("retention", () => {
     expect(history.filter((h) => h.memoryId === refreshed.memory.id).map((h) => h.action)).toEqual(["update"]);
     expect(counts.memories_past_retention).toBeGreaterThanOrEqual(1);
     expect(counts.notes_past_retention).toBeGreaterThanOrEqual(1);
-    expect(String(counts.optimize)).toMatch(/^(ran|skipped: .+)$/);
+    expect(String(counts.optimize)).toMatch(/^DB: (ran|skipped: .+); SHARD_1: (ran|skipped: .+)$/);
   });
 
   it("deletes memories expired longer than the grace period, not those within it", async () => {
@@ -129,7 +133,7 @@ describe("retention", () => {
     await store("recently_expired", -DAY);
     await store("never_expires", null);
     await runRetentionJob(testDeps({ clock: manualClock(now) }), {});
-    const db = testDeps().db;
+    const db = (await depsOfMind(scope.mindId)).db;
     const left = await db.select({ key: memories.key }).from(memories).where(eq(memories.mindId, scope.mindId));
     expect(left.map((r) => r.key).sort()).toEqual(["at_grace", "never_expires", "recently_expired"]);
     const trace = await db
@@ -146,13 +150,13 @@ describe("retention", () => {
     for (let i = 0; i < 5; i++) await addNote(await inMind(testDeps({ clock: at(later, -2 * HOUR) }), scope), { text: `old ${i}` });
     const step = LONG_TERM_RETENTION_STEPS.find((s) => s.name === "notes_past_retention")!;
     const small = { ...DEFAULT_RETENTION, batchSize: 2, maxRounds: 1 };
-    const deps = testDeps();
+    const deps = await depsOfMind(scope.mindId);
     const deleted: number[] = [];
     for (let run = 0; run < 5; run++) deleted.push(await step.run(deps, later, small));
     expect(deleted.every((n) => n <= 2)).toBe(true);
     expect(deleted.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
     expect(deleted.at(-1)).toBe(0);
-    expect(await testDeps().db.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
+    expect(await deps.db.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
   });
 
   it("keeps a month of job runs", async () => {

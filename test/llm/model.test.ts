@@ -7,7 +7,7 @@ import { usageSince, utcDay } from "../../src/llm/ledger";
 import { createLanguageModel } from "../../src/llm/providers";
 import { newTenant } from "../helpers";
 import { scriptedModel, SCRIPTED_USAGE } from "../support/scripted-model";
-import { inMind, testDeps } from "../support/deps";
+import { depsOfMind, inMind, testDeps } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, saveExtraction, type ExtractionInput } from "../../src/notes/extraction";
@@ -22,7 +22,7 @@ async function request(budget: number | null = null): Promise<ModelRequest> {
 }
 
 async function ledger(mindId: string) {
-  return usageSince(testDeps(), mindId, "2000-01-01");
+  return usageSince(await depsOfMind(mindId), mindId, "2000-01-01");
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
@@ -38,7 +38,7 @@ describe("model calls through the AI SDK", () => {
   it("returns a validated object and records the call and its tokens", async () => {
     const req = await request();
     const scripted = scriptedModel(['{"facts":["likes tea"]}']);
-    const answer = await generateObjectFor(testDeps(), scripted.model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer);
     expect(answer.value).toEqual({ facts: ["likes tea"] });
     expect(answer.calls).toBe(1);
     expect(scripted.systems[0]).toContain("Answer in JSON.");
@@ -50,7 +50,7 @@ describe("model calls through the AI SDK", () => {
   it("retries a broken-JSON answer once and then succeeds", async () => {
     const req = await request();
     const scripted = scriptedModel(['{"facts": ["unterminated', '{"facts":["ok"]}']);
-    const answer = await generateObjectFor(testDeps(), scripted.model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer);
     expect(answer.value.facts).toEqual(["ok"]);
     expect(answer.calls).toBe(2);
     expect(answer.usage.inputTokens).toBe(2 * SCRIPTED_USAGE.inputTokens);
@@ -61,7 +61,7 @@ describe("model calls through the AI SDK", () => {
   it("fails with model_failed after two malformed answers (wrong shape counts too)", async () => {
     const req = await request();
     const scripted = scriptedModel(["not json at all", '{"facts":"a string, not a list"}']);
-    const error = await failure(generateObjectFor(testDeps(), scripted.model, req, Answer));
+    const error = await failure(generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer));
     expect(error.code).toBe("model_failed");
     expect(scripted.prompts).toHaveLength(2);
     expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 2, failures: 2 });
@@ -70,7 +70,7 @@ describe("model calls through the AI SDK", () => {
   it("does not retry a model error itself and records it as a failed call", async () => {
     const req = await request();
     const scripted = scriptedModel([new Error("upstream exploded")]);
-    const error = await failure(generateObjectFor(testDeps(), scripted.model, req, Answer));
+    const error = await failure(generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer));
     expect(error.code).toBe("model_failed");
     expect(error.message).toContain("upstream exploded");
     expect(scripted.prompts).toHaveLength(1);
@@ -80,8 +80,8 @@ describe("model calls through the AI SDK", () => {
   it("stops at the daily token budget before calling the model", async () => {
     const req = await request(SCRIPTED_USAGE.inputTokens + SCRIPTED_USAGE.outputTokens);
     const scripted = scriptedModel(["plain text"]);
-    await generateTextFor(testDeps(), scripted.model, req);
-    const error = await failure(generateTextFor(testDeps(), scripted.model, req));
+    await generateTextFor(await depsOfMind(req.mindId), scripted.model, req);
+    const error = await failure(generateTextFor(await depsOfMind(req.mindId), scripted.model, req));
     expect(error.code).toBe("budget_exceeded");
     expect(scripted.prompts).toHaveLength(1);
   });
@@ -89,11 +89,11 @@ describe("model calls through the AI SDK", () => {
   it("a budget of zero allows no call at all, and the budget is per UTC day", async () => {
     const req = await request(0);
     const scripted = scriptedModel(["x"]);
-    expect((await failure(generateTextFor(testDeps(), scripted.model, req))).code).toBe("budget_exceeded");
+    expect((await failure(generateTextFor(await depsOfMind(req.mindId), scripted.model, req))).code).toBe("budget_exceeded");
     const spent = { ...req, budget: 100 };
-    const yesterday = testDeps({ clock: { now: () => new Date(Date.now() - 86_400_000) } });
+    const yesterday = await depsOfMind(spent.mindId, { clock: { now: () => new Date(Date.now() - 86_400_000) } });
     await generateTextFor(yesterday, scripted.model, spent);
-    await generateTextFor(testDeps(), scripted.model, spent);
+    await generateTextFor(await depsOfMind(spent.mindId), scripted.model, spent);
   });
 });
 
@@ -150,7 +150,7 @@ describe("providers", () => {
       const model = createLanguageModel(
         readLlmConfig({ ...base, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "local-model", LLM_API_KEY: "sk-test" }),
       )!;
-      const answer = await generateObjectFor(testDeps(), model, req, Answer);
+      const answer = await generateObjectFor(await depsOfMind(req.mindId), model, req, Answer);
       expect(answer.value.facts).toEqual(["from the server"]);
     } finally {
       spy.mockRestore();
@@ -175,7 +175,7 @@ describe("providers", () => {
     );
     try {
       const model = createLanguageModel(readLlmConfig({ ...base, LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "m" }))!;
-      await generateTextFor(testDeps(), model, req);
+      await generateTextFor(await depsOfMind(req.mindId), model, req);
     } finally {
       spy.mockRestore();
     }
@@ -194,7 +194,7 @@ describe("providers", () => {
       },
     } as unknown as Ai;
     const model = createLanguageModel(readLlmConfig({ ...base, LLM_PROVIDER: "workers-ai", AI: binding }))!;
-    const answer = await generateObjectFor(testDeps(), model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.mindId), model, req, Answer);
     expect(answer.value.facts).toEqual(["from workers ai"]);
     expect(runs[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
     expect(runs[0]!.inputs.messages?.some((m) => m.content.includes("Say one fact."))).toBe(true);
@@ -207,8 +207,8 @@ describe("the offline stand-in model (npm run model:local)", () => {
     const standIn = scriptedModel([
       (prompt, _call, system) => answer({ messages: [{ role: "system", content: system }, { role: "user", content: prompt }] }),
     ]);
-    const deps = testDeps({ llm: standIn.model });
     const m = await newNotesMind();
+    const deps = await depsOfMind(m.mindId, { llm: standIn.model });
     const extraction: ExtractionInput = {
       mindId: m.mindId,
       agent: "default",

@@ -1,7 +1,14 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { storeMemory } from "../../src/memory/memories";
+import { searchMemories } from "../../src/memory/search";
+import type { MindContext } from "../../src/minds/context";
+import { createMind, ensureAccount } from "../../src/minds/minds";
 import { call, newTenant, store } from "../helpers";
+import { inMind, testDeps } from "../support/deps";
 
 describe("text normalisation", () => {
   const stemmed = (text: string) => stems(text).join(" ");
@@ -142,5 +149,39 @@ describe("GET /memory/search", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("ranking within a mind", () => {
+  it("a mind's scores stay the same when another mind with the same memories joins the database", async () => {
+    // An empty database of this file's own, so the test knows everything it holds.
+    await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
+    const deps = testDeps({ d1: env.UPGRADE_DB });
+    const account = await ensureAccount(deps, "ranking");
+    const texts = [
+      "The lighthouse keeper paints the lighthouse every spring",
+      "Spring rain floods the harbour road",
+      "The keeper's dog sleeps by the harbour",
+      "Paint for the boat is in the shed",
+      "Лодку красят весной в гавани",
+    ];
+    const fill = async (name: string) => {
+      const mind = await createMind(deps, account.id, { name });
+      const ctx = await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } });
+      for (const [i, content] of texts.entries()) await storeMemory(ctx, { category: "fact", key: `k${i}`, content });
+      return ctx;
+    };
+    const scores = async (ctx: MindContext) =>
+      Object.fromEntries((await searchMemories(ctx, { q: "lighthouse keeper spring harbour paint", limit: 10 })).map((h) => [h.memory.key, h.score]));
+    const first = await fill("first");
+    const alone = await scores(first);
+    expect(Object.keys(alone).length).toBeGreaterThan(3);
+    await fill("second");
+    await fill("third");
+    const among = await scores(first);
+    expect(Object.keys(among)).toEqual(Object.keys(alone));
+    for (const key of Object.keys(alone)) expect(among[key], key).toBeCloseTo(alone[key]!, 6);
+    // A long question (every word of every memory, more terms than one compound select takes) still finds them all.
+    expect(await searchMemories(first, { q: texts.join(" "), limit: 10 })).toHaveLength(texts.length);
   });
 });

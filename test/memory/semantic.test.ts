@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { dataOf, firstEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
 import { runEmbeddingsJob } from "../../src/cron/embeddings";
@@ -18,7 +19,7 @@ async function tenantScope(): Promise<{ scope: Scope; token: string; accountId: 
 }
 
 const record = (kind: string, rowId: string) =>
-  env.DB.prepare("select state, attempts, error from embeddings where kind = ? and row_id = ?").bind(kind, rowId).first<{ state: string; attempts: number; error: string | null }>();
+  firstEverywhere<{ state: string; attempts: number; error: string | null }>("select state, attempts, error from embeddings where kind = ? and row_id = ?", kind, rowId);
 
 describe("reciprocal rank fusion", () => {
   it("puts what both lists found first, then alternates by rank, ties in the first list's order", () => {
@@ -50,7 +51,7 @@ describe("recall by meaning", () => {
     expect(hybrid.retrieval).toBe("hybrid");
     // The coffee memory is first by meaning; the water memory is found by both lists.
     expect(new Set(hybrid.hits.map((h) => h.memory.id))).toEqual(new Set([coffee.id, deploy.id]));
-    const usage = await env.DB.prepare("select calls, input_tokens from llm_usage where mind_id = ? and purpose = 'embedding'").bind(scope.mindId).first<{ calls: number }>();
+    const usage = await (await dataOf(scope.mindId)).prepare("select calls, input_tokens from llm_usage where mind_id = ? and purpose = 'embedding'").bind(scope.mindId).first<{ calls: number }>();
     expect(usage!.calls).toBeGreaterThanOrEqual(2);
   });
 
@@ -91,7 +92,7 @@ describe("recall by meaning", () => {
     const m = (await storeMemory(await inMind(down.deps, scope), { category: "fact", key: "coffee_fact", content: "Coffee beans from Kenya" })).memory;
     await down.settle();
     expect(await record("memory", m.id)).toMatchObject({ state: "pending", attempts: 1, error: "embedder down" });
-    await env.DB.prepare("update embeddings set next_attempt_at = ? where row_id = ?").bind(new Date(0).toISOString(), m.id).run();
+    await (await dataOf(scope.mindId)).prepare("update embeddings set next_attempt_at = ? where row_id = ?").bind(new Date(0).toISOString(), m.id).run();
     const up = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
     await runEmbeddingsJob(up.deps, counts);
@@ -113,7 +114,7 @@ describe("recall by meaning", () => {
     const first = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "tea_fact", content: "Green tea" })).memory;
     await settle();
     expect(await record("memory", first.id)).toMatchObject({ state: "done" });
-    await recordUsage(deps, scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
+    await recordUsage(await inMind(deps, scope), scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
     const calls = embedder.calls;
     const second = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "coffee_fact", content: "Black coffee" })).memory;
     await settle();
@@ -136,7 +137,7 @@ describe("recall by meaning", () => {
     expect(index.stored.get(scope.mindId)?.get(note.id)?.kind).toBe("note");
 
     // Consolidation and retention delete notes in SQL; the hourly job removes their vectors.
-    await env.DB.prepare("delete from notes where id = ?").bind(note.id).run();
+    await (await dataOf(scope.mindId)).prepare("delete from notes where id = ?").bind(note.id).run();
     await runEmbeddingsJob(on.deps, {});
     expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
 

@@ -9,12 +9,15 @@ import { scriptedModel } from "../support/scripted-model";
 import { inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
+import { updateCold } from "../../src/notes/cold-memory";
 import { connectMcp } from "../support/mcp";
+import { dataOf } from "../support/shards";
 
 /** The usage row the triggers keep, beside the same figures counted from the tables. */
 async function usageAndTruth(mindId: string) {
-  const usage = await env.DB.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
-  const truth = await env.DB.prepare(
+  const db = await dataOf(mindId);
+  const usage = await db.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
+  const truth = await db.prepare(
     `select (select count(*) from memories where mind_id = ?1) as memories,
             (select count(*) from notes where mind_id = ?1) as notes,
             (select coalesce(sum(length(cast(key as blob)) + length(cast(content as blob)) + length(cast(tags as blob))), 0) from memories where mind_id = ?1)
@@ -115,6 +118,23 @@ describe("per-mind quotas", () => {
     expect(usage).toMatchObject({ memories: 3, notes: 3 });
   });
 
+  it("cold memory writes made at the same time cannot both take the last free bytes of max_bytes", async () => {
+    const text = "- prefers tea\n".repeat(50);
+    const t = await tenant({});
+    const { usage } = await usageAndTruth(t.mind.id);
+    await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(text.length * 1.5) });
+    const deps = testDeps({ d1: meetingD1(env.DB, 2) });
+    const principal = { kind: "human" as const, accountId: t.accountId };
+    const writes = await Promise.allSettled(
+      ["alpha", "beta"].map(async (agent) => updateCold(await inMind(deps, { mindId: t.mind.id, agent, principal }), { text, version: 0 })),
+    );
+    expect(writes.filter((w) => w.status === "fulfilled")).toHaveLength(1);
+    expect(writes.find((w) => w.status === "rejected")).toMatchObject({ reason: { code: "quota_exceeded", message: expect.stringContaining("max_bytes") } });
+    const after = await usageAndTruth(t.mind.id);
+    expect(after.usage).toEqual(after.truth);
+    expect(after.usage!.bytes).toBe(Number(usage!.bytes) + text.length);
+  });
+
   it("max_notes refuses a note, and extraction then writes nothing and keeps its cursor", async () => {
     const t = await tenant({ max_notes: 1 });
     expect((await call("POST", "/notes", { ...t.auth, body: { text: "The first note is here" } })).status).toBe(201);
@@ -167,7 +187,7 @@ describe("per-mind quotas", () => {
       headers: { "Content-Type": "application/x-ndjson" },
     });
     expectQuota(imported, "max_memories");
-    const count = await env.DB.prepare("select count(*) as n from memories where mind_id = ?").bind(target.json.id).first<{ n: number }>();
+    const count = await (await dataOf(target.json.id)).prepare("select count(*) as n from memories where mind_id = ?").bind(target.json.id).first<{ n: number }>();
     expect(count!.n).toBe(0);
   });
 });

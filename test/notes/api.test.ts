@@ -5,6 +5,7 @@ import { testDeps } from "../support/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { openSession } from "../sessions/session-helpers";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
+import { dataOf } from "../support/shards";
 
 type Auth = { token: string; mind?: string };
 
@@ -271,7 +272,7 @@ describe("cold memory", () => {
     const auth = { token: t.token, mind: t.mind.id };
     await note(auth, { text: "Lives in Lisbon" });
     // A stray version 1 makes the first write of cold memory fail inside D1 (UNIQUE constraint).
-    await env.DB.prepare("insert into cold_versions (mind_id, agent, version, text, author, created_at) values (?, 'default', 1, 'stray', 'test', ?)")
+    await (await dataOf(t.mind.id)).prepare("insert into cold_versions (mind_id, agent, version, text, author, created_at) values (?, 'default', 1, 'stray', 'test', ?)")
       .bind(t.mind.id, new Date().toISOString())
       .run();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});

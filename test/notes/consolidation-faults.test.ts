@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runConsolidationJob } from "../../src/cron/consolidation";
 import { runJob } from "../../src/db/job-runs";
@@ -23,9 +22,9 @@ async function mindWithNotes() {
   return m;
 }
 
-/** One hourly run over the given D1 (faulty or not), as the cron runs it; its failure is swallowed. */
-async function hourlyRun(d1: D1Database, at: Date, withModel: boolean) {
-  const deps = testDeps({ d1, clock: manualClock(at), llm: withModel ? scriptedModel([foldingTurn]).model : null });
+/** One hourly run over every database, each seen through `wrap` (faulty or not), as the cron runs it; its failure is swallowed. */
+async function hourlyRun(wrap: ((d1: D1Database) => D1Database) | undefined, at: Date, withModel: boolean) {
+  const deps = testDeps({ wrap, clock: manualClock(at), llm: withModel ? scriptedModel([foldingTurn]).model : null });
   try {
     await runJob(deps, "consolidation", "0 * * * *", (counts) => runConsolidationJob(deps, counts));
   } catch {
@@ -50,7 +49,7 @@ for (const withModel of [false, true]) {
       it(`fault ${mode} the call: the next hourly run ends where a fault-free run ends`, async () => {
         const baselineMind = await mindWithNotes();
         const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
-        await hourlyRun(faultyD1(env.DB, counting), new Date(), withModel);
+        await hourlyRun((d1) => faultyD1(d1, counting), new Date(), withModel);
         const expected = strip(await finalState(baselineMind.mindId));
         expect(expected.waiting).toBe(0);
         expect(expected.cold.version).toBe(1);
@@ -62,9 +61,9 @@ for (const withModel of [false, true]) {
           const m = await mindWithNotes();
           const plan: FaultPlan = { failAt, mode, calls: 0 };
           const start = new Date();
-          await hourlyRun(faultyD1(env.DB, plan), start, withModel);
+          await hourlyRun((d1) => faultyD1(d1, plan), start, withModel);
           expect(plan.calls, `the fault at call ${failAt} was reached`).toBeGreaterThanOrEqual(failAt);
-          await hourlyRun(env.DB, new Date(start.getTime() + HOUR), withModel);
+          await hourlyRun(undefined, new Date(start.getTime() + HOUR), withModel);
           expect(strip(await finalState(m.mindId)), `fault ${mode} D1 call ${failAt} of ${calls}`).toEqual(expected);
         }
       });

@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { extractSession } from "../../src/notes/session-extraction";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
-import { testDeps } from "../support/deps";
+import { depsOfMind } from "../support/deps";
 import { faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { scriptedModel } from "../support/scripted-model";
-import { env } from "cloudflare:workers";
 
 const ANSWER = JSON.stringify({
   notes: [
@@ -24,9 +23,10 @@ async function sessionToExtract() {
   return { mindId: auth.mind, sessionId: session.id };
 }
 
-async function extract(d1: D1Database, target: { mindId: string; sessionId: string }) {
+async function extract(wrap: ((d1: D1Database) => D1Database) | undefined, target: { mindId: string; sessionId: string }) {
   try {
-    await extractSession(testDeps({ d1, llm: scriptedModel([ANSWER]).model }), target);
+    // The session object works in the mind's database, as here.
+    await extractSession(await depsOfMind(target.mindId, { wrap, llm: scriptedModel([ANSWER]).model }), target);
   } catch {
     // The fault ends the run, as it ends the session object's alarm; the next run starts afresh.
   }
@@ -37,7 +37,7 @@ describe("a fault at each D1 call of an extraction", () => {
     it(`fault ${mode} the call: the mind is as it was or as a fault-free run leaves it, and the next run ends where that one ends`, async () => {
       const baseline = await sessionToExtract();
       const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
-      await extract(faultyD1(env.DB, counting), baseline);
+      await extract((d1) => faultyD1(d1, counting), baseline);
       const expected = await mindState(baseline.mindId);
       expect(expected.notes).toHaveLength(2);
       expect(expected.cursors).toEqual([{ task_name: "faults", extracted: 3 }]);
@@ -48,11 +48,11 @@ describe("a fault at each D1 call of an extraction", () => {
         const target = await sessionToExtract();
         const start = await mindState(target.mindId);
         const plan: FaultPlan = { failAt, mode, calls: 0 };
-        await extract(faultyD1(env.DB, plan), target);
+        await extract((d1) => faultyD1(d1, plan), target);
         expect(plan.calls, `the fault at call ${failAt} was reached`).toBeGreaterThanOrEqual(failAt);
         const after = await mindState(target.mindId);
         expect([start, expected], `fault ${mode} D1 call ${failAt} of ${calls}: ${JSON.stringify(after)}`).toContainEqual(after);
-        await extract(env.DB, target);
+        await extract(undefined, target);
         expect(await mindState(target.mindId), `the run after a fault ${mode} D1 call ${failAt}`).toEqual(expected);
       }
     });

@@ -6,7 +6,7 @@ import type { LanguageModel } from "../../src/llm/providers";
 import { extractSession } from "../../src/notes/session-extraction";
 import { call } from "../helpers";
 import { append, newAuth, openSession, type Auth } from "../sessions/session-helpers";
-import { testDeps } from "../support/deps";
+import { depsOfMind } from "../support/deps";
 import { storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
 
@@ -33,7 +33,7 @@ describe("extraction from a session", () => {
     const s = await openSession(auth);
     const last = await dialogue(auth, s.id);
     const model = scriptedModel([answer("Writes new services in Go", "Never uses ORMs in new services")]);
-    const deps = testDeps({ llm: model.model });
+    const deps = await depsOfMind(auth.mind, { llm: model.model });
     const target = { mindId: auth.mind, sessionId: s.id };
 
     const first = await extractSession(deps, target);
@@ -60,11 +60,11 @@ describe("extraction from a session", () => {
     await dialogue(auth, s.id);
     const target = { mindId: auth.mind, sessionId: s.id };
 
-    expect(await extractSession(testDeps(), target)).toMatchObject({ status: "no_model", extracted: null, remaining: 3, cursor: 0 });
+    expect(await extractSession(await depsOfMind(auth.mind), target)).toMatchObject({ status: "no_model", extracted: null, remaining: 3, cursor: 0 });
     const broken = scriptedModel(["not json at all"]);
-    expect(await extractSession(testDeps({ llm: broken.model }), target)).toMatchObject({ status: "failed", extracted: null, cursor: 0 });
+    expect(await extractSession(await depsOfMind(auth.mind, { llm: broken.model }), target)).toMatchObject({ status: "failed", extracted: null, cursor: 0 });
     expect(broken.prompts).toHaveLength(2);
-    expect(await extractSession(testDeps({ llm: broken.model }), { mindId: other.mind, sessionId: s.id })).toMatchObject({
+    expect(await extractSession(await depsOfMind(auth.mind, { llm: broken.model }), { mindId: other.mind, sessionId: s.id })).toMatchObject({
       status: "not_found",
     });
     expect(await storedNotes(auth.mind)).toHaveLength(0);

@@ -1,5 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { dataOf } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { ADMIN_TOKEN, newKey, newTenant, unique, type CallResult } from "../helpers";
@@ -41,7 +42,7 @@ const memory = (n: number) => ({ category: "fact", key: unique(`k${n}`).replace(
 const address = () => `198.51.100.${Math.floor(Math.random() * 250) + 1}-${unique("ip")}`;
 
 async function memoryCount(mindId: string): Promise<number> {
-  const row = await env.DB.prepare("select count(*) as n from memories where mind_id = ?").bind(mindId).first<{ n: number }>();
+  const row = await (await dataOf(mindId)).prepare("select count(*) as n from memories where mind_id = ?").bind(mindId).first<{ n: number }>();
   return row!.n;
 }
 

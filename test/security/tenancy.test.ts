@@ -1,3 +1,4 @@
+import { rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -48,8 +49,9 @@ async function snapshot(): Promise<string> {
     "SELECT id, mind_id, agent, key, content, tags, source, verified, updated_at FROM memories ORDER BY id",
     "SELECT id, mind_id, memory_id, action FROM memory_history ORDER BY id",
   ];
-  const results = await Promise.all(tables.map((q) => env.DB.prepare(q).all()));
-  return JSON.stringify(results.map((r) => r.results));
+  // Every database: the directory and each shard.
+  const results = await Promise.all(tables.map((q) => rowsEverywhere(q)));
+  return JSON.stringify(results);
 }
 
 function base64url(value: string): string {
@@ -226,7 +228,7 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
     const tenantRoutes = routes.filter(
       (r) =>
         (r.op.security ?? []).length > 0 &&
-        !["/auth/token", "/jobs", "/mcp", "/telegram/setup", "/telegram/webhook"].includes(r.path) &&
+        !["/auth/token", "/jobs", "/shards", "/shards/{name}/minds", "/mcp", "/telegram/setup", "/telegram/webhook"].includes(r.path) &&
         !(r.path === "/minds" && ["GET", "POST"].includes(r.method)),
     );
     expect(tenantRoutes.length).toBeGreaterThan(40);
@@ -288,11 +290,11 @@ describe("the full-text index is per mind", () => {
 
   /** The minds of the rows a MATCH finds, with no mind filter at all. */
   async function mindsMatched(table: (typeof TABLES)[number], match: string): Promise<string[]> {
-    const { results } = await env.DB.prepare(
+    // Every database: the two minds may live on different shards.
+    const results = await rowsEverywhere<{ mind_id: string }>(
       `select r.mind_id from ${table.fts} f join ${table.rows} r on r.${table.key} = f.rowid where ${table.fts} match ?`,
-    )
-      .bind(match)
-      .all<{ mind_id: string }>();
+      match,
+    );
     return results.map((r) => r.mind_id);
   }
 

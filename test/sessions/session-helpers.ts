@@ -1,3 +1,4 @@
+import { countEverywhere, rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { call, newTenant, unique } from "../helpers";
@@ -45,15 +46,12 @@ export const contents = (page: { messages: { content: string }[] }) => page.mess
 
 /** Counts rows straight from D1, past every route. */
 export async function countRows(table: "messages" | "sessions" | "chats", column: string, value: string): Promise<number> {
-  const row = await env.DB.prepare(`select count(*) as n from ${table} where ${column} = ?`).bind(value).first<{ n: number }>();
-  return row?.n ?? 0;
+  return countEverywhere(`select count(*) as n from ${table} where ${column} = ?`, value);
 }
 
 /** Rowids the messages search index still holds for a word in a mind. */
 export async function indexedRowids(mindId: string, word: string): Promise<number[]> {
-  const { results } = await env.DB.prepare(`select rowid from messages_fts where messages_fts match ?`)
-    .bind(toMatchExpression(mindId, word))
-    .all<{ rowid: number }>();
+  const results = await rowsEverywhere<{ rowid: number }>(`select rowid from messages_fts where messages_fts match ?`, toMatchExpression(mindId, word));
   return results.map((r) => r.rowid);
 }
 

@@ -1,3 +1,4 @@
+import { dataOf } from "../support/shards";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
@@ -29,7 +30,7 @@ async function snapshot(mindId: string, sessionIds: string[]) {
       "select id, agent, chat_id, extracted_through_message_id, last_message_at from sessions where mind_id = ? order by id",
       "select id, session_id, content, ephemeral from messages where mind_id = ? order by id",
       "select id, agent, session_id, text from notes where mind_id = ? order by id",
-    ].map((q) => env.DB.prepare(q).bind(mindId).all()),
+    ].map(async (q) => (await dataOf(mindId)).prepare(q).bind(mindId).all()),
   );
   const stored = await Promise.all(sessionIds.map((id) => storedState(id)));
   return JSON.stringify([rows.map((r) => r.results), stored]);

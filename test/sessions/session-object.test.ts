@@ -1,5 +1,6 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { rowsEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import { INITIAL_COUNTERS, planAppend, type SessionCounters } from "../../src/sessions/counters";
 import { SessionObject } from "../../src/sessions/session-object";
@@ -187,7 +188,7 @@ describe("concurrency", () => {
     );
     const elapsed = performance.now() - started;
 
-    const rows = await env.DB.prepare("select id, content from messages where session_id = ? order by id").bind(s.id).all<{ id: number; content: string }>();
+    const rows = { results: await rowsEverywhere<{ id: number; content: string }>("select id, content from messages where session_id = ? order by id", s.id) };
     const bySequence = [...results].sort((a, b) => a.sequence - b.sequence);
     const orderHolds = bySequence.every((r, i) => i === 0 || r.message.id > bySequence[i - 1]!.message.id);
     expect(rows.results).toHaveLength(50);

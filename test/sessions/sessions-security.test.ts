@@ -1,3 +1,4 @@
+import { dataOf } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, newKey, newMind } from "../helpers";
@@ -11,7 +12,7 @@ interface Victim {
 
 /** Every row and every stored counter of the victim's session, to prove nothing changed. */
 async function snapshot(v: Victim) {
-  const rows = await env.DB.prepare(
+  const rows = await (await dataOf(v.auth.mind)).prepare(
     `select (select count(*) from messages where mind_id = ?1) as messages,
             (select count(*) from sessions where mind_id = ?1) as sessions,
             (select count(*) from chats where mind_id = ?1) as chats,

@@ -5,6 +5,8 @@ import type { Deps } from "../../src/deps";
 import { bindMind, type MindContext } from "../../src/minds/context";
 import { getMindById } from "../../src/minds/minds";
 import { createDb } from "../../src/db/client";
+import { createShards } from "../../src/db/shards";
+import { dataOf } from "./shards";
 import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
 
@@ -23,9 +25,15 @@ export function manualClock(start: string | Date): Clock & { set(at: string | Da
 }
 
 /** Domain dependencies over the test database, with an optional model and clock. */
-export function testDeps(options: { llm?: LanguageModel | null; clock?: Clock; d1?: D1Database } = {}): ModelDeps {
+export function testDeps(
+  options: { llm?: LanguageModel | null; clock?: Clock; d1?: D1Database; wrap?: (d1: D1Database) => D1Database } = {},
+): ModelDeps {
+  // `wrap` sees every database (a faulty or recording stand-in); given `d1`, the test works in that one alone.
+  const wrap = options.wrap ?? ((d1: D1Database) => d1);
+  const shards = createShards({ ...env, DB: wrap(env.DB), SHARD_1: wrap(env.SHARD_1!) });
   return {
-    db: createDb(options.d1 ?? env.DB),
+    db: options.d1 ? createDb(options.d1) : shards.directory,
+    ...(options.d1 === undefined && { shards }),
     clock: options.clock ?? { now: () => new Date() },
     llm: options.llm ?? null,
   };
@@ -42,4 +50,10 @@ export async function inMind(deps: Deps, scope: Pick<Scope, "mindId"> & Partial<
   const mind = await getMindById(deps, scope.mindId);
   const principal = scope.principal ?? { kind: "system", job: "test", mindId: scope.mindId };
   return bindMind(deps, mind, { agent: DEFAULT_AGENT, agentFilter: null, ...scope, principal });
+}
+
+/** Test dependencies working in the database that holds the mind's data. */
+export async function depsOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<ModelDeps> {
+  const wrap = options.wrap ?? ((d1: D1Database) => d1);
+  return { ...testDeps(options), db: createDb(wrap(await dataOf(mindId))) };
 }

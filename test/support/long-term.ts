@@ -3,7 +3,7 @@ import { coldVersions, consolidations, notes } from "../../src/db/schema";
 import { getCold } from "../../src/notes/cold";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
 import { call, newHuman, newMind } from "../helpers";
-import { testDeps } from "./deps";
+import { depsOfMind } from "./deps";
 import { section } from "./scripted-model";
 
 /** A human's new mind, and a way to write notes to it over HTTP. */
@@ -21,7 +21,7 @@ export async function newNotesMind(mind: Record<string, unknown> = {}) {
 
 /** Every note of the mind, oldest first, as stored. */
 export async function storedNotes(mindId: string) {
-  return testDeps()
+  return (await depsOfMind(mindId))
     .db.select()
     .from(notes)
     .where(eq(notes.mindId, mindId))
@@ -29,11 +29,11 @@ export async function storedNotes(mindId: string) {
 }
 
 export async function coldOf(mindId: string, agent = "default") {
-  return getCold(testDeps(), mindId, agent);
+  return getCold(await depsOfMind(mindId), mindId, agent);
 }
 
 export async function versionsOf(mindId: string, agent = "default") {
-  return testDeps()
+  return (await depsOfMind(mindId))
     .db.select()
     .from(coldVersions)
     .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent)))
@@ -41,7 +41,7 @@ export async function versionsOf(mindId: string, agent = "default") {
 }
 
 export async function consolidationsOf(mindId: string) {
-  return testDeps().db.select().from(consolidations).where(eq(consolidations.mindId, mindId)).orderBy(asc(consolidations.startedAt));
+  return (await depsOfMind(mindId)).db.select().from(consolidations).where(eq(consolidations.mindId, mindId)).orderBy(asc(consolidations.startedAt));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { countEverywhere, dataOf } from "./shards";
 
 /** Every table that holds a mind's rows, by its `mind_id` column. */
 const TABLES = [
@@ -26,12 +27,16 @@ export async function mindState(mindId: string) {
   const counts: Record<string, number> = {};
   for (const table of TABLES) {
     const column = table === "minds" ? "id" : "mind_id";
-    counts[table] = (await env.DB.prepare(`select count(*) as n from ${table} where ${column} = ?`).bind(mindId).first<{ n: number }>())!.n;
+    // The mind's row as the directory holds it (a shard's copy of it is not the mind's data);
+    // every other table over every database, so rows left on another shard count too.
+    const query = `select count(*) as n from ${table} where ${column} = ?`;
+    counts[table] = table === "minds" ? (await env.DB.prepare(query).bind(mindId).first<{ n: number }>())!.n : await countEverywhere(query, mindId);
   }
+  const data = await dataOf(mindId);
   const mind = await env.DB.prepare("select locale, retention_hours, settings from minds where id = ?").bind(mindId).first();
-  const usage = await env.DB.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
-  const notes = await env.DB.prepare("select text, agent, source from notes where mind_id = ? order by text").bind(mindId).all();
-  const cursors = await env.DB.prepare(
+  const usage = await data.prepare("select memories, notes, bytes from mind_usage where mind_id = ?").bind(mindId).first();
+  const notes = await data.prepare("select text, agent, source from notes where mind_id = ? order by text").bind(mindId).all();
+  const cursors = await data.prepare(
     `select s.task_name, (select count(*) from messages m where m.session_id = s.id and m.id <= s.extracted_through_message_id) as extracted
      from sessions s where s.mind_id = ? order by s.task_name`,
   )

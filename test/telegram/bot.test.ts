@@ -12,6 +12,7 @@ import { messageIds } from "../../src/telegram/i18n";
 import { splitMessage } from "../../src/telegram/split";
 import { manualClock, testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
+import { dataOf, firstEverywhere, rowsEverywhere } from "../support/shards";
 import {
   callbackUpdate,
   editedUpdate,
@@ -36,19 +37,18 @@ async function mindOf(p: Person) {
 }
 
 async function activeSessionOf(p: Person) {
-  return env.DB.prepare(
+  return firstEverywhere<{ id: string; task_name: string; repo_path: string; mind_id: string }>(
     `select s.id, s.task_name, s.repo_path, c.mind_id from chats c join sessions s on s.id = c.active_session_id
      where c.kind = 'telegram' and c.external_id = ?`,
-  )
-    .bind(String(p.chat.id))
-    .first<{ id: string; task_name: string; repo_path: string; mind_id: string }>();
+    String(p.chat.id),
+  );
 }
 
 async function messagesOf(sessionId: string) {
-  const { results } = await env.DB.prepare("select role, content, ephemeral from messages where session_id = ? order by id")
-    .bind(sessionId)
-    .all<{ role: string; content: string; ephemeral: number }>();
-  return results;
+  return rowsEverywhere<{ role: string; content: string; ephemeral: number }>(
+    "select role, content, ephemeral from messages where session_id = ? order by id",
+    sessionId,
+  );
 }
 
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -136,7 +136,7 @@ describe("free text", () => {
       { role: "user", content: "What do I like to drink?", ephemeral: 0 },
       { role: "assistant", content: "You drink green tea.", ephemeral: 0 },
     ]);
-    const usage = await env.DB.prepare("select calls from llm_usage where mind_id = ? and purpose = 'chat'").bind(session!.mind_id).first();
+    const usage = await (await dataOf(session!.mind_id)).prepare("select calls from llm_usage where mind_id = ? and purpose = 'chat'").bind(session!.mind_id).first();
     expect(usage).toEqual({ calls: 1 });
   });
 
@@ -269,7 +269,7 @@ describe("memory commands", () => {
     await send(p, textUpdate(p, "/remember My name is Alice and I work on billing"));
     expect(lastText(p)).toBe("Remembered (identity): My name is Alice and I work on billing");
     const { mind_id } = (await mindOf(p))!;
-    const stored = await env.DB.prepare("select key, category, source, verified, confidence from memories where mind_id = ?").bind(mind_id).first<any>();
+    const stored = await (await dataOf(mind_id)).prepare("select key, category, source, verified, confidence from memories where mind_id = ?").bind(mind_id).first<any>();
     expect(stored).toMatchObject({ category: "identity", source: "user", verified: 1, confidence: 1 });
 
     await send(p, textUpdate(p, "/recall"));
@@ -317,7 +317,7 @@ describe("memory commands", () => {
     await send(p, callbackUpdate(p, verify!, 20));
     await send(p, callbackUpdate(p, remove!.replace(":v:", ":d:"), 21));
     const { mind_id } = (await mindOf(p))!;
-    const rows = await env.DB.prepare("select text, source, confidence from notes where mind_id = ?").bind(mind_id).all();
+    const rows = await (await dataOf(mind_id)).prepare("select text, source, confidence from notes where mind_id = ?").bind(mind_id).all();
     expect(rows.results).toEqual([{ text: "Выкатывает релизы по пятницам", source: "user", confidence: 1 }]);
     await send(p, textUpdate(p, "/verify"));
     expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний нет.");
@@ -349,14 +349,14 @@ describe("memory commands", () => {
       ["Подтвердить", "Удалить"],
       ["Подтвердить", "Удалить"],
     ]);
-    const dataOf = (id: string) => cards.flatMap((c) => c.payload.reply_markup.inline_keyboard[0]).filter((k: any) => k.callback_data.endsWith(id));
-    expect(dataOf(a.id).map((k: any) => k.callback_data)).toEqual([`mem:v:${a.id}`, `mem:d:${a.id}`]);
+    const buttonsOf = (id: string) => cards.flatMap((c) => c.payload.reply_markup.inline_keyboard[0]).filter((k: any) => k.callback_data.endsWith(id));
+    expect(buttonsOf(a.id).map((k: any) => k.callback_data)).toEqual([`mem:v:${a.id}`, `mem:d:${a.id}`]);
 
     await send(p, callbackUpdate(p, `mem:v:${a.id}`, 10));
     await send(p, callbackUpdate(p, `mem:d:${b.id}`, 11));
     const edits = telegram.to(p.chat.id, "editMessageText").map((c) => c.payload.text);
     expect(edits).toEqual(["Подтверждено: Работает удалённо", "Удалено: Есть кот"]);
-    const rows = await env.DB.prepare("select key, verified from memories where mind_id = ?").bind(mind_id).all();
+    const rows = await (await dataOf(mind_id)).prepare("select key, verified from memories where mind_id = ?").bind(mind_id).all();
     expect(rows.results).toEqual([{ key: "works_remote", verified: 1 }]);
   });
 });

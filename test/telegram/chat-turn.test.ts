@@ -1,7 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../../src/db/client";
+import { createShards } from "../../src/db/shards";
 import { recordingD1 } from "../support/recording-d1";
 import { scriptedModel } from "../support/scripted-model";
 import { chatObject, newPerson, send, standInTelegram, textUpdate, useModel } from "../support/telegram";
@@ -12,8 +12,9 @@ standInTelegram();
 async function recordChat(chatId: number): Promise<string[]> {
   const log: string[] = [];
   await runInDurableObject(chatObject(chatId), (instance) => {
-    const target = instance as unknown as { deps: { db: unknown } };
-    target.deps = { ...target.deps, db: createDb(recordingD1(env.DB, log)) };
+    const target = instance as unknown as { deps: { db: unknown; shards: unknown } };
+    const shards = createShards({ ...env, DB: recordingD1(env.DB, log), SHARD_1: recordingD1(env.SHARD_1!, log) });
+    target.deps = { ...target.deps, db: shards.directory, shards };
   });
   return log;
 }

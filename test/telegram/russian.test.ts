@@ -1,6 +1,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { FluentResource } from "@fluent/bundle";
+import { dataOf, firstEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
 import type { LanguageModel } from "../../src/llm/providers";
@@ -97,9 +98,7 @@ async function mindOf(p: Person) {
 }
 
 async function activeSessionId(p: Person): Promise<string> {
-  const row = await env.DB.prepare("select c.active_session_id as id from chats c where c.kind = 'telegram' and c.external_id = ?")
-    .bind(String(p.chat.id))
-    .first<{ id: string }>();
+  const row = await firstEverywhere<{ id: string }>("select c.active_session_id as id from chats c where c.kind = 'telegram' and c.external_id = ?", String(p.chat.id));
   return row!.id;
 }
 
@@ -174,8 +173,8 @@ describe("the bot in Russian", () => {
 
     // Cold memory, written by the offline consolidation in the mind's language.
     await addNote(agent, { text: "Предпочитает короткие ответы", category_hint: "preference" });
-    await env.DB.prepare("update notes set consolidation_id = null where mind_id = ?").bind(mind_id).run();
-    await env.DB.prepare("delete from consolidations where mind_id = ?").bind(mind_id).run();
+    await (await dataOf(mind_id)).prepare("update notes set consolidation_id = null where mind_id = ?").bind(mind_id).run();
+    await (await dataOf(mind_id)).prepare("delete from consolidations where mind_id = ?").bind(mind_id).run();
     expect((await consolidateNotes(deps, { mindId: mind_id, agent: "default" })).status).toBe("done");
     await say("/memory");
 

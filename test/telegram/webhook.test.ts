@@ -9,6 +9,7 @@ import { TELEGRAM_RETENTION_STEPS } from "../../src/db/telegram-updates";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
+import { rowsEverywhere } from "../support/shards";
 import {
   chatObject,
   newPerson,
@@ -31,14 +32,11 @@ const claimsOf = async (updateId: number) =>
 const accountsOf = async (userId: number) =>
   (await env.DB.prepare("select count(*) as n from accounts where telegram_user_id = ?").bind(userId).first<{ n: number }>())!.n;
 const userMessagesOf = async (chatId: number) =>
-  (
-    await env.DB.prepare(
-      `select m.role, m.content from messages m join chats c on c.active_session_id = m.session_id
-       where c.kind = 'telegram' and c.external_id = ? order by m.id`,
-    )
-      .bind(String(chatId))
-      .all<{ role: string; content: string }>()
-  ).results;
+  rowsEverywhere<{ role: string; content: string }>(
+    `select m.role, m.content from messages m join chats c on c.active_session_id = m.session_id
+     where c.kind = 'telegram' and c.external_id = ? order by m.id`,
+    String(chatId),
+  );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe("the webhook's secret", () => {

@@ -4,7 +4,7 @@ import { DICTIONARIES } from "../../src/ui/i18n";
 import { counted, type CountedPhrase } from "../../src/ui/labels";
 import { call, newKey, newTenant } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
-import { testDeps } from "../support/deps";
+import { depsOfMind } from "../support/deps";
 import { browser } from "./ui-helpers";
 
 /** The text a person reads on a page: no tags, styles or attribute values. */
@@ -54,7 +54,7 @@ describe("the web UI in Russian", () => {
     await append(auth, session.id, { role: "tool", content: "42 файла загружено", ephemeral: true, tool: "shell" });
     await append(auth, session.id, { role: "assistant", content: "Готово." });
     for (const purpose of ["chat", "extraction", "consolidation"] as const) {
-      await recordUsage(testDeps(), t.mind.id, purpose, { inputTokens: 10, outputTokens: 5 }, false);
+      await recordUsage(await depsOfMind(t.mind.id), t.mind.id, purpose, { inputTokens: 10, outputTokens: 5 }, false);
     }
 
     const b = browser({ "Accept-Language": "ru-RU,ru;q=0.9" });

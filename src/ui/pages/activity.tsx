@@ -73,9 +73,9 @@ activityPages.get("/usage", async (c) => {
   const since = utcDay(new Date(deps.clock.now().getTime() - 29 * 86_400_000));
   // Background jobs run for the whole service; a person sees what they did to this mind.
   const [rows, usedToday, runs] = await Promise.all([
-    usageSince(deps, mind.id, since),
-    tokensUsedToday(deps, mind.id),
-    listConsolidations(deps, mind.id, null, 20),
+    usageSince(mindContext, mind.id, since),
+    tokensUsedToday(mindContext, mind.id),
+    listConsolidations(mindContext, mind.id, null, 20),
   ]);
   return page(
     c,
