@@ -1,6 +1,6 @@
 import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { LanguageModel } from "../../src/llm/providers";
 import { extractSession } from "../../src/notes/session-extraction";
@@ -77,10 +77,15 @@ describe("extraction from a session", () => {
     const model = scriptedModel([answer("Writes new services in Go")]);
     await useModel(s.id, model.model);
     await dialogue(auth, s.id);
+    // The alarm is set for now, so it may already be running on its own; then this finds none
+    // to run, and the extraction is awaited below until it has finished (or the wait fails).
     await runDurableObjectAlarm(stubOf(s.id));
 
-    const got = await call("GET", `/sessions/${s.id}`, auth);
-    expect(got.json.state).toMatchObject({ messages_since_extraction: 0, extraction_due: false, extraction_scheduled: false });
+    const got = await vi.waitFor(async () => {
+      const read = await call("GET", `/sessions/${s.id}`, auth);
+      expect(read.json.state).toMatchObject({ messages_since_extraction: 0, extraction_due: false, extraction_scheduled: false });
+      return read;
+    }, { timeout: 10_000, interval: 50 });
     expect(got.json.extracted_through_message_id).toBeGreaterThan(0);
     expect(model.prompts).toHaveLength(1);
     expect((await storedNotes(auth.mind)).map((n) => n.text)).toEqual(["Writes new services in Go"]);

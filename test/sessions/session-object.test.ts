@@ -1,7 +1,7 @@
 import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { rowsEverywhere } from "../support/shards";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { INITIAL_COUNTERS, planAppend, type SessionCounters } from "../../src/sessions/counters";
 import { SessionObject } from "../../src/sessions/session-object";
 import { call } from "../helpers";
@@ -150,10 +150,14 @@ describe("the session object", () => {
     const third = await append(auth, s.id, { content: "3", tool: "t" });
     expect(third.state).toMatchObject({ messages_since_extraction: 3, extraction_scheduled: true, extraction_due: false });
 
-    // The alarm may already have fired on its own; either way it has run once afterwards.
+    // The alarm may already be running on its own; then this finds none to run, and its end
+    // is awaited below (or the wait fails).
     await runDurableObjectAlarm(stubOf(s.id));
-    const got = await call("GET", `/sessions/${s.id}`, auth);
-    expect(got.json.state).toMatchObject({ extraction_due: true, extraction_scheduled: false, messages_since_extraction: 3 });
+    const got = await vi.waitFor(async () => {
+      const read = await call("GET", `/sessions/${s.id}`, auth);
+      expect(read.json.state).toMatchObject({ extraction_due: true, extraction_scheduled: false, messages_since_extraction: 3 });
+      return read;
+    }, { timeout: 10_000, interval: 50 });
     expect(got.json.state.extraction_due_at).toMatch(/^\d{4}-/);
     expect(got.json.extracted_through_message_id).toBe(0);
 
