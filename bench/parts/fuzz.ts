@@ -15,6 +15,7 @@ interface FuzzResult {
   statuses: Record<string, number>;
   failures: string[];
   ms: number[];
+  slowest: { ms: number; request: string }[];
   seconds: number;
 }
 
@@ -32,6 +33,9 @@ export const fuzz: Part = {
       ),
       "",
       `Statuses: ${Object.entries(r.statuses).map(([s, n]) => `${s}×${n}`).join(", ")}.`,
+      "",
+      "Slowest requests:",
+      ...r.slowest.map((s) => `- ${fmt(s.ms, 0)} ms: ${s.request}`),
       ...r.failures.slice(0, 20).map((f) => `- ${f}`),
     ].join("\n");
     const json = { ...r, ms: undefined, p50: percentile(r.ms, 50), p99: percentile(r.ms, 99), max: percentile(r.ms, 100) };

@@ -67,21 +67,6 @@ async function checkBefore(deps: Deps, mindId: string, need: QuotaNeed, replaces
 }
 
 /**
- * Refuses a write that would take the mind past one of its quotas (403 quota_exceeded, the
- * setting named). A check, then the write: for writes racing each other, `writeWithinQuota`.
- * `replaces` says, only when it matters, whether the memory written already exists (an
- * update in place adds no memory).
- */
-export async function assertWithinQuota(
-  deps: Deps,
-  mindId: string,
-  need: QuotaNeed,
-  replaces?: () => Promise<boolean>,
-): Promise<void> {
-  await checkBefore(deps, mindId, need, replaces);
-}
-
-/**
  * The last statement of a write's batch: it fails the batch (CHECK constraint quota_exceeded,
  * migrations/0015) when the mind now holds more than a quota allows and more than it held when
  * checked, so a write that raced another past the last free slot is rolled back whole.
@@ -103,9 +88,11 @@ function isQuotaGuardFailure(err: unknown): boolean {
 }
 
 /**
- * Checks the quotas as `assertWithinQuota` does, then runs `write`, which must put `guard` in
- * the same D1 batch as its writes (after them). A write refused by the guard answers the same
- * 403 quota_exceeded, naming the setting, as one refused by the check.
+ * Refuses a write that would take the mind past one of its quotas (403 quota_exceeded, the
+ * setting named), then runs `write`, which must put `guard` in the same D1 batch as its writes
+ * (after them): a write that raced another past a quota is rolled back and refused the same way.
+ * `replaces` says, only when it matters, whether the memory written already exists (an update
+ * in place adds no memory).
  */
 export async function writeWithinQuota<T>(
   deps: Deps,

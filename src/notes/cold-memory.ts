@@ -4,7 +4,7 @@ import { actorOf, type Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
-import { assertWithinQuota, storedBytes } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { claimNotes, getConsolidation, type Claim } from "./claims";
 import { compareAndSwapCold, getCold, getColdVersion, type Cold } from "./cold";
 
@@ -53,16 +53,18 @@ export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<
   const { scope } = ctx;
   const { mindId, agent } = scope;
   if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
-  await assertWithinQuota(ctx, mindId, { bytes: storedBytes(update.text) });
-  const result = await compareAndSwapCold(ctx.db, {
-    mindId,
-    agent,
-    text: update.text,
-    expectedVersion: update.version,
-    author: actorOf(scope.principal),
-    now: isoNow(ctx.clock),
-    consolidationId: update.consolidation_id,
-  });
+  const result = await writeWithinQuota(ctx, mindId, { bytes: storedBytes(update.text) }, (guard) =>
+    compareAndSwapCold(ctx.db, {
+      mindId,
+      agent,
+      text: update.text,
+      expectedVersion: update.version,
+      author: actorOf(scope.principal),
+      now: isoNow(ctx.clock),
+      consolidationId: update.consolidation_id,
+      guard,
+    }),
+  );
   if (!result.ok) {
     if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
     throw memoryChanged((await getCold(ctx, mindId, agent)).version, update.version);
@@ -84,15 +86,17 @@ export async function rollbackCold(ctx: MindContext, version: number): Promise<C
   if (!target) throw notFound(`cold memory version ${version}`);
   const current = await getCold(ctx, scope.mindId, scope.agent);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
-  await assertWithinQuota(ctx, scope.mindId, { bytes: storedBytes(target.text) });
-  const result = await compareAndSwapCold(ctx.db, {
-    mindId: scope.mindId,
-    agent: scope.agent,
-    text: target.text,
-    expectedVersion: current.version,
-    author: `rollback to ${version} by ${actorOf(scope.principal)}`,
-    now: isoNow(ctx.clock),
-  });
+  const result = await writeWithinQuota(ctx, scope.mindId, { bytes: storedBytes(target.text) }, (guard) =>
+    compareAndSwapCold(ctx.db, {
+      mindId: scope.mindId,
+      agent: scope.agent,
+      text: target.text,
+      expectedVersion: current.version,
+      author: `rollback to ${version} by ${actorOf(scope.principal)}`,
+      now: isoNow(ctx.clock),
+      guard,
+    }),
+  );
   if (!result.ok) throw memoryChanged((await getCold(ctx, scope.mindId, scope.agent)).version, current.version);
   return getCold(ctx, scope.mindId, scope.agent);
 }

@@ -1,4 +1,5 @@
 import { and, desc, eq, exists, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import type { Db } from "../db/client";
 import type { Deps } from "../deps";
@@ -23,6 +24,8 @@ export interface ColdWrite {
   /** With a consolidation, its claimed notes are deleted in the same batch and it is marked done. */
   consolidationId?: string;
   attempts?: number;
+  /** A statement that ends the batch and may fail it (a quota's guard). */
+  guard?: BatchItem<"sqlite">;
 }
 
 export type ColdWriteResult = { ok: true; version: number; foldedNotes: number } | { ok: false };
@@ -110,7 +113,7 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
   );
 
   if (!consolidationId) {
-    const [swapped] = await db.batch([swap, recordVersion]);
+    const [swapped] = await db.batch([swap, recordVersion, ...(write.guard ? [write.guard] : [])]);
     return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
   }
   const [swapped, , folded] = await db.batch([
@@ -130,6 +133,7 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
         finishedAt: now,
       })
       .where(and(claimHeld(consolidationId), landed)),
+    ...(write.guard ? [write.guard] : []),
   ]);
   return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
 }

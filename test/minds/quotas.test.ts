@@ -9,6 +9,7 @@ import { scriptedModel } from "../support/scripted-model";
 import { inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
+import { updateCold } from "../../src/notes/cold-memory";
 import { connectMcp } from "../support/mcp";
 import { dataOf } from "../support/shards";
 
@@ -101,7 +102,7 @@ describe("per-mind quotas", () => {
     await call("POST", "/notes", { ...t.auth, body: { text: "note two" } });
     // Every racer has passed the quota check before any of them writes.
     const racing = 6;
-    const ctx = await inMind(testDeps({ d1: meetingD1(env.DB, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
+    const ctx = await inMind(testDeps({ wrap: (d1) => meetingD1(d1, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
     const memories = await Promise.allSettled(
       Array.from({ length: racing }, (_, i) => storeMemory(ctx, { category: "fact", key: `racer_${i}`, content: `racer ${i}` })),
     );
@@ -115,6 +116,23 @@ describe("per-mind quotas", () => {
     const { usage, truth } = await usageAndTruth(t.mind.id);
     expect(usage).toEqual(truth);
     expect(usage).toMatchObject({ memories: 3, notes: 3 });
+  });
+
+  it("cold memory writes made at the same time cannot both take the last free bytes of max_bytes", async () => {
+    const text = "- prefers tea\n".repeat(50);
+    const t = await tenant({});
+    const { usage } = await usageAndTruth(t.mind.id);
+    await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(text.length * 1.5) });
+    const deps = testDeps({ wrap: (d1) => meetingD1(d1, 2) });
+    const principal = { kind: "human" as const, accountId: t.accountId };
+    const writes = await Promise.allSettled(
+      ["alpha", "beta"].map(async (agent) => updateCold(await inMind(deps, { mindId: t.mind.id, agent, principal }), { text, version: 0 })),
+    );
+    expect(writes.filter((w) => w.status === "fulfilled")).toHaveLength(1);
+    expect(writes.find((w) => w.status === "rejected")).toMatchObject({ reason: { code: "quota_exceeded", message: expect.stringContaining("max_bytes") } });
+    const after = await usageAndTruth(t.mind.id);
+    expect(after.usage).toEqual(after.truth);
+    expect(after.usage!.bytes).toBe(Number(usage!.bytes) + text.length);
   });
 
   it("max_notes refuses a note, and extraction then writes nothing and keeps its cursor", async () => {

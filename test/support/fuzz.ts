@@ -73,7 +73,11 @@ export interface FuzzResult {
   failures: string[];
   /** Milliseconds each request took, for the benchmark's figures. */
   ms: number[];
+  /** The slowest requests, slowest first. */
+  slowest: { ms: number; request: string }[];
 }
+
+const SLOWEST_KEPT = 5;
 
 /**
  * Sends `count` fuzzed requests generated from `seed` and checks every answer; every
@@ -90,7 +94,7 @@ export async function runFuzz(options: { seed: number; count: number; probeEvery
   const exported = await send("GET", `/minds/${target.mind}/export`, { Authorization: `Bearer ${target.token}` });
   const archive = exported.text.trimEnd().split("\n");
 
-  const result: FuzzResult = { cases: 0, byKind: {}, statuses: {}, failures: [], ms: [] };
+  const result: FuzzResult = { cases: 0, byKind: {}, statuses: {}, failures: [], ms: [], slowest: [] };
   const cases = fc.sample(fuzzCase(fuzzed, tools.length), { seed: options.seed, numRuns: options.count });
   const probeEvery = options.probeEvery ?? 50;
   const probe = async (after: number) => {
@@ -146,6 +150,10 @@ export async function runFuzz(options: { seed: number; count: number; probeEvery
     result.byKind[c.kind] = (result.byKind[c.kind] ?? 0) + 1;
     result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1;
     const where = `case ${n} (${label}): ${method} ${path.slice(0, 120)}`;
+    const ms = result.ms.at(-1)!;
+    if (result.slowest.length < SLOWEST_KEPT || ms > result.slowest.at(-1)!.ms) {
+      result.slowest = [...result.slowest, { ms, request: `${where}, ${body?.length ?? 0} bytes → ${res.status}` }].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST_KEPT);
+    }
     if (res.status >= 500 || res.status === 0) result.failures.push(`${where} → ${res.status} ${res.text.slice(0, 300)}`);
     else if (LEAK.test(res.text)) result.failures.push(`${where} → ${res.status} leaks ${res.text.match(LEAK)![0]}: ${res.text.slice(0, 300)}`);
     // A fuzzed delete that went through takes the target's objects away: aim at fresh ones.
