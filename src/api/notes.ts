@@ -1,6 +1,7 @@
 import { inNamespace } from "../minds/context";
 import { createRoute, z } from "@hono/zod-openapi";
-import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
+import { authenticate, requireScope } from "../auth/middleware";
+import { agentName } from "../auth/principal";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
@@ -31,7 +32,7 @@ const NoteCreate = z.strictObject({
   context: z.string().max(MAX_CONTEXT_CHARS).optional().openapi({
     description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as the note",
   }),
-  agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
+  agent: agentName.optional(),
 });
 
 const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
