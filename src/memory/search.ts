@@ -27,7 +27,12 @@ export interface SearchHit {
 const COLUMN_WEIGHTS = sql.raw("bm25(memories_fts, 3.0, 1.0, 2.0, 0.5)");
 // Priority multiplies relevance; age divides it, halving it over RECENCY_DAYS.
 const PRIORITY_BOOST = sql`(case ${memories.priority} when 'critical' then 1.6 when 'high' then 1.3 when 'normal' then 1.0 else 0.8 end)`;
-const RECENCY_DAYS = 90;
+/** The largest factor PRIORITY_BOOST gives. */
+const MAX_PRIORITY_BOOST = sql.raw("1.6");
+// Written into the statement rather than bound: a long query's terms take most of D1's 100 parameters.
+const RECENCY_DAYS = sql.raw("90.0");
+// How many of the best hits by words alone are weighed first, per result asked for.
+const LEAD_PER_RESULT = 25;
 
 /** bm25's inverse document frequency, as FTS5 computes it (never below a millionth). */
 const idf = (rows: number, holding: number) => Math.max(1e-6, Math.log((rows - holding + 0.5) / (holding + 0.5)));
@@ -94,26 +99,50 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
   const perTerm = [...weights].map(
     ([term, weight]) => sql`select rowid, ${COLUMN_WEIGHTS} * ${weight} as score from memories_fts where memories_fts match ${`"${term}"`}`,
   );
-  // "limit -1" keeps SQLite from folding bm25 into the sum, where FTS5 cannot compute it.
-  const hits = sql`(select rowid, sum(score) as score from (${unionAll(perTerm)} limit -1) group by rowid) as hits`;
   const now = isoNow(clock);
-  const relevance = sql<number>`(-hits.score * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
+  const ranked = (words: SQL) => sql<number>`(${words} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
+  const wanted = and(
+    inScope(scope),
+    notExpired(now),
+    options.category && eq(memories.category, options.category),
+    options.tag !== undefined ? hasTag(options.tag) : undefined,
+  )!;
+  const hits = candidateHits({ perTerm, ranked, wanted, now, mindId: scope.mindId, limit: options.limit });
+  const relevance = ranked(sql`hits.words`);
   // The hits lead the join: led by the memories, SQLite would walk every memory of the mind
   // (its mind_id index) and probe the hits for each.
   const rows = await db
     .select({ ...getTableColumns(memories), score: relevance })
     .from(hits)
     .crossJoin(memories)
-    .where(
-      and(
-        sql`${memories}.rowid = hits.rowid`,
-        inScope(scope),
-        notExpired(now),
-        options.category && eq(memories.category, options.category),
-        options.tag !== undefined ? hasTag(options.tag) : undefined,
-      ),
-    )
+    .where(and(sql`${memories}.rowid = hits.rowid`, wanted))
     .orderBy(sql`${relevance} desc`)
     .limit(options.limit);
   return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
+}
+
+/**
+ * The hits (rowid, words: their bm25 score) that can reach the first (limit) results. Every hit
+ * when needed, but first the best LEAD_PER_RESULT × limit by words alone: no hit outside them
+ * can outrank the limit-th of them once priority and recency are applied (words × the largest
+ * priority boost × the recency of the mind's newest memory falls short), and then they are the
+ * only hits the memories are read for. Ranking is the same either way; only the reads differ.
+ */
+function candidateHits(q: { perTerm: SQL[]; ranked: (words: SQL) => SQL<number>; wanted: SQL; now: string; mindId: string; limit: number }): SQL {
+  const lead = LEAD_PER_RESULT * q.limit;
+  // "limit -1" keeps SQLite from folding bm25 into the sum, where FTS5 cannot compute it. Not
+  // materialized: when the lead settles the answer, the hits are walked once, by the lead.
+  // `settled` leads each branch, so the branch not taken reads no row.
+  return sql`(with hits as not materialized (select rowid, -sum(score) as words from (${unionAll(q.perTerm)} limit -1) group by rowid),
+    lead as (select rowid, words from hits order by words desc limit ${lead}),
+    edge as (select min(words) as words, count(*) as n from lead),
+    bar as (select min(score) as score, count(*) as n from (select ${q.ranked(sql`lead.words`)} as score
+      from lead cross join ${memories} where ${memories}.rowid = lead.rowid and ${q.wanted} order by score desc limit ${q.limit})),
+    ceiling as (select ${MAX_PRIORITY_BOOST} / (1.0 + (julianday(${q.now}) - julianday(max(${memories.updatedAt}))) / ${RECENCY_DAYS}) as boost
+      from ${memories} where ${memories.mindId} = ${q.mindId}),
+    settled as (select coalesce(edge.n < ${lead} or (bar.n >= ${q.limit} and ceiling.boost > 0 and edge.words * ceiling.boost < bar.score), 0) as yes
+      from edge, bar, ceiling)
+    select lead.rowid as rowid, lead.words as words from settled cross join lead where settled.yes
+    union all
+    select hits.rowid as rowid, hits.words as words from settled cross join hits where not settled.yes) as hits`;
 }

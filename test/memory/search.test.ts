@@ -8,7 +8,7 @@ import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/minds/context";
 import { createMind, ensureAccount } from "../../src/minds/minds";
 import { call, newTenant, store } from "../helpers";
-import { inMind, testDeps } from "../support/deps";
+import { DAY, inMind, manualClock, testDeps } from "../support/deps";
 
 describe("text normalisation", () => {
   const stemmed = (text: string) => stems(text).join(" ");
@@ -183,5 +183,46 @@ describe("ranking within a mind", () => {
     for (const key of Object.keys(alone)) expect(among[key], key).toBeCloseTo(alone[key]!, 6);
     // A long question (every word of every memory, more terms than one compound select takes) still finds them all.
     expect(await searchMemories(first, { q: texts.join(" "), limit: 10 })).toHaveLength(texts.length);
+  });
+
+  // A mind of its own in the file's empty database, its memories written by a clock the test moves.
+  const mindWithClock = async (name: string) => {
+    await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
+    const clock = manualClock("2020-01-01T00:00:00Z");
+    const deps = testDeps({ d1: env.UPGRADE_DB, clock });
+    const account = await ensureAccount(deps, name);
+    const mind = await createMind(deps, account.id, { name });
+    return { clock, ctx: await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } }) };
+  };
+
+  it("a short result list is the head of a long one: priority and recency are weighed over every hit", async () => {
+    const priorities = ["low", "normal", "high", "critical"] as const;
+    // Matches of every strength (one to three words) in turn, or, in the second mind, the oldest
+    // memories matching best; priorities in turn, a memory a month apart; a quarter match nothing.
+    const strengths = { cycling: (i: number) => (i % 3) + 1, fading: (i: number) => (i < 30 ? 3 : i < 55 ? 2 : 1) };
+    for (const [name, strength] of Object.entries(strengths)) {
+      const { clock, ctx } = await mindWithClock(name);
+      for (let i = 0; i < 80; i++) {
+        clock.set(new Date(Date.parse("2020-01-01T00:00:00Z") + i * 29 * DAY));
+        const words = i % 4 === 3 ? "garden shed" : [...Array<string>(strength(i)).fill("harbour"), i % 2 ? "lighthouse" : "quay"].join(" ");
+        await storeMemory(ctx, { category: "fact", key: `m${i}`, content: `${words} note ${i}`, priority: priorities[(i * 7) % 4] });
+      }
+      const ranking = async (limit: number) => (await searchMemories(ctx, { q: "harbour lighthouse", limit })).map((h) => [h.memory.key, h.score]);
+      const all = await ranking(80);
+      expect(all).toHaveLength(60);
+      for (const limit of [1, 2, 3, 5, 8, 13]) expect(await ranking(limit), `${name}, limit ${limit}`).toEqual(all.slice(0, limit));
+    }
+  });
+
+  it("a recent memory that matches weakly outranks many old ones that match strongly", async () => {
+    const { clock, ctx } = await mindWithClock("recent");
+    // More old matches than the lead of a one-result search weighs first, among enough others that both words are rare.
+    for (let i = 0; i < 30; i++) await storeMemory(ctx, { category: "fact", key: `old${i}`, content: `harbour lighthouse harbour lighthouse ${i}` });
+    for (let i = 0; i < 150; i++) await storeMemory(ctx, { category: "fact", key: `other${i}`, content: `garden shed ${i}` });
+    clock.set("2030-01-01T00:00:00Z");
+    await storeMemory(ctx, { category: "fact", key: "recent", content: "a quiet harbour" });
+    clock.set("2030-01-02T00:00:00Z");
+    const hits = await searchMemories(ctx, { q: "harbour lighthouse", limit: 1 });
+    expect(hits.map((h) => h.memory.key)).toEqual(["recent"]);
   });
 });
