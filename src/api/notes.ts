@@ -1,4 +1,5 @@
 import { inNamespace } from "../minds/context";
+import { searchQuery } from "../memory/fields";
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { agentName } from "../auth/principal";
@@ -78,7 +79,7 @@ noteRoutes
       summary: "Search waiting notes: full-text (Russian and English, stemmed), fused with recall by meaning where the deployment has it",
       request: {
         query: z.object({
-          q: z.string().trim().min(1, "q must not be empty").max(500),
+          q: searchQuery,
           limit: z.coerce.number().int().min(1).max(100).default(20),
           include: z.enum(["context"]).optional().openapi({ description: "context: return each note's context" }),
           agent: AgentQuery,
