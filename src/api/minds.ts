@@ -5,7 +5,8 @@ import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../mi
 import { readArchiveBody } from "../minds/archive-lines";
 import { importMind } from "../minds/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
-import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
+import { deleteMind } from "../minds/erase";
+import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
 import { bearerSecurity, createRouter } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";

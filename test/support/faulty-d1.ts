@@ -57,3 +57,17 @@ export function faultyD1(real: D1Database, plan: FaultPlan): D1Database {
   };
   return wrapper as unknown as D1Database;
 }
+
+/**
+ * The D1 calls to fault out of `calls`: every one when `sample` covers them, otherwise the
+ * first and the last few and a seeded pick of the rest (the same pick for the same seed).
+ */
+export function faultPoints(calls: number, sample: number, seed: number): number[] {
+  const all = Array.from({ length: calls }, (_, i) => i + 1);
+  if (sample >= calls) return all;
+  let state = seed >>> 0 || 1;
+  const random = () => ((state = (state * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32);
+  const picked = new Set([1, 2, calls - 1, calls]);
+  while (picked.size < sample) picked.add(1 + Math.floor(random() * calls));
+  return [...picked].sort((a, b) => a - b);
+}

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../minds/export";
 import { importMind } from "../../minds/import";
-import { deleteMind } from "../../minds/minds";
+import { deleteMind } from "../../minds/erase";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
 import { switchUiMind } from "../session";
