@@ -1,3 +1,5 @@
+import { env } from "cloudflare:workers";
+
 /** Where an injected fault strikes: before the call reaches D1, or after D1 did the work (the answer is lost). */
 export type FaultMode = "before" | "after";
 
@@ -71,3 +73,12 @@ export function faultPoints(calls: number, sample: number, seed: number): number
   while (picked.size < sample) picked.add(1 + Math.floor(random() * calls));
   return [...picked].sort((a, b) => a - b);
 }
+
+/** How many D1 calls an operation's fault test faults: `fallback` in the suite, every one when the bench asks (`npm run bench -- faults`). */
+export function faultSample(fallback: number): number {
+  const input = (env as unknown as { BENCH_INPUT?: { faultSample?: number | null } }).BENCH_INPUT;
+  return input?.faultSample === null ? Infinity : (input?.faultSample ?? fallback);
+}
+
+/** Per fault test: the D1 calls of the operation, and how many of them were faulted and checked. */
+export const faultTally: Record<string, { calls: number; checked: number }> = {};
