@@ -1,11 +1,12 @@
 import { and, asc, count, eq, gt, isNull, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { databaseOfMind, directoryOf, type Db } from "../db/client";
-import { accounts, embeddings, loginLinks, mindErasures, mindKeys, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, embeddings, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { accountUnused } from "./minds";
+import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
 // Erasing a mind spans two databases when its data lives on a shard other than the directory,
@@ -35,7 +36,9 @@ export async function deleteMind(deps: EraseDeps, accountId: string, mindId: str
   const directory = directoryOf(deps);
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
-    if (row.movingTo !== null) throw mindMoving();
+    // Until a move has erased the copy it left, the mind is not erased (its record would stop the move).
+    const move = await directory.select({ state: mindMoves.state }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+    if (row.movingTo !== null || (move && isMoveRunning(move.state))) throw mindMoving();
     await markErasing(deps, accountId, mindId, row.shard);
   }
   const erasure = await directory.select().from(mindErasures).where(and(eq(mindErasures.mindId, mindId), eq(mindErasures.accountId, accountId))).get();
@@ -87,6 +90,7 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
   // Last: the directory's keys, grants, links and Telegram chats go with its row by ON DELETE CASCADE.
   await directory.batch([
     directory.delete(minds).where(eq(minds.id, mindId)),
+    directory.delete(mindMoves).where(eq(mindMoves.mindId, mindId)),
     directory.update(mindErasures).set({ finishedAt: isoNow(deps.clock) }).where(eq(mindErasures.mindId, mindId)),
   ]);
 }
