@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, isNull, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { databaseOfMind, directoryOf, type Db } from "../db/client";
-import { accounts, embeddings, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
@@ -51,6 +51,8 @@ export async function deleteMind(deps: EraseDeps, accountId: string, mindId: str
 async function markErasing(deps: EraseDeps, accountId: string, mindId: string, shard: string): Promise<void> {
   const directory = directoryOf(deps);
   const data = await countMindRows(databaseOfMind(deps, shard), mindId);
+  const shardDb = databaseOfMind(deps, shard);
+  const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
   const [keys, links, chats, grants] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
     directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
@@ -58,7 +60,7 @@ async function markErasing(deps: EraseDeps, accountId: string, mindId: string, s
     directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
   ]);
   const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
-  const counts = { minds: 1, ...data, mind_keys: n(keys), login_links: n(links), telegram_chats: n(chats), oauth_grants: n(grants) };
+  const counts = { minds: 1, ...data, import_jobs: n(imports), mind_keys: n(keys), login_links: n(links), telegram_chats: n(chats), oauth_grants: n(grants) };
   const now = isoNow(deps.clock);
   const d1 = directory.$client;
   // On DB the directory's row is also the data's: it stops taking inserts at once.
@@ -83,6 +85,8 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
   await forgetSessions(deps, db, mindId);
   await forgetVectors(deps, db, mindId);
   await eraseMindRows(db, mindId, DEFAULT_ROW_BOUNDS);
+  // The mind's imports, with whatever rows one had staged.
+  await db.delete(importJobs).where(eq(importJobs.mindId, mindId));
   if (erasure.shard !== DIRECTORY) {
     await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, erasure.accountId))]);
   }

@@ -1,28 +1,6 @@
 import { and, desc, eq, isNull, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import {
-  accounts,
-  chats,
-  coldMemory,
-  coldVersions,
-  consolidations,
-  llmUsage,
-  loginLinks,
-  memories,
-  memoryHistory,
-  messages,
-  mindKeys,
-  minds,
-  noteExtractions,
-  notes,
-  sessions,
-  mindUsage,
-  oauthGrants,
-  embeddings,
-  telegramChats,
-  shardMinds,
-  type MindRow,
-} from "../db/schema";
+import { accounts, minds, mindUsage, shardMinds, type MindRow } from "../db/schema";
 import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";

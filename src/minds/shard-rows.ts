@@ -76,9 +76,15 @@ export const rowBytes = (row: Row) => Object.values(row).reduce<number>((n, v) =
  * that empties its table does not count), in an order that leaves no vector record without its
  * row; `done` once nothing of it is left there.
  */
-export async function eraseSomeMindRows(db: Db, mindId: string, bounds: RowBounds, pages = 1): Promise<{ erased: number; done: boolean }> {
+export async function eraseSomeMindRows(
+  db: Db,
+  mindId: string,
+  bounds: RowBounds,
+  pages = 1,
+  only?: readonly MindTable[],
+): Promise<{ erased: number; done: boolean }> {
   let erased = 0;
-  for (const name of ERASE_ORDER) {
+  for (const name of ERASE_ORDER.filter((t) => !only || only.includes(t))) {
     for (;;) {
       const { results: gone } = await db.$client
         .prepare(`delete from "${name}" where rowid in (select rowid from "${name}" where mind_id = ? limit ?) returning 1 as one`)
@@ -92,7 +98,7 @@ export async function eraseSomeMindRows(db: Db, mindId: string, bounds: RowBound
   return { erased, done: true };
 }
 
-/** Deletes every row of the mind's data from one database, a bounded statement at a time. */
-export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds): Promise<void> {
-  while (!(await eraseSomeMindRows(db, mindId, bounds, 50)).done);
+/** Deletes every row of the mind's data from one database (or of the tables named in `only`), a bounded statement at a time. */
+export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds, only?: readonly MindTable[]): Promise<void> {
+  while (!(await eraseSomeMindRows(db, mindId, bounds, 50, only)).done);
 }
