@@ -178,7 +178,10 @@ mindRoutes
       },
       responses: {
         200: jsonContent(z.object({ imported: ImportCountsSchema, job: ImportJobSchema }), "Written: rows restored, per table"),
-        202: jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
+        202: {
+          ...jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
+          headers: z.object({ Location: z.string().openapi({ description: "The job: GET it to follow the import" }) }),
+        },
         ...guardedResponses,
         409: { description: "The mind is not empty, or an import into it is under way", content: { "application/json": { schema: ErrorSchema } } },
         413: { description: "The archive, a line or the number of lines is over its bound", content: { "application/json": { schema: ErrorSchema } } },
