@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
-import { resolveMindContext, type MindContext } from "../../src/minds/context";
+import { bindMind, resolveMindContext, type MindContext } from "../../src/minds/context";
 import { systemClock } from "../../src/clock";
-import { createDb } from "../../src/db/client";
+import { databaseOfMind } from "../../src/db/client";
+import { createShards, DIRECTORY } from "../../src/db/shards";
 import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
 import type { Deps } from "../../src/deps";
@@ -9,17 +10,43 @@ import { storeMemory } from "../../src/memory/memories";
 import { createMind, ensureAccount } from "../../src/minds/minds";
 import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
 
-/** Domain dependencies over the job's database (optionally another D1 handle and a model). */
-export function benchDeps(options: { d1?: D1Database; llm?: LanguageModel | null } = {}): ModelDeps {
-  return { db: createDb(options.d1 ?? env.DB), clock: systemClock, llm: options.llm ?? null };
+export interface BenchDepsOptions {
+  /** Every database seen through this (a recording handle), as the Worker would see it. */
+  wrap?: (d1: D1Database) => D1Database;
+  llm?: LanguageModel | null;
+  /** A deployment of one database (DB alone): what a part measuring one database's growth needs. */
+  oneDatabase?: boolean;
 }
 
-/** A fresh account and mind, and the context of a human writing to it. */
-export async function newMindScope(name: string): Promise<MindContext> {
-  const deps = benchDeps();
+/**
+ * Domain dependencies over the job's databases, built as the Worker builds them: the directory
+ * and every shard declared in wrangler.toml, so a mind's data is found where placement put it.
+ */
+export function benchDeps(options: BenchDepsOptions = {}): ModelDeps {
+  const wrap = options.wrap ?? ((d1: D1Database) => d1);
+  const bindings: Record<string, unknown> = {};
+  for (const name of createShards(env).names) {
+    if (name === DIRECTORY || !options.oneDatabase) bindings[name] = wrap((env as unknown as Record<string, D1Database>)[name]!);
+  }
+  const shards = createShards(bindings);
+  return { db: shards.directory, shards, clock: systemClock, llm: options.llm ?? null };
+}
+
+/** A fresh account and mind (placed as the Worker places it), and the context of a human writing to it. */
+export async function newMindScope(name: string, deps: Deps = benchDeps()): Promise<MindContext> {
   const account = await ensureAccount(deps, `bench-${name}`);
   const mind = await createMind(deps, account.id, { name });
   return resolveMindContext(deps, { kind: "human", accountId: account.id }, { mindId: mind.id });
+}
+
+/** A mind's context over other dependencies (a model, a recording handle), in the database that holds the mind. */
+export function inMind<D extends Deps>(deps: D, ctx: MindContext): D & MindContext {
+  return { ...deps, ...bindMind(deps, ctx.mind, ctx.scope) };
+}
+
+/** The D1 binding that holds a mind's data, for statements no domain function sends (bulk fills, replays). */
+export function mindD1(deps: Deps, ctx: MindContext): D1Database {
+  return databaseOfMind(deps, ctx.mind.shard).$client;
 }
 
 /** The turns around a turn in its session, as a memory's context: where the words were said. */
@@ -36,7 +63,7 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
   const times: number[] = [];
   for (const [i, turn] of conversation.turns.entries()) {
     const t0 = Date.now();
-    await storeMemory({ ...scope, ...deps }, {
+    await storeMemory(inMind(deps, scope), {
       category: "context",
       key: turn.id,
       content: turnContent(turn),

@@ -55,7 +55,7 @@ async function contextTokens(sources: Record<string, ContextSource>) {
   const empty = (): Totals => ({ questions: 0, contextTokens: 0, fullTokens: 0, evidence: 0, inside: 0, parts: {}, categories: {} });
   const totals = Object.fromEntries(Object.keys(input.groups).map((g) => [g, Object.fromEntries(names.map((n) => [n, empty()]))]));
   for (const c of input.conversations) {
-    const scope = await newMindScope(c.id);
+    const scope = await newMindScope(c.id, deps);
     await ingestConversation(deps, scope, c);
     const fullTokens = countTokens(fullConversation(c));
     const groups = Object.keys(input.groups).filter((g) => input.groups[g]!.includes(c.id));

@@ -2,6 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { MindContext } from "../../src/minds/context";
 import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
+import { inMind } from "./bench-deps";
 import { searchMemories } from "../../src/memory/search";
 import { assembleContext, type PackingOptions } from "../../src/sessions/context";
 
@@ -20,7 +21,7 @@ export type ContextSource = (deps: Deps, scope: MindContext, question: string) =
 export const topSearchHits =
   (k: number): ContextSource =>
   async (deps, scope, question) => {
-    const hits = await searchMemories({ ...scope, ...deps }, { q: question, limit: k });
+    const hits = await searchMemories(inMind(deps, scope), { q: question, limit: k });
     return {
       text: hits.map((h) => `- ${h.memory.content} (${h.memory.tags.join(", ")})`).join("\n"),
       turnIds: hits.map((h) => h.memory.key),
@@ -36,7 +37,8 @@ export const topSearchHits =
 export const assembled =
   (maxTokens: number, packing?: Partial<PackingOptions>): ContextSource =>
   async (deps, scope, question) => {
-    const context = await assembleContext({ ...scope, ...deps }, { q: question, max_tokens: maxTokens, packing });
+    const ctx = inMind(deps, scope);
+    const context = await assembleContext(ctx, { q: question, max_tokens: maxTokens, packing });
     const included = context.parts.filter((p) => p.included);
     const parts: Record<string, { tokens: number; items: number }> = {};
     for (const p of included) {
@@ -48,7 +50,7 @@ export const assembled =
     const keys: string[] = [];
     // D1 binds at most 100 values a statement.
     for (let i = 0; i < ids.length; i += 90) {
-      const rows = await deps.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
+      const rows = await ctx.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
       keys.push(...rows.map((r) => r.key));
     }
     return { text: context.system, turnIds: keys, parts };

@@ -6,7 +6,7 @@ import { extractNotes, saveExtraction, type PlainMessage } from "../../src/notes
 import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, section } from "../../test/support/scripted-model";
 import type { Conversation } from "../lib/dataset";
-import { benchDeps, newMindScope } from "./bench-deps";
+import { benchDeps, inMind, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; messages: number; extractEvery: number };
@@ -25,7 +25,7 @@ const extractionTurn = (prompt: string) =>
 /** Extraction every `extractEvery` messages over a scripted conversation, then one consolidation. */
 async function scriptedConversation() {
   const deps = benchDeps();
-  const scope = await newMindScope("scripted");
+  const scope = await newMindScope("scripted", deps);
   const turns = input.conversations[0]!.turns.slice(0, input.messages);
   const messages: PlainMessage[] = turns.map((t, i) => ({
     id: `m${String(i).padStart(4, "0")}`,
@@ -40,13 +40,13 @@ async function scriptedConversation() {
     const job = { mindId: scope.mind.id, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
     const plan = await extractNotes({ ...deps, llm: extraction.model }, job);
     if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
-    notes += (await saveExtraction(deps, job, plan)).written;
+    notes += (await saveExtraction(inMind(deps, scope), job, plan)).written;
     cursor = plan.cursor;
   }
   const consolidation = scriptedModel([foldingTurn], "counted");
   const outcome = await consolidateNotes({ ...deps, llm: consolidation.model }, { mindId: scope.mind.id, agent: "default" });
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
-  const ledger = await usageSince(deps, scope.mind.id, "2000-01-01");
+  const ledger = await usageSince(inMind(deps, scope), scope.mind.id, "2000-01-01");
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
 }
 

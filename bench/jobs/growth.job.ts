@@ -2,8 +2,10 @@ import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { recallMemories } from "../../src/memory/recall";
 import { searchMemories } from "../../src/memory/search";
+import { singleMatchSearch } from "./single-match-search";
 import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
-import { benchDeps, newMindScope } from "./bench-deps";
+import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
+import type { MindContext } from "../../src/minds/context";
 import { recordingD1 } from "./recording-d1";
 import { progress, report } from "./report";
 
@@ -15,17 +17,26 @@ const WARM_UP = 10;
 // Calls whose statements are captured for rows_read and for the raw SQLite replay.
 const CAPTURED = 50;
 
-/** rows_read as D1 reports it in the result meta, for each captured statement. */
-async function rowsRead(captured: CapturedQuery[]): Promise<number[]> {
+/** rows_read as D1 reports it in the result meta, summed over the statements of each captured call, in the mind's database. */
+async function rowsRead(
+  d1: D1Database,
+  { captured, statementsPerCall }: { captured: CapturedQuery[]; statementsPerCall: number[] },
+): Promise<number[]> {
   const out: number[] = [];
-  for (const q of captured) out.push((await env.DB.prepare(q.sql).bind(...q.params).all()).meta.rows_read);
+  let next = 0;
+  for (const count of statementsPerCall) {
+    let rows = 0;
+    for (const q of captured.slice(next, next + count)) rows += (await d1.prepare(q.sql).bind(...q.params).all()).meta.rows_read;
+    out.push(rows);
+    next += count;
+  }
   return out;
 }
 
 /** SQLite's plan for a statement, when D1 allows asking for it. */
-async function queryPlan(q: CapturedQuery): Promise<string> {
+async function queryPlan(d1: D1Database, q: CapturedQuery): Promise<string> {
   try {
-    const { results } = await env.DB.prepare(`explain query plan ${q.sql}`).bind(...q.params).all<{ detail: string }>();
+    const { results } = await d1.prepare(`explain query plan ${q.sql}`).bind(...q.params).all<{ detail: string }>();
     return results.map((r) => r.detail).join("; ");
   } catch (error) {
     return `not available: ${error instanceof Error ? error.message : String(error)}`;
@@ -35,7 +46,7 @@ async function queryPlan(q: CapturedQuery): Promise<string> {
 /** Times `run` once per query; the statements of the timed calls are captured. */
 async function measure(count: number, captureCount: number, run: (i: number, deps: ReturnType<typeof benchDeps>) => Promise<unknown>) {
   const captured: CapturedQuery[] = [];
-  const recording = benchDeps({ d1: recordingD1(env.DB, captured) });
+  const recording = benchDeps({ wrap: (d1) => recordingD1(d1, captured) });
   const plain = benchDeps();
   for (let i = 0; i < WARM_UP; i++) await run(i, plain);
   const ms: number[] = [];
@@ -45,17 +56,24 @@ async function measure(count: number, captureCount: number, run: (i: number, dep
     ms.push(performance.now() - t0);
   }
   // The same calls once more through the recording handle, to learn their SQL and rows read.
-  for (let i = 0; i < captureCount; i++) await run(i, recording);
-  return { ms, captured };
+  const statementsPerCall: number[] = [];
+  for (let i = 0; i < captureCount; i++) {
+    const before = captured.length;
+    await run(i, recording);
+    statementsPerCall.push(captured.length - before);
+  }
+  return { ms, captured, statementsPerCall };
 }
 
 it("search and recall as a mind grows", async () => {
-  const scope = await newMindScope(`growth-${input.size}`);
-  const text = env.DB.prepare(GROWTH_TEXT_INSERT);
-  await env.DB.exec(GROWTH_TEXTS_TABLE);
-  await env.DB.batch(input.texts.map((t, i) => text.bind(...growthText(scope.mind.id, i, t))));
+  const scope: MindContext = await newMindScope(`growth-${input.size}`);
+  // The generated rows go into the database that holds the mind, as the Worker would find it.
+  const d1 = mindD1(benchDeps(), scope);
+  const text = d1.prepare(GROWTH_TEXT_INSERT);
+  await d1.exec(GROWTH_TEXTS_TABLE);
+  await d1.batch(input.texts.map((t, i) => text.bind(...growthText(scope.mind.id, i, t))));
   const t0 = Date.now();
-  const fill = env.DB.prepare(GROWTH_FILL);
+  const fill = d1.prepare(GROWTH_FILL);
   for (let first = 0; first < input.size; first += RANGE) {
     await fill.bind(...growthFillParams(scope.mind.id, first, Math.min(input.size, first + RANGE), input.texts.length)).run();
     progress(`${input.size}: inserted ${Math.min(input.size, first + RANGE)}`);
@@ -63,24 +81,40 @@ it("search and recall as a mind grows", async () => {
   const insertMs = Date.now() - t0;
   progress(`${input.size}: ${input.size} memories in ${insertMs} ms; measuring`);
 
-  const search = await measure(input.queries, CAPTURED, (i, deps) =>
-    searchMemories({ ...scope, ...deps }, { q: input.questions[i % input.questions.length]!, limit: 20 }),
-  );
-  const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories({ ...scope, ...deps }, { limit: 100 });
+  const question = (i: number) => input.questions[i % input.questions.length]!;
+  const search = await measure(input.queries, CAPTURED, (i, deps) => searchMemories(inMind(deps, scope), { q: question(i), limit: 20 }));
+  // The product's search and the one-MATCH statement it replaced, call by call in turn, so load
+  // that comes and goes weighs on both alike.
+  const pair: Record<"product" | "singleMatch", number[]> = { product: [], singleMatch: [] };
+  const plain = inMind(benchDeps(), scope);
+  const runs = {
+    product: (i: number) => searchMemories(plain, { q: question(i), limit: 20 }),
+    singleMatch: (i: number) => singleMatchSearch(plain, { q: question(i), limit: 20 }),
+  };
+  for (let i = 0; i < input.queries; i++) {
+    for (const name of i % 2 === 0 ? (["product", "singleMatch"] as const) : (["singleMatch", "product"] as const)) {
+      const t0 = performance.now();
+      await runs[name](i);
+      pair[name].push(performance.now() - t0);
+    }
+  }
+  progress(`${input.size}: search beside the one-MATCH statement done`);
+  const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories(inMind(deps, scope), { limit: 100 });
   const recall = await measure(input.queries, CAPTURED, recallCall);
-  const plan = await queryPlan(recall.captured[0]!);
+  const plan = await queryPlan(d1, recall.captured[0]!);
   // The same recall once more without the recall index of migration 0006, to show what it changes.
-  await env.DB.exec("drop index memories_mind_recall");
+  await d1.exec("drop index memories_mind_recall");
   const unindexed = await measure(Math.min(input.queries, 50), CAPTURED, recallCall);
   const result: GrowthResult = {
     size: input.size,
     mindId: scope.mind.id,
     accountId: scope.scope.principal.kind === "human" ? scope.scope.principal.accountId : "",
     insertMs,
-    search: { ms: search.ms, rowsRead: await rowsRead(search.captured), captured: search.captured },
-    recall: { ms: recall.ms, rowsRead: await rowsRead(recall.captured), captured: recall.captured },
+    search: { ms: search.ms, rowsRead: await rowsRead(d1, search), captured: search.captured, statementsPerCall: search.statementsPerCall },
+    searchBesideSingleMatch: pair,
+    recall: { ms: recall.ms, rowsRead: await rowsRead(d1, recall), captured: recall.captured, statementsPerCall: recall.statementsPerCall },
     recallPlan: plan,
-    recallWithoutIndex: { ms: unindexed.ms, rowsRead: await rowsRead(unindexed.captured) },
+    recallWithoutIndex: { ms: unindexed.ms, rowsRead: await rowsRead(d1, unindexed) },
   };
   report(result);
 });

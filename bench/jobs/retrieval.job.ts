@@ -7,7 +7,7 @@ import { EMBED_BATCH, embedPending } from "../../src/memory/semantic";
 import { memoryIndex } from "../../test/support/semantic";
 import type { Conversation } from "../lib/dataset";
 import { scoreRetrieval, type Ranking } from "../lib/metrics";
-import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
+import { benchDeps, ingestConversation, inMind, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
 const DEPTH = 50;
@@ -27,11 +27,11 @@ async function edgemind() {
   const rankings = new Map<string, Ranking[]>();
   const writeMs: number[] = [];
   for (const conversation of input.conversations) {
-    const scope = await newMindScope(conversation.id);
+    const scope = await newMindScope(conversation.id, deps);
     writeMs.push(...(await ingestConversation(deps, scope, conversation)));
     const ranked: Ranking[] = [];
     for (const q of conversation.questions) {
-      const hits = await searchMemories({ ...scope, ...deps }, { q: q.text, limit: DEPTH });
+      const hits = await searchMemories(inMind(deps, scope), { q: q.text, limit: DEPTH });
       ranked.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
     }
     rankings.set(conversation.id, ranked);
@@ -55,15 +55,15 @@ async function hybrid(embeddings: NonNullable<typeof input.embeddings>) {
   const rankings: Ranking[] = [];
   let fused = 0;
   for (const conversation of input.conversations) {
-    const scope = await newMindScope(`${conversation.id}-hybrid`);
+    const scope = await newMindScope(`${conversation.id}-hybrid`, deps);
     await ingestConversation(deps, scope, conversation);
     for (;;) {
-      const done = await embedPending(deps, scope.mind.id, EMBED_BATCH);
+      const done = await embedPending(inMind(deps, scope), scope.mind.id, EMBED_BATCH);
       if (done.failed + done.postponed > 0) throw new Error(`embedding failed for ${conversation.id}: not measured`);
       if (done.embedded === 0) break;
     }
     for (const q of conversation.questions) {
-      const { hits, retrieval } = await retrieveMemories({ ...scope, ...deps }, { q: q.text, limit: DEPTH });
+      const { hits, retrieval } = await retrieveMemories(inMind(deps, scope), { q: q.text, limit: DEPTH });
       if (retrieval === "hybrid") fused++;
       rankings.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
     }

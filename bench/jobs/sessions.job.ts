@@ -4,7 +4,7 @@ import { toIndexText } from "../../src/memory/normalize";
 import { ensureChat } from "../../src/sessions/chats";
 import { sessionObject } from "../../src/sessions/objects";
 import { openSession } from "../../src/sessions/sessions";
-import { benchDeps, newMindScope } from "./bench-deps";
+import { benchDeps, mindD1, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
 const input = env.BENCH_INPUT as { texts: string[]; appends: number; parallel: number };
@@ -33,13 +33,13 @@ async function parallel(lanes: Append[], count: number) {
 /** A new session of a new mind, and a call appending message i to it through its object. */
 async function sessionAppender(name: string): Promise<{ append: Append; raw: Append }> {
   const deps = benchDeps();
-  const scope = await newMindScope(name);
-  const { chat } = await ensureChat(deps, scope.mind.id, "api", name);
-  const { session } = await openSession({ ...scope, ...deps }, chat.id, { task_name: name });
+  const scope = await newMindScope(name, deps);
+  const { chat } = await ensureChat(scope, scope.mind.id, "api", name);
+  const { session } = await openSession(scope, chat.id, { task_name: name });
   const target = { mindId: scope.mind.id, sessionId: session.id };
   const stub = sessionObject(env.SESSIONS, session.id);
   const text = (i: number) => input.texts[i % input.texts.length]!;
-  const insert = env.DB.prepare(
+  const insert = mindD1(deps, scope).prepare(
     "insert into messages (mind_id, session_id, role, content, ephemeral, tool, created_at, search_content) values (?, ?, 'user', ?, 0, null, ?, ?)",
   );
   return {

@@ -6,7 +6,8 @@ import { searchMemories } from "../../src/memory/search";
 import { createMind, ensureAccount } from "../../src/minds/minds";
 import type { CapturedQuery } from "../lib/growth-data";
 import { TENANT_FILL, TENANT_TEXT_INSERT, TENANT_TEXTS_TABLE, type TenantsInput, type TenantsResult, type TenantsStage } from "../lib/tenants-data";
-import { benchDeps, newMindScope } from "./bench-deps";
+import { databaseOfMind } from "../../src/db/client";
+import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
 import { recordingD1 } from "./recording-d1";
 import { progress, report } from "./report";
 
@@ -19,15 +20,15 @@ const tokenOf = (mindId: string) => mindSearchToken(mindId);
 const searchColumnsOf = (mindId: string, key: string, content: string, tags: string[]) => memorySearchColumns(mindId, key, content, tags);
 
 /** Loads one mind's memories (its texts start at `offset`) through the real FTS triggers. */
-async function fill(mindId: string, label: string, offset: number): Promise<void> {
-  await env.DB.prepare(TENANT_FILL)
+async function fill(d1: D1Database, mindId: string, label: string, offset: number): Promise<void> {
+  await d1.prepare(TENANT_FILL)
     .bind(input.memoriesPerMind, label, mindId, tokenOf(mindId), offset, input.texts.length)
     .run();
 }
 
 /** Every generated row of the mind holds the search columns storeMemory would write for it. */
-async function checkRows(mindId: string): Promise<number> {
-  const { results } = await env.DB.prepare(
+async function checkRows(d1: D1Database, mindId: string): Promise<number> {
+  const { results } = await d1.prepare(
     "select key, content, tags, search_key, search_content, search_tags from memories where mind_id = ? order by random() limit 200",
   )
     .bind(mindId)
@@ -42,15 +43,19 @@ async function checkRows(mindId: string): Promise<number> {
 }
 
 it("one mind's search as the database fills with other minds", async () => {
-  const target = await newMindScope("tenants-measured");
-  await env.DB.exec(TENANT_TEXTS_TABLE);
-  const text = env.DB.prepare(TENANT_TEXT_INSERT);
+  // One database filling with minds: a deployment of one database, every mind found through
+  // the same accessor the Worker uses.
+  const deps = benchDeps({ oneDatabase: true });
+  const target = await newMindScope("tenants-measured", deps);
+  const d1 = mindD1(deps, target);
+  await d1.exec(TENANT_TEXTS_TABLE);
+  const text = d1.prepare(TENANT_TEXT_INSERT);
   for (let first = 0; first < input.texts.length; first += 500) {
-    await env.DB.batch(input.texts.slice(first, first + 500).map((t, j) => text.bind(first + j, t, stems(t).join(" "))));
+    await d1.batch(input.texts.slice(first, first + 500).map((t, j) => text.bind(first + j, t, stems(t).join(" "))));
   }
-  await fill(target.mind.id, "mem_target", 0);
-  let checkedRows = await checkRows(target.mind.id);
-  const deps = benchDeps();
+  await fill(d1, target.mind.id, "mem_target", 0);
+  let checkedRows = await checkRows(d1, target.mind.id);
+  const measured = inMind(deps, target);
   const account = await ensureAccount(deps, "bench-tenants-others");
 
   const stages: TenantsStage[] = [];
@@ -61,13 +66,14 @@ it("one mind's search as the database fills with other minds", async () => {
     for (; minds < want; minds++) {
       const other = await createMind(deps, account.id, { name: `other-${minds}` });
       // Each mind speaks like the others but holds its own run of the texts.
-      await fill(other.id, `mem_o${minds}`, (minds * 997) % input.texts.length);
-      if (minds === 1) checkedRows += await checkRows(other.id);
+      const otherD1 = databaseOfMind(deps, other.shard).$client;
+      await fill(otherD1, other.id, `mem_o${minds}`, (minds * 997) % input.texts.length);
+      if (minds === 1) checkedRows += await checkRows(otherD1, other.id);
       if ((minds + 1) % 50 === 0) progress(`${minds + 1} minds loaded`);
     }
     const loadMs = Date.now() - t0;
-    const search = (i: number, d1?: D1Database) =>
-      searchMemories({ ...target, ...benchDeps({ d1 }) }, { q: input.questions[i % input.questions.length]!, limit: 20 });
+    const search = (i: number, ctx = measured) =>
+      searchMemories(ctx, { q: input.questions[i % input.questions.length]!, limit: 20 });
     for (let i = 0; i < WARM_UP; i++) await search(i);
     const ms: number[] = [];
     for (let i = 0; i < input.queries; i++) {
@@ -79,13 +85,13 @@ it("one mind's search as the database fills with other minds", async () => {
     const rowsRead: number[] = [];
     for (let i = 0; i < CAPTURED; i++) {
       const captured: CapturedQuery[] = [];
-      await search(i, recordingD1(env.DB, captured));
+      await search(i, inMind(benchDeps({ oneDatabase: true, wrap: (db) => recordingD1(db, captured) }), target));
       let read = 0;
-      for (const q of captured) read += (await env.DB.prepare(q.sql).bind(...q.params).all()).meta.rows_read;
+      for (const q of captured) read += (await d1.prepare(q.sql).bind(...q.params).all()).meta.rows_read;
       rowsRead.push(read);
       sql = captured.map((q) => q.sql).join(";\n");
     }
-    const memories = (await env.DB.prepare("select count(*) as n from memories").first<number>("n")) ?? 0;
+    const memories = (await d1.prepare("select count(*) as n from memories").first<number>("n")) ?? 0;
     stages.push({ minds, memories, loadMs, ms, rowsRead });
     progress(`${minds} minds, ${memories} memories: search p50 ${[...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]} ms`);
   }

@@ -12,12 +12,12 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { memoryContent, memoryContext, memoryKey, memoryTag, memoryTags } from "../memory/fields";
+import { isoDateTime, memoryContent, memoryContext, memoryKey, memoryTag, memoryTags, searchQuery } from "../memory/fields";
 import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { bearerSecurity, createRouter } from "../http/router";
-import { AgentQuery, guardedResponses, isoDateTime, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const MemorySchema = z
   .object({
@@ -163,7 +163,7 @@ memoryRoutes
       summary: "Full-text search (Russian and English, stemmed) ranked by relevance, priority and recency",
       request: {
         query: z.object({
-          q: z.string().trim().min(1, "q must not be empty").max(500),
+          q: searchQuery,
           tag: memoryTag.optional(),
           category: categoryQuery,
           limit: z.coerce.number().int().min(1).max(100).default(20),

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, AGENT_PATTERN, requireHuman } from "../auth/middleware";
+import { authenticate, requireHuman } from "../auth/middleware";
+import { agentName } from "../auth/principal";
 import { archiveStream, exportMind } from "../minds/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../minds/archive";
 import { readArchiveBody } from "../minds/archive-lines";
@@ -48,7 +49,7 @@ const KeySchema = z
   .openapi("MindKey");
 
 const KeyCreate = z.strictObject({
-  agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
+  agent: agentName.optional(),
 });
 
 /** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */

@@ -1,6 +1,8 @@
 import { inNamespace } from "../minds/context";
+import { searchQuery } from "../memory/fields";
 import { createRoute, z } from "@hono/zod-openapi";
-import { AGENT_PATTERN, authenticate, requireScope } from "../auth/middleware";
+import { authenticate, requireScope } from "../auth/middleware";
+import { agentName } from "../auth/principal";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
@@ -31,7 +33,7 @@ const NoteCreate = z.strictObject({
   context: z.string().max(MAX_CONTEXT_CHARS).optional().openapi({
     description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as the note",
   }),
-  agent: z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'").optional(),
+  agent: agentName.optional(),
 });
 
 const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
@@ -77,7 +79,7 @@ noteRoutes
       summary: "Search waiting notes: full-text (Russian and English, stemmed), fused with recall by meaning where the deployment has it",
       request: {
         query: z.object({
-          q: z.string().trim().min(1, "q must not be empty").max(500),
+          q: searchQuery,
           limit: z.coerce.number().int().min(1).max(100).default(20),
           include: z.enum(["context"]).optional().openapi({ description: "context: return each note's context" }),
           agent: AgentQuery,

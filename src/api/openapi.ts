@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
+import { BOOKMARK_HEADER } from "../auth/middleware";
 import { ErrorSchema } from "./schemas";
 
 /** The routes that work inside one mind (authenticate + requireScope): a human names it with X-Mind-Id. */
@@ -14,19 +15,28 @@ const MIND_ID_PARAMETER = {
   schema: { type: "string" },
 } as const;
 
+const BOOKMARK_PARAMETER = {
+  name: BOOKMARK_HEADER,
+  in: "header",
+  required: false,
+  description:
+    "The bookmark the last answer for this mind carried in the same header (README: Growth): reads start at a copy of the database at least that new, so a client reads its own writes",
+  schema: { type: "string", maxLength: 160 },
+} as const;
+
 const METHODS = ["get", "put", "post", "delete", "patch"] as const;
 const error = (description: string) => ({ description, content: { "application/json": { schema: ErrorSchema } } });
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
-/** Declares X-Mind-Id (a reusable header parameter) on every operation of a mind-scoped route. */
+/** Declares X-Mind-Id and the bookmark (reusable header parameters) on every operation of a mind-scoped route. */
 export function declareMindHeader(document: Document): Document {
-  document.components = { ...document.components, parameters: { ...document.components?.parameters, MindId: MIND_ID_PARAMETER } };
+  document.components = { ...document.components, parameters: { ...document.components?.parameters, MindId: MIND_ID_PARAMETER, Bookmark: BOOKMARK_PARAMETER } };
   for (const [path, item] of Object.entries(document.paths ?? {})) {
     if (!MIND_SCOPED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) continue;
     for (const method of METHODS) {
       const operation = item?.[method];
-      if (operation) operation.parameters = [{ $ref: "#/components/parameters/MindId" }, ...(operation.parameters ?? [])];
+      if (operation) operation.parameters = [{ $ref: "#/components/parameters/MindId" }, { $ref: "#/components/parameters/Bookmark" }, ...(operation.parameters ?? [])];
     }
   }
   return document;

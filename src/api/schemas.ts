@@ -36,8 +36,3 @@ export const pageQuery = {
 };
 
 export const AgentQuery = z.string().optional().openapi({ description: "Agent namespace (default: all for reads, `default` for writes)" });
-
-/** An ISO 8601 date-time, stored normalised to UTC. */
-export const isoDateTime = z.iso
-  .datetime({ offset: true })
-  .transform((value) => new Date(value).toISOString());

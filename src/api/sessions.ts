@@ -1,4 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { contextQuery, searchQuery } from "../memory/fields";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { authenticate, requireScope } from "../auth/middleware";
@@ -160,7 +161,7 @@ sessionRoutes
       summary: "Full-text search over non-ephemeral messages (Russian and English, stemmed), best first",
       request: {
         query: z.object({
-          q: z.string().trim().min(1, "q must not be empty").max(500),
+          q: searchQuery,
           session_id: z.string().max(100).optional(),
           limit: z.coerce.number().int().min(1).max(100).default(20),
         }),
@@ -268,7 +269,7 @@ sessionRoutes
       request: {
         params: IdParams,
         query: z.object({
-          q: z.string().trim().max(2000).optional().openapi({ description: "The current message: memory related to it is searched" }),
+          q: contextQuery.optional().openapi({ description: "The current message: memory related to it is searched" }),
           max_tokens: z.coerce.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional(),
         }),
       },

@@ -5,6 +5,7 @@ import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
+import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../minds/bookmarks";
 import { resolveMindContext } from "../minds/context";
 import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
@@ -130,16 +131,36 @@ export const requireHuman = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+/** Where a client reads (and sends back) its bookmark of the mind a request worked in. */
+export const BOOKMARK_HEADER = "X-Edgemind-Bookmark";
+
 /**
  * Settles which mind and agent namespace a request works in: a mind key implies its mind
  * (and namespace, if scoped); a human names the mind with X-Mind-Id and must own it; the
- * namespace may be chosen with `?agent=`.
+ * namespace may be chosen with `?agent=`. A read goes through a D1 session that starts at the
+ * bookmark the client sent for this mind; every answer hands back the newest bookmark it saw.
  */
 export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.var.mindContext) return next();
+  const seen = parseMindBookmark(c.req.header(BOOKMARK_HEADER));
   const mindContext = await resolveMindContext(c.var.deps, c.var.principal, {
     mindId: c.req.header("X-Mind-Id"),
     agent: c.req.query("agent"),
   });
+  if (c.req.method === "GET" || c.req.method === "HEAD") {
+    const reads = readFromBookmark(mindContext, seen);
+    c.set("mindContext", reads.ctx);
+    await next();
+    handBackBookmark(c, reads.bookmark());
+    return;
+  }
   c.set("mindContext", mindContext);
   await next();
+  if (c.res.status >= 400) return;
+  // The write stands either way: without a bookmark the client's next read starts at the primary.
+  handBackBookmark(c, await bookmarkAfterWrite(mindContext).catch(() => null));
 });
+
+function handBackBookmark(c: Context<AppEnv>, bookmark: string | null): void {
+  if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
+}

@@ -1,3 +1,5 @@
+import { z } from "zod";
+import { invalid } from "../errors";
 /**
 /**
  * Who is asking. A human holds a JWT or a UI cookie and names the mind; the other kinds are
@@ -26,6 +28,15 @@ export interface Scope {
 export const DEFAULT_AGENT = "default";
 /** Names of agent namespaces: 1-64 lower-case letters, digits, '-' or '_'. */
 export const AGENT_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const AGENT_RULE = "use 1-64 lower-case letters, digits, '-' or '_'";
+/** An agent namespace's name in a request body, query or archive. */
+export const agentName = z.string().regex(AGENT_PATTERN, AGENT_RULE);
+
+/** The name itself, or a 400 that states the rule. */
+export function checkAgentName(agent: string): string {
+  if (!AGENT_PATTERN.test(agent)) throw invalid(`agent: ${AGENT_RULE}`);
+  return agent;
+}
 
 /** A person's own word: their writes are verified and they may verify. */
 export function isPerson(principal: Principal): boolean {

@@ -45,10 +45,21 @@ const MAX_STEMMED_LENGTH = 64;
  */
 export function stem(word: string): string {
   if (word.length > MAX_STEMMED_LENGTH || DIGIT.test(word)) return word;
-  if (CYRILLIC.test(word)) return russian(word);
-  if (LATIN.test(word)) return english(word);
-  return word;
+  const known = stemmed.get(word);
+  if (known !== undefined) return known;
+  const result = CYRILLIC.test(word) ? russian(word) : LATIN.test(word) ? english(word) : word;
+  if (stemmed.size >= STEMMED_MAX) stemmed.clear();
+  stemmed.set(word, result);
+  return result;
 }
+
+/**
+ * Stems already computed. Stemming a word costs microseconds (the English stemmer ~6 µs), and
+ * text repeats its words: LoCoMo's 309,000 words are 10,000 distinct ones. Bounded (a few MB at
+ * most), emptied when full.
+ */
+const STEMMED_MAX = 20_000;
+const stemmed = new Map<string, string>();
 
 /** The stems of every word of a text, in order. */
 export function stems(text: string): string[] {

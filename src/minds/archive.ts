@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AGENT_PATTERN, DEFAULT_AGENT } from "../auth/principal";
+import { agentName, DEFAULT_AGENT } from "../auth/principal";
 import { memoryKey } from "../memory/fields";
 import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
@@ -24,7 +24,7 @@ const id = z.string().min(1).max(100);
 /** Timestamps are ISO 8601 with an offset, as every front accepts and the database stores them. */
 const time = z.iso.datetime({ offset: true });
 const text = (max: number) => z.string().max(max);
-const agent = z.string().regex(AGENT_PATTERN, "use 1-64 lower-case letters, digits, '-' or '_'");
+const agent = agentName;
 const tag = z.string().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 
 const header = z.strictObject({

@@ -1,5 +1,5 @@
 import {
-  AGENT_PATTERN,
+  checkAgentName,
   boundMindOf,
   DEFAULT_AGENT,
   namespaceLimitOf,
@@ -34,9 +34,7 @@ export interface MindRequest {
  */
 export async function resolveMindContext(deps: Deps, principal: Principal, request: MindRequest = {}): Promise<MindContext> {
   const requestedAgent = request.agent ?? null;
-  if (requestedAgent !== null && !AGENT_PATTERN.test(requestedAgent)) {
-    throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
-  }
+  if (requestedAgent !== null) checkAgentName(requestedAgent);
   const bound = boundMindOf(principal);
   let mind: Mind;
   if (bound !== null) {
@@ -76,7 +74,7 @@ export function personalScope(principal: Principal & { kind: "human" | "telegram
 export function inNamespace(ctx: MindContext, agent: string | undefined): MindContext {
   const { scope } = ctx;
   if (agent === undefined || agent === scope.agent) return ctx;
-  if (!AGENT_PATTERN.test(agent)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+  checkAgentName(agent);
   const limit = namespaceLimitOf(scope.principal);
   if (limit !== null && agent !== limit) throw outsideNamespace(limit);
   if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);

@@ -25,7 +25,7 @@ import {
 import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
-import { mindMoving, notFound } from "../errors";
+import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { resolveSettings, type MindSettings } from "./settings";
@@ -88,39 +88,75 @@ export async function accountExists(deps: Deps, accountId: string): Promise<bool
   return row !== undefined;
 }
 
+/** How many fresh ids a new mind tries before giving up: two taken in a row already means 2^-60 odds. */
+export const MIND_ID_ATTEMPTS = 5;
+
 /**
  * Creates a mind on the shard that holds the fewest minds. On a shard other than the directory
  * the shard gets its own copy of the mind's row (and a bare row of the account) first, so its
- * foreign keys hold; the directory's row then says where the data lives.
+ * foreign keys hold; the directory's row then says where the data lives. A mind's search token
+ * comes from the end of its id and is unique (migrations/0013): an id whose token is taken is
+ * replaced by a fresh one, up to `MIND_ID_ATTEMPTS` times.
  */
-export async function createMind(deps: Deps, accountId: string, input: MindInput): Promise<Mind> {
-  const db = directoryOf(deps);
+export async function createMind(
+  deps: Deps,
+  accountId: string,
+  input: MindInput,
+  options: { newMindId?: () => string } = {},
+): Promise<Mind> {
+  const newMindId = options.newMindId ?? (() => newId("mind"));
   const now = isoNow(deps.clock);
   const shard = await emptiestShard(deps);
-  const row: MindRow = {
-    id: newId("mind"),
-    accountId,
-    name: input.name,
-    locale: input.locale ?? "en",
-    retentionHours: input.retention_hours ?? null,
-    settings: resolveSettings(input.settings ?? {}),
-    createdAt: now,
-    updatedAt: now,
-    shard,
-    writes: "open",
-    movingTo: null,
-  };
-  if (shard === DIRECTORY) {
+  for (let attempt = 1; ; attempt++) {
+    const row: MindRow = {
+      id: newMindId(),
+      accountId,
+      name: input.name,
+      locale: input.locale ?? "en",
+      retentionHours: input.retention_hours ?? null,
+      settings: resolveSettings(input.settings ?? {}),
+      createdAt: now,
+      updatedAt: now,
+      shard,
+      writes: "open",
+      movingTo: null,
+    };
+    try {
+      await insertMind(deps, row);
+      return toMind(row);
+    } catch (error) {
+      if (!isMindIdTaken(error)) throw error;
+      if (attempt >= MIND_ID_ATTEMPTS) throw conflict(`no free mind id after ${MIND_ID_ATTEMPTS} attempts; try again`);
+    }
+  }
+}
+
+async function insertMind(deps: Deps, row: MindRow): Promise<void> {
+  const db = directoryOf(deps);
+  if (row.shard === DIRECTORY) {
     await db.insert(minds).values(row);
-    return toMind(row);
+    return;
   }
   await writeShardCopy(deps, row);
-  await db.batch([
-    db.insert(minds).values({ ...row, writes: "elsewhere" }),
-    // The insert trigger gave the directory a usage row; the mind's usage lives on its shard.
-    db.delete(mindUsage).where(eq(mindUsage.mindId, row.id)),
-  ]);
-  return toMind(row);
+  try {
+    await db.batch([
+      db.insert(minds).values({ ...row, writes: "elsewhere" }),
+      // The insert trigger gave the directory a usage row; the mind's usage lives on its shard.
+      db.delete(mindUsage).where(eq(mindUsage.mindId, row.id)),
+    ]);
+  } catch (error) {
+    // The directory refused the id: the shard's copy (and its usage row, by cascade) goes too.
+    await databaseOfMind(deps, row.shard).delete(minds).where(eq(minds.id, row.id));
+    throw error;
+  }
+}
+
+/** Whether a write failed because another mind has this id or its search token. */
+function isMindIdTaken(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/UNIQUE constraint failed: (index 'minds_search_token'|minds\.id)/.test(e.message)) return true;
+  }
+  return false;
 }
 
 /** The shard's copy of a mind's row, with a bare row of its account for the foreign key. */

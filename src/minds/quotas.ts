@@ -52,7 +52,7 @@ export async function readUsage({ db }: Deps, mindId: string): Promise<{ setting
 }
 
 /** What was read before a write: the limits it is checked against and what the mind held. */
-interface QuotaReading {
+export interface QuotaReading {
   settings: MindSettings;
   usage: MindUsage;
 }
@@ -101,7 +101,21 @@ export async function writeWithinQuota<T>(
   write: (guard: BatchItem<"sqlite">) => Promise<T>,
   replaces?: () => Promise<boolean>,
 ): Promise<T> {
-  const reading = await checkBefore(deps, mindId, need, replaces);
+  return writeGuarded(deps, mindId, await checkBefore(deps, mindId, need, replaces), need, write);
+}
+
+/**
+ * The second half of writeWithinQuota, for a writer that read the settings and usage itself
+ * (with other things it needed) and checked them with checkQuota: runs `write` with the guard
+ * for that reading, and refuses a write that raced another past a quota the same way.
+ */
+export async function writeGuarded<T>(
+  deps: Deps,
+  mindId: string,
+  reading: QuotaReading,
+  need: QuotaNeed,
+  write: (guard: BatchItem<"sqlite">) => Promise<T>,
+): Promise<T> {
   try {
     return await write(guardStatement(deps.db, mindId, reading));
   } catch (err) {

@@ -24,8 +24,8 @@ export interface ColdWrite {
   /** With a consolidation, its claimed notes are deleted in the same batch and it is marked done. */
   consolidationId?: string;
   attempts?: number;
-  /** A statement that ends the batch and may fail it (a quota's guard). */
-  guard?: BatchItem<"sqlite">;
+  /** The quota's guard (writeWithinQuota): it ends the batch and fails it past a quota. */
+  guard: BatchItem<"sqlite">;
 }
 
 export type ColdWriteResult = { ok: true; version: number; foldedNotes: number } | { ok: false };
@@ -113,7 +113,7 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
   );
 
   if (!consolidationId) {
-    const [swapped] = await db.batch([swap, recordVersion, ...(write.guard ? [write.guard] : [])]);
+    const [swapped] = await db.batch([swap, recordVersion, write.guard]);
     return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
   }
   const [swapped, , folded] = await db.batch([
@@ -133,7 +133,7 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
         finishedAt: now,
       })
       .where(and(claimHeld(consolidationId), landed)),
-    ...(write.guard ? [write.guard] : []),
+    write.guard,
   ]);
   return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
 }

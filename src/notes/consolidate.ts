@@ -2,6 +2,7 @@ import { AppError } from "../errors";
 import type { ModelDeps } from "../llm/generate";
 import { tokensUsedToday } from "../llm/ledger";
 import { jobMindContext } from "../minds/context";
+import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { claimNotes, releaseClaim } from "./claims";
 import { compareAndSwapCold, getCold } from "./cold";
 import { documentLocale } from "./document";
@@ -57,15 +58,19 @@ export async function consolidateNotes(
       } else {
         text = mergeOffline(input);
       }
-      const written = await compareAndSwapCold(deps.db, {
-        ...target,
-        text,
-        expectedVersion: cold.version,
-        author: "consolidation",
-        now: deps.clock.now().toISOString(),
-        consolidationId: claim.consolidationId,
-        attempts: attempt,
-      });
+      // Past max_bytes the write is refused whole (the guard ends its batch) and the notes wait.
+      const written = await writeWithinQuota(deps, target.mindId, { bytes: storedBytes(text) }, (guard) =>
+        compareAndSwapCold(deps.db, {
+          ...target,
+          text,
+          expectedVersion: cold.version,
+          author: "consolidation",
+          now: deps.clock.now().toISOString(),
+          consolidationId: claim.consolidationId,
+          attempts: attempt,
+          guard,
+        }),
+      );
       if (written.ok) {
         return {
           status: "done",

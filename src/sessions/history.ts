@@ -1,12 +1,13 @@
 import { and, eq, lte, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
 import { messages, mindUsage, minds, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
-import type { MindUsage } from "../minds/quotas";
-import { resolveSettings, type MindSettings } from "../minds/settings";
+import { checkQuota, storedBytes, writeGuarded, type QuotaReading } from "../minds/quotas";
+import { resolveSettings } from "../minds/settings";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
@@ -19,7 +20,7 @@ export async function readAppendSettings(
   { db }: Deps,
   target: SessionTarget,
   agentFilter: string | null,
-): Promise<{ settings: MindSettings; usage: MindUsage } | null> {
+): Promise<QuotaReading | null> {
   const row = await db
     .select({ settings: minds.settings, memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
     .from(sessions)
@@ -66,12 +67,26 @@ export interface AppendWrite {
  * One D1 batch: clear the ephemeral messages (when asked), insert the message, trim the
  * history to `historyCap`, touch the session. The insert reads the session row, so a
  * session deleted meanwhile gets no message (null) instead of an orphan or an error.
+ * `quota` is what readAppendSettings read: a message that would take the mind past
+ * max_bytes is refused (quota_exceeded), before the batch or, racing another write, by it.
  */
 export async function writeAppend(
+  deps: Deps,
+  target: SessionTarget,
+  input: NewMessage,
+  options: { clearEphemeral: boolean; historyCap: number; quota: QuotaReading },
+): Promise<AppendWrite> {
+  const need = { bytes: storedBytes(input.content) };
+  checkQuota(options.quota.settings, options.quota.usage, need);
+  return writeGuarded(deps, target.mindId, options.quota, need, (guard) => batchAppend(deps, target, input, options, guard));
+}
+
+async function batchAppend(
   { db, clock }: Deps,
   target: SessionTarget,
   input: NewMessage,
   options: { clearEphemeral: boolean; historyCap: number },
+  guard: BatchItem<"sqlite">,
 ): Promise<AppendWrite> {
   const now = isoNow(clock);
   const ephemeral = input.ephemeral ?? false;
@@ -115,10 +130,10 @@ export async function writeAppend(
 
   if (options.clearEphemeral) {
     const clear = db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
-    const [cleared, , inserted, trimmed] = await db.batch([clear, link, insert, trim, touch]);
+    const [cleared, , inserted, trimmed] = await db.batch([clear, link, insert, trim, touch, guard]);
     return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
   }
-  const [, inserted, trimmed] = await db.batch([link, insert, trim, touch]);
+  const [, inserted, trimmed] = await db.batch([link, insert, trim, touch, guard]);
   return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: 0, trimmed: trimmed.length };
 }
 

@@ -6,7 +6,6 @@ import { createDb } from "../db/client";
 import { minds } from "../db/schema";
 import { createShards, DIRECTORY, type Shards } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
-import { checkQuota, storedBytes } from "../minds/quotas";
 import type { Deps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
@@ -61,13 +60,7 @@ export class SessionObject extends DurableObject<Env> {
       const deps = await this.depsOf(target);
       const mind = await readAppendSettings(deps, target, agentFilter);
       if (!mind) return gone;
-      const { settings, usage } = mind;
-      try {
-        checkQuota(settings, usage, { bytes: storedBytes(input.content) });
-      } catch (error) {
-        if (error instanceof AppError) return { ok: false, code: "quota_exceeded", message: error.message };
-        throw error;
-      }
+      const { settings } = mind;
       const plan = planAppend(
         this.counters(),
         { ephemeral: input.ephemeral ?? false, tool: input.tool ?? null, transactionCompleted: input.transaction_completed ?? false },
@@ -75,9 +68,10 @@ export class SessionObject extends DurableObject<Env> {
       );
       let written: Awaited<ReturnType<typeof writeAppend>>;
       try {
-        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap });
+        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, quota: mind });
       } catch (error) {
         if (isMindMoving(error)) return moving();
+        if (error instanceof AppError && error.code === "quota_exceeded") return { ok: false, code: "quota_exceeded", message: error.message };
         throw error;
       }
       if (!written.message) return gone;

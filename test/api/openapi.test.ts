@@ -60,6 +60,7 @@ describe("the OpenAPI document", () => {
   it("declares X-Mind-Id exactly on the routes that need it with a human's token", async () => {
     const doc = await openapi();
     expect(doc.components.parameters.MindId).toMatchObject({ name: "X-Mind-Id", in: "header" });
+    expect(doc.components.parameters.Bookmark).toMatchObject({ name: "X-Edgemind-Bookmark", in: "header" });
     const { token } = await newHuman();
     let declared = 0;
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -4,14 +4,18 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
-import { append, openSession, patchSettings } from "../sessions/session-helpers";
+import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
 import { scriptedModel } from "../support/scripted-model";
-import { inMind, testDeps } from "../support/deps";
+import { depsOfMind, inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { updateCold } from "../../src/notes/cold-memory";
 import { connectMcp } from "../support/mcp";
 import { dataOf } from "../support/shards";
+import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
+import { runConsolidationJob } from "../../src/cron/consolidation";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { readAppendSettings, writeAppend } from "../../src/sessions/history";
 
 /** The usage row the triggers keep, beside the same figures counted from the tables. */
 async function usageAndTruth(mindId: string) {
@@ -45,6 +49,33 @@ function meetingD1(real: D1Database, parties: number): D1Database {
     batch: async (statements: D1PreparedStatement[]) => {
       await meet();
       return real.batch(statements);
+    },
+    exec: (query: string) => real.exec(query),
+  } as unknown as D1Database;
+}
+
+/** A D1 that runs `meanwhile` once, just before the first batch ending with a quota's guard. */
+function writeBeforeGuardedBatch(real: D1Database, meanwhile: () => Promise<unknown>): D1Database {
+  let pending = true;
+  class Tapped {
+    constructor(
+      readonly real: D1PreparedStatement,
+      readonly query: string,
+    ) {}
+    bind = (...values: unknown[]) => new Tapped(this.real.bind(...values), this.query);
+    first = (column?: string) => (column === undefined ? this.real.first() : this.real.first(column));
+    run = () => this.real.run();
+    all = () => this.real.all();
+    raw = (options?: { columnNames?: boolean }) => (options?.columnNames ? this.real.raw({ columnNames: true }) : this.real.raw());
+  }
+  return {
+    prepare: (query: string) => new Tapped(real.prepare(query), query),
+    batch: async (statements: Tapped[]) => {
+      if (pending && statements.at(-1)?.query.includes("quota_guard")) {
+        pending = false;
+        await meanwhile();
+      }
+      return real.batch(statements.map((s) => s.real));
     },
     exec: (query: string) => real.exec(query),
   } as unknown as D1Database;
@@ -133,6 +164,76 @@ describe("per-mind quotas", () => {
     const after = await usageAndTruth(t.mind.id);
     expect(after.usage).toEqual(after.truth);
     expect(after.usage!.bytes).toBe(Number(usage!.bytes) + text.length);
+  });
+
+  it("message appends made at the same time in different sessions cannot both take the last free bytes of max_bytes", async () => {
+    const content = "a message that takes the last free bytes ".repeat(10);
+    const t = await tenant({});
+    const sessions = [await openSession(t.auth), await openSession(t.auth)];
+    const { usage } = await usageAndTruth(t.mind.id);
+    await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(content.length * 1.5) });
+    // What each session's object does, through one D1 whose batches wait for both: both read the usage first.
+    const deps = await depsOfMind(t.mind.id, { wrap: (d1) => meetingD1(d1, 2) });
+    const appends = await Promise.allSettled(
+      sessions.map(async (session) => {
+        const target = { mindId: t.mind.id, sessionId: session.id };
+        const quota = await readAppendSettings(deps, target, null);
+        return writeAppend(deps, target, { role: "user", content }, { clearEphemeral: false, historyCap: 200, quota: quota! });
+      }),
+    );
+    expect(appends.filter((a) => a.status === "fulfilled")).toHaveLength(1);
+    expect(appends.find((a) => a.status === "rejected")).toMatchObject({ reason: { code: "quota_exceeded", message: expect.stringContaining("max_bytes") } });
+    const after = await usageAndTruth(t.mind.id);
+    expect(after.usage).toEqual(after.truth);
+    expect(after.usage!.bytes).toBe(Number(usage!.bytes) + content.length);
+    expect(await countRows("messages", "mind_id", t.mind.id)).toBe(1);
+  });
+
+  it("the hourly consolidation of a mind at max_bytes records a quota failure, writes nothing and keeps the notes waiting", async () => {
+    const m = await newNotesMind();
+    await m.addNote("Keeps a diary in Esperanto", "profile");
+    await m.addNote("Prefers trains to planes", "preferences");
+    const before = await usageAndTruth(m.mindId);
+    await patchSettings(m.auth, { max_bytes: Number(before.usage!.bytes) });
+
+    const counts: Record<string, number | string> = {};
+    await runConsolidationJob(testDeps(), counts);
+    expect(counts.failed).toBeGreaterThanOrEqual(1);
+    const [failed] = await consolidationsOf(m.mindId);
+    expect(failed).toMatchObject({ status: "failed" });
+    expect(failed!.error).toMatch(/^quota_exceeded: quota reached: max_bytes is \d+/);
+    expect(await coldOf(m.mindId)).toMatchObject({ text: "", version: 0 });
+    expect(await versionsOf(m.mindId)).toEqual([]);
+    expect((await storedNotes(m.mindId)).map((n) => n.consolidationId)).toEqual([null, null]);
+    expect(await usageAndTruth(m.mindId)).toEqual(before);
+
+    // With room again, the next run folds both notes.
+    await patchSettings(m.auth, { max_bytes: 1024 * 1024 });
+    expect(await consolidateNotes(testDeps(), { mindId: m.mindId, agent: "default" })).toMatchObject({ status: "done", foldedNotes: 2 });
+  });
+
+  it("a consolidation that races a write past max_bytes is rolled back whole by its batch's guard", async () => {
+    const m = await newNotesMind();
+    await m.addNote("Keeps a diary in Esperanto", "profile");
+    const before = await usageAndTruth(m.mindId);
+    await patchSettings(m.auth, { max_bytes: Number(before.usage!.bytes) + 200 });
+    // After the consolidation checked the quota and before its batch, a memory takes every free byte.
+    const ctx = await inMind(testDeps(), { mindId: m.mindId, principal: { kind: "human", accountId: m.accountId } });
+    const racing = async () => {
+      const free = Number(before.usage!.bytes) + 200 - Number((await usageAndTruth(m.mindId)).usage!.bytes);
+      // The memory's bytes: its key, its content and its tags ("[]").
+      await storeMemory(ctx, { category: "fact", key: "racer", content: "r".repeat(free - "racer[]".length) });
+    };
+    const deps = testDeps({ wrap: (d1) => writeBeforeGuardedBatch(d1, racing) });
+
+    const outcome = await consolidateNotes(deps, { mindId: m.mindId, agent: "default" });
+    expect(outcome).toMatchObject({ status: "failed", error: expect.stringMatching(/^quota_exceeded: .*max_bytes/) });
+    expect(await coldOf(m.mindId)).toMatchObject({ text: "", version: 0 });
+    expect(await versionsOf(m.mindId)).toEqual([]);
+    expect((await storedNotes(m.mindId)).map((n) => n.consolidationId)).toEqual([null]);
+    const after = await usageAndTruth(m.mindId);
+    expect(after.usage).toEqual(after.truth);
+    expect(after.usage).toMatchObject({ notes: 1, memories: 1 });
   });
 
   it("max_notes refuses a note, and extraction then writes nothing and keeps its cursor", async () => {

@@ -46,7 +46,8 @@ const strip = (state: Awaited<ReturnType<typeof finalState>>) => ({ ...state, co
 for (const withModel of [false, true]) {
   describe(`a fault at each D1 call of the hourly consolidation (${withModel ? "scripted model" : "no model"})`, () => {
     for (const mode of ["before", "after"] as FaultMode[]) {
-      it(`fault ${mode} the call: the next hourly run ends where a fault-free run ends`, async () => {
+      // Two hourly runs for each D1 call of a run: longer than one test's default on a busy machine.
+      it(`fault ${mode} the call: the next hourly run ends where a fault-free run ends`, { timeout: 120_000 }, async () => {
         const baselineMind = await mindWithNotes();
         const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
         await hourlyRun((d1) => faultyD1(d1, counting), new Date(), withModel);

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { fuzzCase, mutateArchive, mutateBody } from "./fuzz-inputs";
+import type { FuzzResult } from "./fuzz-result";
 import { readApiDocument, sample, type JsonSchema } from "./openapi";
 
 // Fuzzing every route of the Worker's own OpenAPI document, every MCP tool it lists and the
@@ -66,16 +67,6 @@ function fillPath(path: string, target: Target, params: (string | null)[]): stri
   });
 }
 
-export interface FuzzResult {
-  cases: number;
-  byKind: Record<string, number>;
-  statuses: Record<string, number>;
-  failures: string[];
-  /** Milliseconds each request took, for the benchmark's figures. */
-  ms: number[];
-  /** The slowest requests, slowest first. */
-  slowest: { ms: number; request: string }[];
-}
 
 const SLOWEST_KEPT = 5;
 
@@ -83,7 +74,16 @@ const SLOWEST_KEPT = 5;
  * Sends `count` fuzzed requests generated from `seed` and checks every answer; every
  * `probeEvery` cases (and at the end) the Worker must still answer a health check and a read.
  */
-export async function runFuzz(options: { seed: number; count: number; probeEvery?: number; progress?: (line: string) => void }): Promise<FuzzResult> {
+export async function runFuzz(options: {
+  seed: number;
+  count: number;
+  probeEvery?: number;
+  progress?: (line: string) => void;
+  /** Called with each request just before it is sent (to find one that does not return). */
+  trace?: (line: string) => void;
+  /** Cases before this one are generated (the same inputs for the seed) but not sent. */
+  from?: number;
+}): Promise<FuzzResult> {
   const { routes, components } = await readApiDocument();
   // /mcp is fuzzed through its tools, below; the webhook, /jobs and /shards check a shared secret first.
   const fuzzed = routes.filter((r) => !["/mcp", "/telegram/webhook", "/telegram/setup", "/jobs", "/shards", "/shards/{name}/minds"].includes(r.path));
@@ -104,6 +104,7 @@ export async function runFuzz(options: { seed: number; count: number; probeEvery
   };
 
   for (const [n, c] of cases.entries()) {
+    if (n < (options.from ?? 0)) continue;
     let method = "POST";
     let path = "/mcp";
     let headers: Record<string, string> = {};
@@ -138,6 +139,7 @@ export async function runFuzz(options: { seed: number; count: number; probeEvery
       body = mutateArchive(archive, c.mutations);
       label = `import, ${c.mutations.map((m) => m.kind).join("+")}`;
     }
+    options.trace?.(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`);
     const t0 = performance.now();
     let res: { status: number; text: string };
     try {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { memoryTag } from "../../memory/fields";
+import { memoryTag, searchQuery } from "../../memory/fields";
 import { CATEGORIES } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../context";
@@ -12,7 +12,7 @@ export const register: RegisterTool = (server, ctx) =>
         "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, " +
         "best first. Returns each memory's id for memory_forget.",
       inputSchema: {
-        q: z.string().trim().min(1).max(500).describe("Words to look for"),
+        q: searchQuery.describe("Words to look for"),
         tag: memoryTag.optional().describe("Only memories carrying this whole tag"),
         category: z.enum(CATEGORIES).optional(),
         limit: z.number().int().min(1).max(100).optional().describe("Default 10"),

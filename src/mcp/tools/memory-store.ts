@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { storeMemory } from "../../memory/memories";
-import { memoryContent, memoryContext, memoryKey, memoryTags } from "../../memory/fields";
+import { isoDateTime, memoryContent, memoryContext, memoryKey, memoryTags } from "../../memory/fields";
 import { CATEGORIES, PRIORITIES } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
@@ -18,7 +18,7 @@ export const register: RegisterTool = (server, ctx) =>
         tags: memoryTags.optional().describe("2–5 short tags"),
         priority: z.enum(PRIORITIES).optional(),
         confidence: z.number().min(0).max(1).optional(),
-        expires_at: z.iso.datetime({ offset: true }).optional().describe("ISO 8601; the memory is hidden after it"),
+        expires_at: isoDateTime.optional().describe("ISO 8601; the memory is hidden after it"),
         context: memoryContext
           .optional()
           .describe("Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content"),

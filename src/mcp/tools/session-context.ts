@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { contextQuery } from "../../memory/fields";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../sessions/context";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
@@ -13,7 +14,7 @@ export const register: RegisterTool = (server, ctx) =>
         "conversation; `parts` says what was included or dropped, why, and its token cost.",
       inputSchema: {
         sessionId: z.string().trim().min(1).max(100).describe("The session's id, ses_…"),
-        q: z.string().max(4000).optional().describe("The message being answered: memories matching it are searched for"),
+        q: contextQuery.optional().describe("The message being answered: memories matching it are searched for"),
         max_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional().describe("Token budget (default 4000)"),
       },
     },

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
-import { AGENT_PATTERN } from "../../auth/middleware";
-import { DEFAULT_AGENT } from "../../auth/principal";
+import { checkAgentName, DEFAULT_AGENT } from "../../auth/principal";
 import { inNamespace } from "../../minds/context";
 import { invalid } from "../../errors";
 import { listNamespaces } from "../../minds/namespaces";
@@ -17,7 +16,7 @@ export const coldPages = new Hono<UiEnv>();
 /** The namespace a cold page shows: `?agent=`, or `default`. */
 function agentOf(value: string | undefined): string {
   if (value === undefined || value === "") return DEFAULT_AGENT;
-  if (!AGENT_PATTERN.test(value)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+  checkAgentName(value);
   return value;
 }
 

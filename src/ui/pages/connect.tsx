@@ -1,9 +1,8 @@
 import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
-import { AGENT_PATTERN } from "../../auth/middleware";
+import { checkAgentName } from "../../auth/principal";
 import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers } from "../../auth/oauth";
-import { invalid } from "../../errors";
 import { listGrants, recordGrant, revokeGrant } from "../../minds/grants";
 import { getMind, listMinds, type Mind } from "../../minds/minds";
 import type { Dictionary } from "../i18n";
@@ -67,7 +66,7 @@ authorizePages.post("/oauth/authorize", async (c) => {
     }
     const mind = await getMind(deps, session.accountId, await formText(c, "mind"));
     const agent = (await formText(c, "agent")).trim();
-    if (agent !== "" && !AGENT_PATTERN.test(agent)) throw invalid("agent: use 1-64 lower-case letters, digits, '-' or '_'");
+    if (agent !== "") checkAgentName(agent);
     const approved = await oauth.approveConsent(c.req.raw, handle, { scope: [MIND_SCOPE] });
     const details = await oauth.describeConsent(approved.request);
     const grant = await recordGrant(deps, {
