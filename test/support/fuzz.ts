@@ -141,7 +141,7 @@ export async function runFuzz(options: {
       body = mutateArchive(archive, c.mutations);
       label = `import, ${c.mutations.map((m) => m.kind).join("+")}`;
     }
-    options.trace?.(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`);
+    options.trace?.(wellFormed(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`));
     const t0 = performance.now();
     let res: { status: number; text: string };
     try {
