@@ -4,6 +4,7 @@ import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
 
 export { RateLimiterObject } from "./limits/rate-limiter";
+export { ImportObject } from "./minds/import-object";
 export { SessionObject } from "./sessions/session-object";
 export { TelegramChatObject } from "./telegram/chat-object";
 

@@ -81,3 +81,17 @@ export async function store(
   if (res.status !== 201 && res.status !== 200) throw new Error(`store: ${res.status} ${res.text}`);
   return res.json;
 }
+
+/**
+ * Follows an import answered 202 until its job ends (the import object writes it in the
+ * background) and answers its last state; any other answer is returned as it is.
+ */
+export async function followImport(mindId: string, token: string, answer: CallResult, timeoutMs = 120_000): Promise<CallResult> {
+  if (answer.status !== 202) return answer;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await call("GET", `/minds/${mindId}/import/${answer.json.job.id}`, { token });
+    if (job.status !== 200 || ["done", "failed"].includes(job.json.state) || Date.now() > deadline) return job;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

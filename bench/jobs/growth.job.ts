@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { recallMemories } from "../../src/memory/recall";
 import { searchMemories } from "../../src/memory/search";
+import { singleMatchSearch } from "./single-match-search";
 import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
 import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
 import type { MindContext } from "../../src/minds/context";
@@ -16,10 +17,19 @@ const WARM_UP = 10;
 // Calls whose statements are captured for rows_read and for the raw SQLite replay.
 const CAPTURED = 50;
 
-/** rows_read as D1 reports it in the result meta, for each captured statement, in the mind's database. */
-async function rowsRead(d1: D1Database, captured: CapturedQuery[]): Promise<number[]> {
+/** rows_read as D1 reports it in the result meta, summed over the statements of each captured call, in the mind's database. */
+async function rowsRead(
+  d1: D1Database,
+  { captured, statementsPerCall }: { captured: CapturedQuery[]; statementsPerCall: number[] },
+): Promise<number[]> {
   const out: number[] = [];
-  for (const q of captured) out.push((await d1.prepare(q.sql).bind(...q.params).all()).meta.rows_read);
+  let next = 0;
+  for (const count of statementsPerCall) {
+    let rows = 0;
+    for (const q of captured.slice(next, next + count)) rows += (await d1.prepare(q.sql).bind(...q.params).all()).meta.rows_read;
+    out.push(rows);
+    next += count;
+  }
   return out;
 }
 
@@ -46,8 +56,13 @@ async function measure(count: number, captureCount: number, run: (i: number, dep
     ms.push(performance.now() - t0);
   }
   // The same calls once more through the recording handle, to learn their SQL and rows read.
-  for (let i = 0; i < captureCount; i++) await run(i, recording);
-  return { ms, captured };
+  const statementsPerCall: number[] = [];
+  for (let i = 0; i < captureCount; i++) {
+    const before = captured.length;
+    await run(i, recording);
+    statementsPerCall.push(captured.length - before);
+  }
+  return { ms, captured, statementsPerCall };
 }
 
 it("search and recall as a mind grows", async () => {
@@ -66,9 +81,24 @@ it("search and recall as a mind grows", async () => {
   const insertMs = Date.now() - t0;
   progress(`${input.size}: ${input.size} memories in ${insertMs} ms; measuring`);
 
-  const search = await measure(input.queries, CAPTURED, (i, deps) =>
-    searchMemories(inMind(deps, scope), { q: input.questions[i % input.questions.length]!, limit: 20 }),
-  );
+  const question = (i: number) => input.questions[i % input.questions.length]!;
+  const search = await measure(input.queries, CAPTURED, (i, deps) => searchMemories(inMind(deps, scope), { q: question(i), limit: 20 }));
+  // The product's search and the one-MATCH statement it replaced, call by call in turn, so load
+  // that comes and goes weighs on both alike.
+  const pair: Record<"product" | "singleMatch", number[]> = { product: [], singleMatch: [] };
+  const plain = inMind(benchDeps(), scope);
+  const runs = {
+    product: (i: number) => searchMemories(plain, { q: question(i), limit: 20 }),
+    singleMatch: (i: number) => singleMatchSearch(plain, { q: question(i), limit: 20 }),
+  };
+  for (let i = 0; i < input.queries; i++) {
+    for (const name of i % 2 === 0 ? (["product", "singleMatch"] as const) : (["singleMatch", "product"] as const)) {
+      const t0 = performance.now();
+      await runs[name](i);
+      pair[name].push(performance.now() - t0);
+    }
+  }
+  progress(`${input.size}: search beside the one-MATCH statement done`);
   const recallCall = (_i: number, deps: ReturnType<typeof benchDeps>) => recallMemories(inMind(deps, scope), { limit: 100 });
   const recall = await measure(input.queries, CAPTURED, recallCall);
   const plan = await queryPlan(d1, recall.captured[0]!);
@@ -80,10 +110,11 @@ it("search and recall as a mind grows", async () => {
     mindId: scope.mind.id,
     accountId: scope.scope.principal.kind === "human" ? scope.scope.principal.accountId : "",
     insertMs,
-    search: { ms: search.ms, rowsRead: await rowsRead(d1, search.captured), captured: search.captured },
-    recall: { ms: recall.ms, rowsRead: await rowsRead(d1, recall.captured), captured: recall.captured },
+    search: { ms: search.ms, rowsRead: await rowsRead(d1, search), captured: search.captured, statementsPerCall: search.statementsPerCall },
+    searchBesideSingleMatch: pair,
+    recall: { ms: recall.ms, rowsRead: await rowsRead(d1, recall), captured: recall.captured, statementsPerCall: recall.statementsPerCall },
     recallPlan: plan,
-    recallWithoutIndex: { ms: unindexed.ms, rowsRead: await rowsRead(d1, unindexed.captured) },
+    recallWithoutIndex: { ms: unindexed.ms, rowsRead: await rowsRead(d1, unindexed) },
   };
   report(result);
 });

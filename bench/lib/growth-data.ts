@@ -53,8 +53,11 @@ export interface GrowthResult {
   mindId: string;
   accountId: string;
   insertMs: number;
-  search: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[] };
-  recall: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[] };
+  /** rowsRead: per call, over its statements; statementsPerCall: how many of `captured` each call sent. */
+  search: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[]; statementsPerCall: number[] };
+  /** searchMemories and the one-MATCH statement, timed call by call in turn. */
+  searchBesideSingleMatch: { product: number[]; singleMatch: number[] };
+  recall: { ms: number[]; rowsRead: number[]; captured: CapturedQuery[]; statementsPerCall: number[] };
   recallPlan: string;
   recallWithoutIndex: { ms: number[]; rowsRead: number[] };
 }

@@ -4,7 +4,8 @@ import { agentName } from "../auth/principal";
 import { archiveStream, exportMind } from "../minds/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../minds/archive";
 import { readArchiveBody } from "../minds/archive-lines";
-import { importMind } from "../minds/import";
+import { IMPORT_INLINE_MAX_BYTES, importMind } from "../minds/import";
+import { getImportJob } from "../minds/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
 import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
@@ -56,6 +57,31 @@ const KeyCreate = z.strictObject({
 export const IMPORT_MAX_BODY_BYTES = IMPORT_MAX_BYTES;
 
 const MindParams = z.object({ id: z.string().max(100) });
+const ImportParams = z.object({ id: z.string().max(100), jobId: z.string().max(100) });
+
+const ImportCountsSchema = z
+  .object({
+    memories: z.number(), memory_history: z.number(), notes: z.number(), cold_memory: z.number(),
+    cold_versions: z.number(), chats: z.number(), sessions: z.number(), messages: z.number(),
+  })
+  .openapi("ImportCounts");
+
+const ImportJobSchema = z
+  .object({
+    id: z.string(),
+    mind_id: z.string(),
+    state: z.enum(["queued", "running", "undoing", "done", "failed"]).openapi({
+      description: "queued → running → done; a job that cannot finish goes undoing → failed, and the mind is as it was before",
+    }),
+    rows_total: z.number(),
+    rows_written: z.number(),
+    counts: ImportCountsSchema,
+    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({ description: "Why a failed job failed (a code of the error body)" }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    finished_at: z.string().nullable(),
+  })
+  .openapi("ImportJob");
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
 const tags = ["minds"];
 
@@ -141,22 +167,42 @@ mindRoutes
     createRoute({
       method: "post", path: "/minds/{id}/import", tags, security: bearerSecurity,
       summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB, ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB`,
+      description:
+        `The archive is checked as a whole before anything is written (400 naming the first bad line). An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB ` +
+        "is written before the answer (200, `imported` per table); a larger one is written in the background: 202 with the job, whose progress " +
+        "GET /minds/{id}/import/{jobId} (the Location header) shows. A job that fails leaves the mind as it was.",
       request: {
         params: MindParams,
         body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
       },
       responses: {
-        200: jsonContent(z.object({ imported: z.record(z.string(), z.number()) }), "Rows restored, per table"),
+        200: jsonContent(z.object({ imported: ImportCountsSchema, job: ImportJobSchema }), "Written: rows restored, per table"),
+        202: jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
         ...guardedResponses,
-        409: { description: "The mind is not empty", content: { "application/json": { schema: ErrorSchema } } },
+        409: { description: "The mind is not empty, or an import into it is under way", content: { "application/json": { schema: ErrorSchema } } },
         413: { description: "The archive, a line or the number of lines is over its bound", content: { "application/json": { schema: ErrorSchema } } },
       },
     }),
     async (c) => {
       const length = c.req.header("Content-Length");
       const body = await readArchiveBody(c.req.raw.body, length === undefined ? null : Number(length));
-      const imported = await importMind(c.var.deps, c.var.accountId, c.req.valid("param").id, body);
-      return c.json({ imported: { ...imported } }, 200);
+      const id = c.req.valid("param").id;
+      const job = await importMind({ ...c.var.deps, importObjects: c.env.IMPORTS }, c.var.accountId, id, body);
+      if (job.state === "done") return c.json({ imported: job.counts, job }, 200);
+      c.header("Location", `/minds/${id}/import/${job.id}`);
+      return c.json({ job }, 202);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get", path: "/minds/{id}/import/{jobId}", tags, security: bearerSecurity,
+      summary: "Follow an import: its state, rows written of the total, and why it failed",
+      request: { params: ImportParams },
+      responses: { 200: jsonContent(ImportJobSchema, "The import job"), ...guardedResponses },
+    }),
+    async (c) => {
+      const { id, jobId } = c.req.valid("param");
+      return c.json(await getImportJob(c.var.deps, c.var.accountId, id, jobId), 200);
     },
   )
   .openapi(

@@ -4,6 +4,7 @@ import type { JobCounts } from "../db/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps } from "../deps";
+import { IMPORT_RETENTION_STEP } from "../minds/import-jobs";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 
@@ -13,6 +14,7 @@ export const RETENTION_STEPS: RetentionStep[] = [
   ...SESSION_RETENTION_STEPS,
   LOGIN_LINK_RETENTION_STEP,
   ...TELEGRAM_RETENTION_STEPS,
+  IMPORT_RETENTION_STEP,
 ];
 
 /**

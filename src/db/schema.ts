@@ -292,3 +292,42 @@ export const embeddings = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
 );
+
+/** An import written in the background (migrations/0017_import_jobs.sql, src/minds/import-jobs.ts). */
+export const importJobs = sqliteTable("import_jobs", {
+  id: text("id").primaryKey(),
+  mindId: text("mind_id").notNull(),
+  state: text("state").$type<ImportState>().notNull(),
+  rowsTotal: integer("rows_total").notNull(),
+  rowsWritten: integer("rows_written").notNull(),
+  slicesTotal: integer("slices_total").notNull(),
+  slicesWritten: integer("slices_written").notNull(),
+  counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+  restore: text("restore", { mode: "json" }).$type<{ locale: string; retentionHours: number | null; settings: Record<string, unknown> }>().notNull(),
+  errorCode: text("error_code"),
+  errorMessage: text("error_message"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+export type ImportState = "staging" | "queued" | "running" | "undoing" | "done" | "failed";
+export type ImportJobRow = typeof importJobs.$inferSelect;
+
+/** What an import still has to write, in write order, a slice per D1 batch. */
+export const importRows = sqliteTable(
+  "import_rows",
+  {
+    jobId: text("job_id").notNull(),
+    slice: integer("slice").notNull(),
+    seq: integer("seq").notNull(),
+    kind: text("kind").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.slice, t.seq] })],
+);
+
+/** Never holds a row: an insert into it fails a slice's batch written twice. */
+export const importGuard = sqliteTable("import_guard", {
+  ok: integer("ok").notNull(),
+});

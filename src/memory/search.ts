@@ -98,12 +98,15 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
   const hits = sql`(select rowid, sum(score) as score from (${unionAll(perTerm)} limit -1) group by rowid) as hits`;
   const now = isoNow(clock);
   const relevance = sql<number>`(-hits.score * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
+  // The hits lead the join: led by the memories, SQLite would walk every memory of the mind
+  // (its mind_id index) and probe the hits for each.
   const rows = await db
     .select({ ...getTableColumns(memories), score: relevance })
-    .from(memories)
-    .innerJoin(hits, sql`hits.rowid = ${memories}.rowid`)
+    .from(hits)
+    .crossJoin(memories)
     .where(
       and(
+        sql`${memories}.rowid = hits.rowid`,
         inScope(scope),
         notExpired(now),
         options.category && eq(memories.category, options.category),

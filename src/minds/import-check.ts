@@ -17,6 +17,8 @@ export interface CheckedArchive {
   ids: Map<string, string>;
   /** Per old session id: how many of its messages the extraction had already read. */
   extracted: Map<string, number>;
+  /** Each message line's session (old id) and whether it is ephemeral, in the order of `lines.message`. */
+  messages: { session: string; ephemeral: boolean }[];
 }
 
 /** Lines between two yields to the event loop, so other requests keep being served. */
@@ -29,6 +31,7 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
     memory: [], memory_history: [], note: [], cold_memory: [], cold_version: [], chat: [], session: [], message: [],
   };
   const ids = new Map<string, string>();
+  const messages: CheckedArchive["messages"] = [];
   let header: ArchiveHeader | undefined;
   // First line of each unique thing, to name both lines of a duplicate.
   const seen = new Map<string, number>();
@@ -98,6 +101,7 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
           messageSessionLine.set(line.session_id, n);
         }
         ofSession.push(line.id);
+        messages.push({ session: line.session_id, ephemeral: line.ephemeral });
         break;
       }
     }
@@ -126,5 +130,5 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
     const read = (sessionMessages.get(session) ?? []).filter((id) => id <= through).length;
     if (read > 0) extracted.set(session, read);
   }
-  return { header, lines, ids, extracted };
+  return { header, lines, ids, extracted, messages };
 }

@@ -6,6 +6,7 @@ import {
   coldMemory,
   coldVersions,
   consolidations,
+  importJobs,
   llmUsage,
   loginLinks,
   memories,
@@ -273,6 +274,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     // No foreign key here (see the migration): the records go explicitly, their vectors below.
     db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
     db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
+    db.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId)),
     // A shard's copy of the row: every table above goes with it by ON DELETE CASCADE.
     ...(mind.shard === DIRECTORY ? [] : [db.delete(minds).where(ownMind), db.delete(accounts).where(accountUnused(db, accountId))]),
   ]);
@@ -308,6 +310,7 @@ export async function deleteMind(deps: SessionDeps, accountId: string, mindId: s
     oauth_grants: n(listed[3]),
     embeddings: vectorIds.length,
     mind_usage: n(counted[12]),
+    import_jobs: n(counted[13]),
   };
 }
 

@@ -117,12 +117,13 @@ export class BoundedBatches {
 export const rowBytes = (row: Row) => Object.values(row).reduce<number>((n, v) => n + (typeof v === "string" ? v.length * 3 : 8), 0);
 
 /**
- * Deletes every row of the mind's data from one database, a bounded statement at a time, in
- * an order that leaves no vector record without its row; returns the rows deleted per table.
+ * Deletes every row of the mind's data from one database (or of the tables named in `only`), a
+ * bounded statement at a time, in an order that leaves no vector record without its row; returns
+ * the rows deleted per table.
  */
-export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds): Promise<Record<string, number>> {
+export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds, only?: readonly MindTable[]): Promise<Record<string, number>> {
   const erased: Record<string, number> = {};
-  for (const name of ERASE_ORDER) {
+  for (const name of ERASE_ORDER.filter((t) => !only || only.includes(t))) {
     erased[name] = 0;
     for (;;) {
       const { results: gone } = await db.$client

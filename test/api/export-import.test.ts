@@ -4,7 +4,7 @@ import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
 import { recordGrant } from "../../src/minds/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
-import { importMind } from "../../src/minds/import";
+import { abandonImport, runImport, stageImport } from "../../src/minds/import-jobs";
 import { depsOfMind, testDeps } from "../support/deps";
 import { faultyD1, InjectedFault } from "../support/faulty-d1";
 import { append, openSession, storedState } from "../sessions/session-helpers";
@@ -179,7 +179,7 @@ describe("export and import", () => {
 });
 
 describe("an import that fails part-way", () => {
-  it("erases what it had written, so the mind is as empty as before", async () => {
+  it("erases what it had written once given up, so the mind is as empty as before", async () => {
     const t = await newTenant();
     const source = { token: t.token, mind: t.mind.id };
     const sourceDb = await dataOf(t.mind.id);
@@ -188,10 +188,12 @@ describe("an import that fails part-way", () => {
     ).bind(`mem_bulk_${t.mind.id}_${i}`, t.mind.id, `fact_${i}`, `fact number ${i}`, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z").run();
     const archive = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
     const target = await newMind(t.token);
-    // D1 calls: the mind in the directory, its row on its shard, the emptiness check, the quota, then the write batches; the second write batch fails.
-    const plan = { failAt: 6, mode: "before" as const, calls: 0 };
-    await expect(importMind(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), t.accountId, target.id, archive)).rejects.toThrow(InjectedFault);
-    expect(plan.calls).toBeGreaterThanOrEqual(6);
+    const job = await stageImport(testDeps(), t.accountId, target.id, new TextEncoder().encode(archive));
+    // D1 calls of a run: the mind, then per slice the job, its rows, the quota and its batch: the second slice's batch fails.
+    const plan = { failAt: 9, mode: "before" as const, calls: 0 };
+    await expect(runImport(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), target.id, job.id, () => true)).rejects.toThrow(InjectedFault);
+    expect(await rowCount("memories", target.id)).toBeGreaterThan(0);
+    expect(await abandonImport(testDeps(), target.id, job.id)).toMatchObject({ state: "failed", error: { code: "internal" } });
     expect(await rowCount("memories", target.id)).toBe(0);
     const res = await importInto({ token: source.token, mind: target.id }, archive);
     expect(res.json.imported.memories).toBe(300);
@@ -218,6 +220,9 @@ describe("erasing a mind", () => {
     await env.DB.prepare("insert into telegram_chats (telegram_chat_id, mind_id, account_id, kind, created_at) values (?, ?, ?, 'group', ?)")
       .bind(-Date.now(), t.mind.id, t.accountId, new Date().toISOString())
       .run();
+    await (await dataOf(t.mind.id)).prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
+      .bind(`imp_${t.mind.id}`, t.mind.id, new Date().toISOString(), new Date().toISOString())
+      .run();
     expect((await storedState(sessions[0]!)).kv).not.toEqual({});
 
     const { results: tables } = await env.DB.prepare(
@@ -226,7 +231,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "import_jobs", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/minds/archive";
-import { call, newMind, newTenant, store } from "../helpers";
+import { call, followImport, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { countEverywhere, dataOf } from "../support/shards";
 
@@ -151,8 +151,13 @@ describe("an import is bounded", () => {
     const body = jsonl(archive);
     expect(body.length).toBeGreaterThan(4 * 1024 * 1024);
     const res = await importInto({ token: t.token, mind: t.mind.id }, body);
-    expect(res.status).toBe(200);
-    expect(res.json.imported).toMatchObject({ memories: 3000, sessions: 1, messages: 120 });
+    // Over a megabyte: checked and staged by the request, written in the background.
+    expect(res.status).toBe(202);
+    expect(res.headers.get("Location")).toBe(`/minds/${t.mind.id}/import/${res.json.job.id}`);
+    expect(res.json.job).toMatchObject({ state: "queued", rows_written: 0 });
+    const job = await followImport(t.mind.id, t.token, res);
+    expect(job.json).toMatchObject({ state: "done", error: null, counts: { memories: 3000, sessions: 1, messages: 120 } });
+    expect(job.json.rows_written).toBe(job.json.rows_total);
     const session = (await call("GET", "/sessions", { token: t.token, mind: t.mind.id })).json.sessions[0];
     expect(session.message_count).toBe(120);
     const cursor = await countEverywhere("select count(*) as n from messages where session_id = ? and id <= ?", session.id, session.extracted_through_message_id);

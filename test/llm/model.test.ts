@@ -104,6 +104,7 @@ describe("providers", () => {
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
     OAUTH_KV: {} as KVNamespace,
     RATE_LIMITS: {} as Env["RATE_LIMITS"],
+    IMPORTS: {} as Env["IMPORTS"],
     ADMIN_TOKEN: "",
     JWT_SECRET: "",
   } satisfies Env;

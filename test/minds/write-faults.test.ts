@@ -1,12 +1,13 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { importMind } from "../../src/minds/import";
+import { abandonImport, runImport, stageImport } from "../../src/minds/import-jobs";
 import { deleteMind } from "../../src/minds/minds";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";
 import { faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
+import { countEverywhere } from "../support/shards";
 
 /** A mind with one of everything an archive carries, and its archive. */
 async function mindWithArchive() {
@@ -28,32 +29,73 @@ async function mindWithArchive() {
 /** Every database seen through `wrap` (faulty or not). */
 const deps = (wrap?: (d1: D1Database) => D1Database) => ({ ...testDeps({ wrap }), sessionObjects: env.SESSIONS });
 
+/** Rows an import staged for the mind and has not written or dropped yet. */
+const stagedLeft = (mindId: string) =>
+  countEverywhere("select count(*) as n from import_rows where job_id in (select id from import_jobs where mind_id = ?)", mindId);
+
+/**
+ * An import as its request and its object run it: staged, then written until it ends. A run
+ * that fails is run again from the job's progress, as the object's next alarm does; `giveUp`
+ * instead abandons the job after the first failed run, as the object does after its last retry.
+ */
+async function importThrough(d: ReturnType<typeof deps>, clean: ReturnType<typeof deps>, accountId: string, mindId: string, archive: string, giveUp = false) {
+  const job = await stageImport(d, accountId, mindId, new TextEncoder().encode(archive));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const run = await runImport(d, mindId, job.id, () => true).then((j) => j, () => null);
+    if (run && (run.state === "done" || run.state === "failed")) return run;
+    if (giveUp) return abandonImport(clean, mindId, job.id);
+  }
+  throw new Error("the import did not end");
+}
+
 describe("a fault at each D1 call of an import", () => {
   for (const mode of ["before", "after"] as FaultMode[]) {
-    it(`fault ${mode} the call: the mind is left empty with its settings as they were, or fully imported`, async () => {
+    it(`fault ${mode} the call: the import resumes to the whole mind, or is undone to the mind as it was`, async () => {
       const source = await mindWithArchive();
       const baselineMind = (await newMind(source.token)).id;
       const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
-      await importMind(deps((d1) => faultyD1(d1, counting)), source.accountId, baselineMind, source.archive);
+      const counted = deps((d1) => faultyD1(d1, counting));
+      expect(await importThrough(counted, deps(), source.accountId, baselineMind, source.archive)).toMatchObject({ state: "done" });
       const imported = await mindState(baselineMind);
       expect(imported.counts).toMatchObject({ memories: 2, memory_history: 3, notes: 1, cold_versions: 2, sessions: 1, messages: 2 });
       const calls = counting.calls;
-      expect(calls).toBeGreaterThanOrEqual(3);
+      expect(calls).toBeGreaterThanOrEqual(10);
 
+      const seen = new Set<string>();
       for (let failAt = 1; failAt <= calls; failAt++) {
-        const target = (await newMind(source.token)).id;
-        const start = await mindState(target);
-        const plan: FaultPlan = { failAt, mode, calls: 0 };
-        const outcome = await importMind(deps((d1) => faultyD1(d1, plan)), source.accountId, target, source.archive).then(() => "done", () => "failed");
-        // A mind on DB takes fewer calls than one on another shard (its row is the directory's): a fault past its last call is never reached.
-        if (plan.calls >= failAt) expect(outcome).toBe("failed");
-        expect([start, imported], `fault ${mode} D1 call ${failAt} of ${calls}: ${JSON.stringify(await mindState(target))}`).toContainEqual(await mindState(target));
-        // The same archive imports afterwards as if nothing had happened.
-        if (outcome === "failed") await importMind(deps(), source.accountId, target, source.archive);
-        expect(await mindState(target), `the import after a fault ${mode} D1 call ${failAt}`).toEqual(imported);
+        for (const giveUp of [false, true]) {
+          const target = (await newMind(source.token)).id;
+          const start = await mindState(target);
+          const plan: FaultPlan = { failAt, mode, calls: 0 };
+          const what = `fault ${mode} D1 call ${failAt} of ${calls}${giveUp ? ", then given up" : ""}`;
+          const job = await importThrough(deps((d1) => faultyD1(d1, plan)), deps(), source.accountId, target, source.archive, giveUp).catch(() => null);
+          const after = await mindState(target);
+          // A fault while staging fails the request; a fault while writing is resumed, or undone when given up.
+          seen.add(job === null ? "request failed" : job.state);
+          if (job === null) expect(after, what).toEqual(start);
+          else if (job.state === "done") expect(after, what).toEqual(imported);
+          else expect([job.state, after], what).toEqual(["failed", start]);
+          expect(await stagedLeft(target), what).toBe(0);
+          // The same archive imports afterwards as if nothing had happened.
+          if (job?.state !== "done") await importThrough(deps(), deps(), source.accountId, target, source.archive);
+          expect(await mindState(target), `the import after a ${what}`).toEqual(imported);
+        }
       }
-    });
+      // Faults struck while staging, while writing (resumed) and before giving up (undone).
+      expect([...seen].sort()).toEqual(["done", "failed", "request failed"]);
+    }, 300_000);
   }
+
+  it("writes each slice once when two runs of the same job race", async () => {
+    const source = await mindWithArchive();
+    const baseline = (await newMind(source.token)).id;
+    await importThrough(deps(), deps(), source.accountId, baseline, source.archive);
+    const target = (await newMind(source.token)).id;
+    const job = await stageImport(deps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const runs = await Promise.allSettled([runImport(deps(), target, job.id, () => true), runImport(deps(), target, job.id, () => true)]);
+    if (runs.some((r) => r.status === "rejected")) await runImport(deps(), target, job.id, () => true);
+    expect(await mindState(target)).toEqual(await mindState(baseline));
+  });
 });
 
 describe("a fault at each D1 call of erasing a mind", () => {

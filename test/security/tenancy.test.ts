@@ -1,4 +1,4 @@
-import { rowsEverywhere } from "../support/shards";
+import { dataOf, rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -209,10 +209,15 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
     const cold = await call("PUT", "/cold?agent=writer", { ...human, body: { text: SECRET_CONTENT, version: 0 } });
     expect([memory.id, session.id, note.id, cold.status]).not.toContain(undefined);
     const key = await newKey(owner.token, owner.mind.id);
+    // An ended import of the victim's mind, as a job's row.
+    const importId = `imp_${owner.mind.id}`;
+    await (await dataOf(owner.mind.id)).prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
+      .bind(importId, owner.mind.id, new Date().toISOString(), new Date().toISOString())
+      .run();
     const victim: MatrixVictim = {
       token: owner.token,
       mindId: owner.mind.id,
-      ids: { memory: memory.id, sessions: session.id, chats: session.chat.id, notes: note.id, minds: owner.mind.id, key: key.id, version: "1" },
+      ids: { memory: memory.id, sessions: session.id, chats: session.chat.id, notes: note.id, minds: owner.mind.id, key: key.id, version: "1", import: importId },
     };
 
     const intruder = await newTenant();

@@ -1,7 +1,8 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../minds/export";
-import { importMind } from "../../minds/import";
+import { importMind, type ImportJob } from "../../minds/import";
+import { getImportJob } from "../../minds/import-jobs";
 import { deleteMind } from "../../minds/minds";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
@@ -60,14 +61,38 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const counts = await importMind(deps, session.accountId, mind.id, new Uint8Array(await file.arrayBuffer()));
-    const summary = Object.entries(counts).map(([table, n]) => `${table}: ${n}`).join(", ");
-    return page(c, t.data, <DataPage v={c.var} />, { notice: `${t.imported}: ${summary}` });
+    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, new Uint8Array(await file.arrayBuffer()));
+    return importPage(c, job);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return page(c, t.data, <DataPage v={c.var} />, { error: err.message, status: err.status });
   }
 });
+
+/** An import written in the background, as it stands now. */
+dataPages.get("/import/:jobId", async (c) => {
+  const { deps, session, mindContext: { mind } } = c.var;
+  return importPage(c, await getImportJob(deps, session.accountId, mind.id, c.req.param("jobId")));
+});
+
+function importPage(c: Context<UiEnv>, job: ImportJob) {
+  const { t } = c.var;
+  const summary = Object.entries(job.counts).map(([table, n]) => `${table}: ${n}`).join(", ");
+  if (job.state === "done") return page(c, t.data, <DataPage v={c.var} />, { notice: `${t.imported}: ${summary}` });
+  if (job.state === "failed") return page(c, t.data, <DataPage v={c.var} />, { error: `${t.importFailed}: ${job.error?.message ?? ""}`, status: 200 });
+  return page(
+    c,
+    t.data,
+    <>
+      <section class="card" id="import-job">
+        <p>{t.importProgress}: {job.rows_written} / {job.rows_total}</p>
+        <p><a class="button secondary" href={`/ui/import/${job.id}`}>{t.refresh}</a></p>
+      </section>
+      <DataPage v={c.var} />
+    </>,
+    { notice: t.importRunning },
+  );
+}
 
 dataPages.post("/erase", async (c) => {
   const { t, deps, session, mindContext: { mind } } = c.var;

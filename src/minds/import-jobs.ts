@@ -1,0 +1,334 @@
+import { and, asc, count, desc, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { databaseOfMind, directoryOf, type Db } from "../db/client";
+import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
+import type { RetentionStep } from "../db/retention";
+import type { Deps } from "../deps";
+import { AppError, conflict, mindMoving, notFound } from "../errors";
+import { newId } from "../ids";
+import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
+import { messageSearchText } from "../sessions/history";
+import { checkArchive, yieldToOthers } from "./import-check";
+import { stagedRows, stageRows } from "./import-stage";
+import { nextOutsideSlice, sliceStatements, type SliceRow } from "./import-write";
+import { copySettingsToDirectory, getMind, getMindById } from "./minds";
+import { checkQuota, readUsage, writeWithinQuota } from "./quotas";
+import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
+
+// An import as a job: its request checks the archive and stages its rows (import-stage.ts);
+// the import's Durable Object then writes them a slice per D1 batch, the job's progress moving
+// in the same batch, so a slice is written exactly once whatever fails and however often it is
+// retried. A job that cannot finish is undone: the mind is left empty with its settings as they
+// were. Both the job and its staged rows live in the database that holds the mind.
+
+/** A job as its owner sees it. */
+export interface ImportJob {
+  id: string;
+  mind_id: string;
+  state: Exclude<ImportState, "staging">;
+  rows_total: number;
+  rows_written: number;
+  /** Rows of each table the archive holds (written once the job is done). */
+  counts: ImportCounts;
+  /** Why a failed job failed: a code and a message safe to show. */
+  error: { code: string; message: string } | null;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+export interface ImportCounts {
+  memories: number;
+  memory_history: number;
+  notes: number;
+  cold_memory: number;
+  cold_versions: number;
+  chats: number;
+  sessions: number;
+  messages: number;
+}
+
+/** A job still in `staging` this long after it began lost its request: it no longer holds the mind. */
+const STAGING_ABANDONED_MS = 15 * 60_000;
+const UNFINISHED: ImportState[] = ["staging", "queued", "running", "undoing"];
+
+const toJob = (row: ImportJobRow): ImportJob => ({
+  id: row.id,
+  mind_id: row.mindId,
+  state: row.state === "staging" ? "queued" : row.state,
+  rows_total: row.rowsTotal,
+  rows_written: row.rowsWritten,
+  counts: toCounts(row.counts),
+  error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+  created_at: row.createdAt,
+  updated_at: row.updatedAt,
+  finished_at: row.finishedAt,
+});
+
+const toCounts = (kinds: Record<string, number>): ImportCounts => ({
+  memories: kinds.memory ?? 0,
+  memory_history: kinds.memory_history ?? 0,
+  notes: kinds.note ?? 0,
+  cold_memory: kinds.cold_memory ?? 0,
+  cold_versions: kinds.cold_version ?? 0,
+  chats: kinds.chat ?? 0,
+  sessions: kinds.session ?? 0,
+  messages: kinds.message ?? 0,
+});
+
+/**
+ * The request's part of an import into an empty mind of the account: the archive is checked as
+ * a whole (a bad line is a 400 naming it), the mind's emptiness and quotas are checked, and the
+ * rows are staged. Answers the queued job; nothing of the mind has changed yet. A failure
+ * removes what was staged.
+ */
+export async function stageImport(directoryDeps: Deps, accountId: string, mindId: string, body: Uint8Array): Promise<ImportJob> {
+  const mind = await getMind(directoryDeps, accountId, mindId);
+  if (mind.moving) throw mindMoving();
+  const db = databaseOfMind(directoryDeps, mind.shard);
+  const deps = { ...directoryDeps, db };
+  const before = await db.select().from(minds).where(eq(minds.id, mindId)).get();
+  if (!before) throw notFound("mind");
+  const archive = await checkArchive(body);
+  if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+  // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
+  const { settings, usage } = await readUsage(deps, mindId);
+  checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: body.length });
+
+  const now = deps.clock.now().toISOString();
+  const id = newId("imp");
+  const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
+  try {
+    // One unfinished import per mind: a second one would find the mind empty too.
+    const claimed = await db
+      .insert(importJobs)
+      .select(
+        db
+          .select({
+            id: sql<string>`${id}`.as("id"), mindId: sql<string>`${mindId}`.as("mind_id"), state: sql<string>`'staging'`.as("state"),
+            rowsTotal: sql<number>`0`.as("rows_total"), rowsWritten: sql<number>`0`.as("rows_written"), slicesTotal: sql<number>`0`.as("slices_total"),
+            slicesWritten: sql<number>`0`.as("slices_written"), counts: sql<string>`'{}'`.as("counts"), restore: sql<string>`${JSON.stringify(restore)}`.as("restore"),
+            errorCode: sql<null>`null`.as("error_code"), errorMessage: sql<null>`null`.as("error_message"),
+            createdAt: sql<string>`${now}`.as("created_at"), updatedAt: sql<string>`${now}`.as("updated_at"), finishedAt: sql<null>`null`.as("finished_at"),
+          })
+          .from(minds)
+          .where(and(eq(minds.id, mindId), notExists(unfinishedOf(db, mindId, now)))),
+      )
+      .returning({ id: importJobs.id });
+    if (claimed.length === 0) throw conflict("an import into this mind is already under way: follow it, or wait until it ends");
+    const totals = await stageRows(db, id, stagedRows(body, archive));
+    const [queued] = await db
+      .update(importJobs)
+      .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
+      .where(and(eq(importJobs.id, id), eq(importJobs.state, "staging")))
+      .returning();
+    if (!queued) throw conflict("the import was cancelled while it was staged");
+    return toJob(queued);
+  } catch (err) {
+    await discardJob(db, id).catch((cleanup: unknown) => console.error("staged import rows left for the daily cleanup", id, cleanup));
+    throw err;
+  }
+}
+
+const unfinishedOf = (db: Db, mindId: string, now: string) =>
+  db
+    .select({ one: sql`1` })
+    .from(importJobs)
+    .where(
+      and(
+        eq(importJobs.mindId, mindId),
+        inArray(importJobs.state, UNFINISHED),
+        or(sql`${importJobs.state} <> 'staging'`, sql`${importJobs.updatedAt} > ${new Date(Date.parse(now) - STAGING_ABANDONED_MS).toISOString()}`),
+      ),
+    );
+
+async function isEmpty(db: Db, mindId: string): Promise<boolean> {
+  const tables = [memories, memoryHistory, notes, coldMemory, coldVersions, chats, sessions] as const;
+  const counted = await db.batch(
+    tables.map((t) => db.select({ n: count() }).from(t).where(eq(t.mindId, mindId))) as unknown as [BatchItem<"sqlite">],
+  );
+  return (counted as { n: number }[][]).every((rows) => (rows[0]?.n ?? 0) === 0);
+}
+
+/** Deletes a job's staged rows a bounded statement at a time, then the job itself. */
+async function discardJob(db: Db, jobId: string): Promise<void> {
+  await dropStagedRows(db, jobId);
+  await db.delete(importJobs).where(eq(importJobs.id, jobId));
+}
+
+async function dropStagedRows(db: Db, jobId: string): Promise<void> {
+  for (;;) {
+    const gone = await db.$client
+      .prepare("delete from import_rows where rowid in (select rowid from import_rows where job_id = ? limit ?) returning 1 as one")
+      .bind(jobId, DEFAULT_ROW_BOUNDS.rows)
+      .all();
+    if (gone.results.length < DEFAULT_ROW_BOUNDS.rows) return;
+  }
+}
+
+/** The account's import job into the mind, as it stands. */
+export async function getImportJob(directoryDeps: Deps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
+  const mind = await getMind(directoryDeps, accountId, mindId);
+  const db = databaseOfMind(directoryDeps, mind.shard);
+  const row = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
+  if (!row || row.state === "staging") throw notFound("import");
+  return toJob(row);
+}
+
+/** The mind's latest import jobs, newest first. */
+export async function listImportJobs(directoryDeps: Deps, accountId: string, mindId: string, limit = 10): Promise<ImportJob[]> {
+  const mind = await getMind(directoryDeps, accountId, mindId);
+  const db = databaseOfMind(directoryDeps, mind.shard);
+  const rows = await db.select().from(importJobs).where(eq(importJobs.mindId, mindId)).orderBy(desc(importJobs.createdAt)).limit(limit);
+  return rows.filter((r) => r.state !== "staging").map(toJob);
+}
+
+/**
+ * Writes the job's slices in order while `more()` allows, finishing or undoing it when it comes
+ * to that; answers the job as it then stands (null once the mind or the job is gone). A fault
+ * at any D1 call throws, and calling again resumes from the job's progress; a refusal by the
+ * domain (a quota, the mind moving) undoes the job instead.
+ */
+export async function runImport(directoryDeps: Deps, mindId: string, jobId: string, more: () => boolean): Promise<ImportJob | null> {
+  const mind = await getMindById(directoryDeps, mindId).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === "not_found") return null;
+    throw err;
+  });
+  if (!mind) return null;
+  const deps = { ...directoryDeps, db: databaseOfMind(directoryDeps, mind.shard) };
+  const { db } = deps;
+  for (;;) {
+    const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
+    if (!job) return null;
+    if (job.state === "done" || job.state === "failed" || job.state === "staging") return toJob(job);
+    if (job.state === "undoing") {
+      await undoImport(directoryDeps, db, job);
+      continue;
+    }
+    if (job.slicesWritten >= job.slicesTotal) {
+      await finishImport(directoryDeps, deps, job);
+      continue;
+    }
+    if (!more()) return toJob(job);
+    try {
+      await writeSlice(deps, job);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      await markUndoing(db, job, err.code, err.message);
+    }
+    await yieldToOthers();
+  }
+}
+
+/** Gives up on a job that kept failing: it is undone with a code and a message safe to show. */
+export async function abandonImport(directoryDeps: Deps, mindId: string, jobId: string): Promise<ImportJob | null> {
+  const mind = await getMindById(directoryDeps, mindId).catch(() => null);
+  if (!mind) return null;
+  const db = databaseOfMind(directoryDeps, mind.shard);
+  const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
+  if (!job) return null;
+  if (job.state === "queued" || job.state === "running") {
+    await markUndoing(db, job, "internal", "the import could not be written and was undone: the mind is as it was; try again");
+  }
+  return runImport(directoryDeps, mindId, jobId, () => false);
+}
+
+async function markUndoing(db: Db, job: ImportJobRow, code: string, message: string): Promise<void> {
+  await db
+    .update(importJobs)
+    .set({ state: "undoing", errorCode: code, errorMessage: message, updatedAt: new Date().toISOString() })
+    .where(and(eq(importJobs.id, job.id), inArray(importJobs.state, ["queued", "running"])));
+}
+
+/** One slice in one D1 batch: its rows, the job's progress, the guards, its staged rows gone. */
+async function writeSlice(deps: Deps, job: ImportJobRow): Promise<void> {
+  const { db } = deps;
+  const slice = job.slicesWritten;
+  const staged = await db
+    .select({ seq: importRows.seq, kind: importRows.kind, data: importRows.data })
+    .from(importRows)
+    .where(and(eq(importRows.jobId, job.id), eq(importRows.slice, slice)))
+    .orderBy(asc(importRows.seq));
+  const rows = staged.map((r) => ({ seq: r.seq, kind: r.kind, data: JSON.parse(r.data) }) as SliceRow);
+  const nextOutside = new Map<number, string>();
+  const wanted = nextOutsideSlice(rows);
+  if (wanted.length > 0) {
+    const later = await db
+      .select({ seq: importRows.seq, data: importRows.data })
+      .from(importRows)
+      .where(and(eq(importRows.jobId, job.id), inArray(importRows.seq, wanted)));
+    for (const r of later) nextOutside.set(r.seq, messageSearchText(job.mindId, (JSON.parse(r.data) as { content: string }).content, false));
+  }
+  const { statements, need } = sliceStatements(db, job.mindId, rows, nextOutside);
+  const now = deps.clock.now().toISOString();
+  const progress = db
+    .update(importJobs)
+    .set({ state: "running", slicesWritten: slice + 1, rowsWritten: sql`${importJobs.rowsWritten} + ${rows.length}`, updatedAt: now })
+    .where(and(eq(importJobs.id, job.id), eq(importJobs.slicesWritten, slice), inArray(importJobs.state, ["queued", "running"])));
+  // Right after the progress: no row changed there means another attempt wrote this slice.
+  const taken = db.insert(importGuard).select(db.select({ ok: sql<number>`0`.as("ok") }).from(minds).where(sql`changes() = 0 and ${minds.id} = ${job.mindId}`));
+  const drop = db.delete(importRows).where(and(eq(importRows.jobId, job.id), eq(importRows.slice, slice)));
+  await writeWithinQuota(deps, job.mindId, need, (guard) =>
+    db.batch([...statements, progress, taken, drop, guard] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+  );
+}
+
+/** Every slice is written: the directory takes the mind's settings, the rows their vectors. */
+async function finishImport(directoryDeps: Deps, deps: Deps, job: ImportJobRow): Promise<void> {
+  await copySettingsToDirectory(directoryDeps, job.mindId);
+  const now = deps.clock.now().toISOString();
+  await deps.db
+    .update(importJobs)
+    .set({ state: "done", updatedAt: now, finishedAt: now })
+    .where(and(eq(importJobs.id, job.id), inArray(importJobs.state, ["queued", "running"])));
+  // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
+  if (deps.semantic) {
+    await markMissing(deps, job.mindId);
+    dropGoneVectors(deps, job.mindId);
+    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => console.error("embedding after import failed", err)));
+  }
+}
+
+/** Erases what the job wrote, restores the mind's settings, drops its staged rows: the mind is as it was. */
+async function undoImport(directoryDeps: Deps, db: Db, job: ImportJobRow): Promise<void> {
+  await eraseMindRows(db, job.mindId, DEFAULT_ROW_BOUNDS, ["messages", "sessions", "chats", "memory_history", "memories", "notes", "cold_versions", "cold_memory"]);
+  // The archive's settings are written by the last slice: only then are the old ones restored
+  // (a change the owner made meanwhile is kept otherwise).
+  if (job.slicesWritten >= job.slicesTotal) {
+    const restore = { locale: job.restore.locale, retentionHours: job.restore.retentionHours, settings: job.restore.settings };
+    await db.update(minds).set(restore).where(eq(minds.id, job.mindId));
+    // On a shard other than DB the directory's row may have taken the archive's settings already.
+    const directory = directoryOf(directoryDeps);
+    if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, job.mindId));
+  }
+  await dropStagedRows(db, job.id);
+  const now = new Date().toISOString();
+  await db.update(importJobs).set({ state: "failed", updatedAt: now, finishedAt: now }).where(and(eq(importJobs.id, job.id), eq(importJobs.state, "undoing")));
+}
+
+/** How long an ended job stays readable through GET /minds/:id/import/:jobId. */
+const ENDED_JOB_DAYS = 7;
+
+/**
+ * Daily: jobs ended over a week ago, and jobs whose request stopped while staging (with their
+ * staged rows), a hundred at a time.
+ */
+export const IMPORT_RETENTION_STEP: RetentionStep = {
+  name: "import_jobs",
+  async run({ db }, now) {
+    const ended = new Date(now.getTime() - ENDED_JOB_DAYS * 86_400_000).toISOString();
+    const abandoned = new Date(now.getTime() - STAGING_ABANDONED_MS).toISOString();
+    const old = await db
+      .select({ id: importJobs.id })
+      .from(importJobs)
+      .where(
+        or(
+          and(inArray(importJobs.state, ["done", "failed"]), lt(importJobs.updatedAt, ended)),
+          and(eq(importJobs.state, "staging"), lt(importJobs.updatedAt, abandoned)),
+        ),
+      )
+      .limit(100);
+    for (const { id } of old) await discardJob(db, id);
+    return old.length;
+  },
+};

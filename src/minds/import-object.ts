@@ -1,0 +1,113 @@
+import { DurableObject } from "cloudflare:workers";
+import { systemClock } from "../clock";
+import type { Env } from "../config";
+import { createDb } from "../db/client";
+import { createShards } from "../db/shards";
+import type { Deps } from "../deps";
+import { createSemantic } from "../embeddings/providers";
+import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+
+const JOB_KEY = "job";
+const FAILURES_KEY = "failures";
+
+/** Writing time an alarm spends before it hands over to the next one (limits are per invocation). */
+const ALARM_BUDGET_MS = 5_000;
+/** Consecutive failed runs before the job is given up and undone; the waits between them double. */
+const MAX_FAILURES = 8;
+const FIRST_RETRY_MS = 1_000;
+
+interface JobRef {
+  mindId: string;
+  jobId: string;
+}
+
+declare module "../config" {
+  interface Env {
+    /** One import object per import job: the single writer of its rows. */
+    IMPORTS: DurableObjectNamespace<ImportObject>;
+  }
+}
+
+/** The object of an import job: one per job id, wherever it is asked for from. */
+export function importObject(namespace: DurableObjectNamespace<ImportObject>, jobId: string) {
+  return namespace.get(namespace.idFromName(jobId));
+}
+
+/**
+ * One per import job (named by its id): the single writer of the job's rows. An alarm writes
+ * slices for a few seconds at a time and sets the next one until the job is done; a run that
+ * fails is retried later from the job's progress, and after MAX_FAILURES the job is undone.
+ * Runs are serialised, because every D1 await lets the next call in.
+ */
+export class ImportObject extends DurableObject<Env> {
+  private readonly deps: Deps;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.deps = {
+      db: createDb(env.DB),
+      shards: createShards(env),
+      clock: systemClock,
+      semantic: createSemantic(env),
+      defer: (work) => ctx.waitUntil(work),
+    };
+  }
+
+  /** Takes the job and starts writing it in the background. */
+  async begin(mindId: string, jobId: string): Promise<void> {
+    this.ctx.storage.kv.put(JOB_KEY, { mindId, jobId } satisfies JobRef);
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  /**
+   * Writes the job now, for up to `budgetMs`, and answers it as it then stands; what is left
+   * (or a failed run) goes on in the background.
+   */
+  async runFor(budgetMs: number): Promise<ImportJob | null> {
+    return this.serially(() => this.run(budgetMs));
+  }
+
+  override async alarm(): Promise<void> {
+    await this.serially(() => this.run(ALARM_BUDGET_MS));
+  }
+
+  private async run(budgetMs: number): Promise<ImportJob | null> {
+    const ref = this.ctx.storage.kv.get<JobRef>(JOB_KEY);
+    if (!ref) return null;
+    const until = Date.now() + budgetMs;
+    try {
+      const job = await runImport(this.deps, ref.mindId, ref.jobId, () => Date.now() < until);
+      this.ctx.storage.kv.delete(FAILURES_KEY);
+      if (job && (job.state === "queued" || job.state === "running" || job.state === "undoing")) await this.ctx.storage.setAlarm(Date.now());
+      else await this.end();
+      return job;
+    } catch (err) {
+      const failures = (this.ctx.storage.kv.get<number>(FAILURES_KEY) ?? 0) + 1;
+      this.ctx.storage.kv.put(FAILURES_KEY, failures);
+      console.error("an import run failed; it resumes from its progress", ref.jobId, failures, err);
+      if (failures >= MAX_FAILURES) {
+        const undone = await abandonImport(this.deps, ref.mindId, ref.jobId).catch(() => undefined);
+        if (undone !== undefined && undone?.state !== "undoing") {
+          await this.end();
+          return undone;
+        }
+      }
+      await this.ctx.storage.setAlarm(Date.now() + FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 6));
+      return null;
+    }
+  }
+
+  /** The job has ended (or is gone): the object keeps nothing. */
+  private async end(): Promise<void> {
+    await this.ctx.storage.deleteAlarm();
+    await this.ctx.storage.deleteAll();
+  }
+
+  /** Runs calls one after another, in arrival order, whatever they await. */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}

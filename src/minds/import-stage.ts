@@ -1,0 +1,158 @@
+import type { Db } from "../db/client";
+import { newId } from "../ids";
+import { resolveSettings } from "./settings";
+import type { Line } from "./archive";
+import { parseLine } from "./archive-lines";
+import { yieldToOthers, type CheckedArchive } from "./import-check";
+
+// The second step of an import, still inside its request: the checked archive becomes the rows
+// to write, in the order the foreign keys accept, each with its fresh ids already resolved, so
+// writing one needs nothing but itself. They are staged in D1 and cut into slices, each written
+// later in one D1 batch.
+
+/** One row to write: what it is, and its values. */
+export interface StagedRow {
+  kind: StagedKind;
+  data: Record<string, unknown>;
+}
+
+export type StagedKind =
+  | "memory" | "memory_history" | "chat" | "session" | "chat_active" | "message" | "cursor" | "note" | "cold_memory" | "cold_version" | "settings";
+
+/** A slice holds at most this many rows and this many bytes of staged text: one D1 batch of ~0.1 s. */
+export const SLICE_ROWS = 100;
+export const SLICE_BYTES = 512 * 1024;
+/** Staged text per insert statement (one bound JSON value) and per staging batch. */
+const STAGE_STATEMENT_BYTES = 1024 * 1024;
+const STAGE_BATCH_BYTES = 4 * 1024 * 1024;
+/** Rows turned into staged text between two yields to the event loop. */
+const ROWS_PER_YIELD = 200;
+
+/** The archive's rows in write order, reading each line again, with fresh ids in place of the old. */
+export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generator<StagedRow> {
+  const { header, lines, ids, extracted } = archive;
+  const each = function* <T extends keyof CheckedArchive["lines"]>(type: T): Generator<Line<T>> {
+    for (const ref of lines[type]) yield parseLine(bytes, ref) as Line<T>;
+  };
+  const known = (old: string | null) => (old === null ? null : (ids.get(old) ?? null));
+
+  for (const m of each("memory")) yield { kind: "memory", data: { ...m, id: ids.get(m.id)! } };
+  // History outlives deleted memories: an id with no memory line still gets one fresh id.
+  const goneMemories = new Map<string, string>();
+  for (const h of each("memory_history")) {
+    let memoryId = ids.get(h.memory_id) ?? goneMemories.get(h.memory_id);
+    if (!memoryId) goneMemories.set(h.memory_id, (memoryId = newId("mem")));
+    yield { kind: "memory_history", data: { ...h, memory_id: memoryId } };
+  }
+  const chatAgent = new Map<string, string>();
+  for (const c of each("chat")) {
+    chatAgent.set(c.id, c.agent);
+    yield { kind: "chat", data: { ...c, id: ids.get(c.id)!, active_session_id: known(c.active_session_id) } };
+  }
+  for (const s of each("session")) {
+    yield { kind: "session", data: { ...s, id: ids.get(s.id)!, chat_id: ids.get(s.chat_id)!, agent: chatAgent.get(s.chat_id)! } };
+  }
+  for (const c of each("chat")) {
+    const active = known(c.active_session_id);
+    if (active) yield { kind: "chat_active", data: { chat_id: ids.get(c.id)!, session_id: active } };
+  }
+  // Each searchable message is indexed with the one before and after it in its session: the one
+  // after is named by its place among the messages, so the slice writing this one can read it.
+  const next = nextSearchable(archive.messages);
+  let i = 0;
+  for (const m of each("message")) {
+    yield { kind: "message", data: { ...m, session_id: ids.get(m.session_id)!, next: next[i] ?? null } };
+    i++;
+  }
+  for (const [old, read] of extracted) yield { kind: "cursor", data: { session_id: ids.get(old)!, read } };
+  // A note's session may have been deleted since: the note keeps no session then.
+  for (const n of each("note")) yield { kind: "note", data: { ...n, session_id: known(n.session_id) } };
+  for (const c of each("cold_memory")) yield { kind: "cold_memory", data: c };
+  for (const v of each("cold_version")) yield { kind: "cold_version", data: v };
+  // Last, so an import undone leaves the mind's settings as they were.
+  const { locale, retention_hours, settings } = header.mind;
+  yield { kind: "settings", data: { locale, retention_hours, settings: resolveSettings(settings) } };
+}
+
+/** For each message, the index of the next non-ephemeral message of its session (or null). */
+function nextSearchable(messages: CheckedArchive["messages"]): (number | null)[] {
+  const next: (number | null)[] = new Array(messages.length).fill(null);
+  const later = new Map<string, number>();
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    next[i] = later.get(m.session) ?? null;
+    if (!m.ephemeral) later.set(m.session, i);
+  }
+  return next;
+}
+
+export interface StagedTotals {
+  rows: number;
+  slices: number;
+  counts: Record<string, number>;
+}
+
+/**
+ * Writes the staged rows of a job in bounded batches: each statement inserts many rows from one
+ * bound JSON value (D1 binds at most 100 parameters), each slice closes at SLICE_ROWS rows or
+ * SLICE_BYTES bytes. Message neighbours are named by their row's seq.
+ */
+export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>): Promise<StagedTotals> {
+  let seq = 0;
+  let slice = 0;
+  let sliceRows = 0;
+  let sliceBytes = 0;
+  let firstMessageSeq = -1;
+  let chunk: string[] = [];
+  let chunkBytes = 0;
+  let batch: ReturnType<typeof insertChunk>[] = [];
+  let batchBytes = 0;
+  const counts: Record<string, number> = {};
+
+  const flushBatch = async () => {
+    if (batch.length === 0) return;
+    const statements = batch;
+    batch = [];
+    batchBytes = 0;
+    await db.$client.batch(statements);
+  };
+  const endChunk = async () => {
+    if (chunk.length === 0) return;
+    batch.push(insertChunk(db, jobId, `[${chunk.join(",")}]`));
+    batchBytes += chunkBytes;
+    chunk = [];
+    chunkBytes = 0;
+    if (batchBytes >= STAGE_BATCH_BYTES) await flushBatch();
+  };
+
+  for (const row of rows) {
+    if (row.kind === "message") {
+      if (firstMessageSeq < 0) firstMessageSeq = seq;
+      const next = row.data.next as number | null;
+      row.data.next = next === null ? null : firstMessageSeq + next;
+    }
+    const text = JSON.stringify([slice, seq, row.kind, JSON.stringify(row.data)]);
+    if (chunkBytes + text.length > STAGE_STATEMENT_BYTES) await endChunk();
+    chunk.push(text);
+    chunkBytes += text.length;
+    counts[row.kind] = (counts[row.kind] ?? 0) + 1;
+    seq++;
+    sliceRows++;
+    sliceBytes += text.length;
+    if (sliceRows >= SLICE_ROWS || sliceBytes >= SLICE_BYTES) {
+      slice++;
+      sliceRows = 0;
+      sliceBytes = 0;
+    }
+    if (seq % ROWS_PER_YIELD === 0) await yieldToOthers();
+  }
+  await endChunk();
+  await flushBatch();
+  return { rows: seq, slices: sliceRows > 0 ? slice + 1 : slice, counts };
+}
+
+const INSERT_CHUNK = `insert into import_rows (job_id, slice, seq, kind, data)
+  select ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
+  from json_each(?2)`;
+
+const insertChunk = (db: Db, jobId: string, json: string) => db.$client.prepare(INSERT_CHUNK).bind(jobId, json);

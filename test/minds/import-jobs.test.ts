@@ -1,0 +1,88 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_RETENTION } from "../../src/db/retention";
+import { IMPORT_RETENTION_STEP, runImport, stageImport } from "../../src/minds/import-jobs";
+import { call, followImport, newMind, newTenant, store } from "../helpers";
+import { depsOfMind, testDeps } from "../support/deps";
+import { mindState } from "../support/mind-state";
+import { countEverywhere, dataOf } from "../support/shards";
+
+/** A mind holding three memories, and its archive. */
+async function archiveOfThree() {
+  const t = await newTenant();
+  const auth = { token: t.token, mind: t.mind.id };
+  for (const key of ["tea", "coffee", "water"]) await store(auth, { key, content: `Likes ${key}` });
+  const archive = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
+  return { ...t, archive };
+}
+
+const post = (mindId: string, token: string, archive: string) =>
+  call("POST", `/minds/${mindId}/import`, { token, rawBody: archive, headers: { "Content-Type": "application/x-ndjson" } });
+
+describe("an import job", () => {
+  it("is one at a time per mind, followed by its owner only", async () => {
+    const source = await archiveOfThree();
+    const target = (await newMind(source.token)).id;
+    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    expect(job).toMatchObject({ state: "queued", rows_written: 0, counts: { memories: 3 } });
+    // Staged, not yet written: a second import into the same (still empty) mind waits its turn.
+    const second = await post(target, source.token, source.archive);
+    expect(second.status).toBe(409);
+    expect(second.json.error.message).toMatch(/already under way/);
+    expect((await call("GET", `/minds/${target}/import/${job.id}`, { token: source.token })).json).toMatchObject({ id: job.id, state: "queued" });
+    const stranger = await newTenant();
+    expect((await call("GET", `/minds/${target}/import/${job.id}`, { token: stranger.token })).status).toBe(404);
+    expect((await call("GET", `/minds/${target}/import/imp_unknown`, { token: source.token })).status).toBe(404);
+
+    await runImport(testDeps(), target, job.id, () => true);
+    const done = (await call("GET", `/minds/${target}/import/${job.id}`, { token: source.token })).json;
+    expect(done).toMatchObject({ state: "done", rows_total: done.rows_written, error: null });
+    expect((await mindState(target)).counts.memories).toBe(3);
+    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+  });
+
+  it("that passes a quota while it writes is undone, and says why", async () => {
+    const source = await archiveOfThree();
+    const target = (await newMind(source.token)).id;
+    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    // Staged within the quota; meanwhile the mind's owner lowers it.
+    expect((await call("PATCH", `/minds/${target}`, { token: source.token, body: { settings: { max_memories: 2 } } })).status).toBe(200);
+    const start = await mindState(target);
+    const ended = await runImport(testDeps(), target, job.id, () => true);
+    expect(ended).toMatchObject({ state: "failed", error: { code: "quota_exceeded" } });
+    expect(ended!.error!.message).toMatch(/max_memories/);
+    expect(await mindState(target)).toEqual(start);
+    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+  });
+
+  it("over a megabyte answers 202 at once and is written in the background", async () => {
+    const source = await newTenant();
+    const at = "2026-01-01T00:00:00.000Z";
+    const lines = [{ type: "header", format: "edgemind-mind", version: 1, exported_at: at, mind: { id: "m", name: "big", locale: "en", retention_hours: null, settings: {} } }];
+    for (let i = 0; i < 1500; i++) {
+      lines.push({ type: "memory", id: `mem_${i}`, agent: "default", category: "fact", key: `fact_${i}`, content: `fact ${i} `.repeat(80), tags: [], priority: "normal", source: "user", verified: true, confidence: 1, expires_at: null, created_at: at, updated_at: at } as never);
+    }
+    const archive = lines.map((l) => JSON.stringify(l)).join("\n");
+    expect(archive.length).toBeGreaterThan(1024 * 1024);
+    const answer = await post(source.mind.id, source.token, archive);
+    expect(answer.status).toBe(202);
+    expect(answer.json.job).toMatchObject({ state: "queued", rows_total: 1501 });
+    const job = await followImport(source.mind.id, source.token, answer);
+    expect(job.json).toMatchObject({ state: "done", rows_written: 1501, counts: { memories: 1500 } });
+    expect((await call("GET", "/memory/search?q=fact%201499", { token: source.token, mind: source.mind.id })).json.results.length).toBeGreaterThan(0);
+  }, 120_000);
+
+  it("left in staging by a request that died is removed by the daily retention, with its rows", async () => {
+    const source = await archiveOfThree();
+    const target = (await newMind(source.token)).id;
+    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const db = await dataOf(target);
+    await db.prepare("update import_jobs set state = 'staging', updated_at = '2020-01-01T00:00:00.000Z' where id = ?").bind(job.id).run();
+    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBeGreaterThan(0);
+    // The mind is free for another import meanwhile.
+    expect((await followImport(target, source.token, await post(target, source.token, source.archive))).json).toMatchObject({ imported: { memories: 3 } });
+    const removed = await IMPORT_RETENTION_STEP.run(await depsOfMind(target), new Date(), DEFAULT_RETENTION);
+    expect(removed).toBeGreaterThanOrEqual(1);
+    expect(await countEverywhere("select count(*) as n from import_jobs where id = ?", job.id)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+  });
+});
