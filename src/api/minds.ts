@@ -7,7 +7,8 @@ import { readArchiveBody } from "../minds/archive-lines";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../minds/import";
 import { getImportJob } from "../minds/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
-import { createMind, deleteMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
+import { deleteMind } from "../minds/erase";
+import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
 import { bearerSecurity, createRouter } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
@@ -177,7 +178,10 @@ mindRoutes
       },
       responses: {
         200: jsonContent(z.object({ imported: ImportCountsSchema, job: ImportJobSchema }), "Written: rows restored, per table"),
-        202: jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
+        202: {
+          ...jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
+          headers: z.object({ Location: z.string().openapi({ description: "The job: GET it to follow the import" }) }),
+        },
         ...guardedResponses,
         409: { description: "The mind is not empty, or an import into it is under way", content: { "application/json": { schema: ErrorSchema } } },
         413: { description: "The archive, a line or the number of lines is over its bound", content: { "application/json": { schema: ErrorSchema } } },

@@ -10,8 +10,12 @@ import { abandonImport, runImport, type ImportJob } from "./import-jobs";
 const JOB_KEY = "job";
 const FAILURES_KEY = "failures";
 
-/** Writing time an alarm spends before it hands over to the next one (limits are per invocation). */
+/**
+ * Writing an alarm does before it hands over to the next one: limits (CPU, D1 queries) are per
+ * invocation, and a slice costs about four D1 calls.
+ */
 const ALARM_BUDGET_MS = 5_000;
+const ALARM_SLICES = 10;
 /** Consecutive failed runs before the job is given up and undone; the waits between them double. */
 const MAX_FAILURES = 8;
 const FIRST_RETRY_MS = 1_000;
@@ -65,19 +69,20 @@ export class ImportObject extends DurableObject<Env> {
    * (or a failed run) goes on in the background.
    */
   async runFor(budgetMs: number): Promise<ImportJob | null> {
-    return this.serially(() => this.run(budgetMs));
+    return this.serially(() => this.run(budgetMs, Infinity));
   }
 
   override async alarm(): Promise<void> {
-    await this.serially(() => this.run(ALARM_BUDGET_MS));
+    await this.serially(() => this.run(ALARM_BUDGET_MS, ALARM_SLICES));
   }
 
-  private async run(budgetMs: number): Promise<ImportJob | null> {
+  private async run(budgetMs: number, maxSlices: number): Promise<ImportJob | null> {
     const ref = this.ctx.storage.kv.get<JobRef>(JOB_KEY);
     if (!ref) return null;
     const until = Date.now() + budgetMs;
+    let slices = 0;
     try {
-      const job = await runImport(this.deps, ref.mindId, ref.jobId, () => Date.now() < until);
+      const job = await runImport(this.deps, ref.mindId, ref.jobId, () => Date.now() < until && slices++ < maxSlices);
       this.ctx.storage.kv.delete(FAILURES_KEY);
       if (job && (job.state === "queued" || job.state === "running" || job.state === "undoing")) await this.ctx.storage.setAlarm(Date.now());
       else await this.end();

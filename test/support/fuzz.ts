@@ -88,7 +88,7 @@ export async function runFuzz(options: {
 }): Promise<FuzzResult> {
   const { routes, components } = await readApiDocument();
   // /mcp is fuzzed through its tools, below; the webhook, /jobs and /shards check a shared secret first.
-  const fuzzed = routes.filter((r) => !["/mcp", "/telegram/webhook", "/telegram/setup", "/jobs", "/shards", "/shards/{name}/minds"].includes(r.path));
+  const fuzzed = routes.filter((r) => !["/mcp", "/telegram/webhook", "/telegram/setup", "/jobs", "/shards", "/shards/{name}/minds", "/shards/moves/{mind_id}"].includes(r.path));
   let target = await newTarget();
   const mcpHeaders = (t: Target) => ({ Authorization: `Bearer ${t.key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" });
   const listed = await send("POST", "/mcp", mcpHeaders(target), JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }));
