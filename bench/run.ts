@@ -5,6 +5,7 @@ import type { Part } from "./lib/part";
 import { bounds } from "./parts/bounds";
 import { context } from "./parts/context";
 import { cost } from "./parts/cost";
+import { faults } from "./parts/faults";
 import { fuzz } from "./parts/fuzz";
 import { growth } from "./parts/growth";
 import { http } from "./parts/http";
@@ -15,7 +16,7 @@ import { soak } from "./parts/soak";
 import { tenants } from "./parts/tenants";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz];
+const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -3,6 +3,7 @@ import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
 
+export { MindJobObject } from "./minds/job-object";
 export { RateLimiterObject } from "./limits/rate-limiter";
 export { ImportObject } from "./minds/import-object";
 export { SessionObject } from "./sessions/session-object";

@@ -5,6 +5,8 @@ import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type Retent
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps } from "../deps";
 import { IMPORT_RETENTION_STEP } from "../minds/import-jobs";
+import { finishInterruptedErasures } from "../minds/erase";
+import type { SessionDeps } from "../sessions/objects";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 
@@ -19,10 +21,13 @@ export const RETENTION_STEPS: RetentionStep[] = [
 
 /**
  * The daily retention job, on every database (a table a database does not use is empty
- * there): each step's deleted rows are counted over all of them, then PRAGMA optimize runs on each.
+ * there): erasures of minds left unfinished are finished, each step's deleted rows are counted
+ * over all databases, then PRAGMA optimize runs on each.
  */
-export async function runRetentionJob(deps: Deps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
+export async function runRetentionJob(deps: Deps & Partial<Pick<SessionDeps, "sessionObjects">>, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
   const now = deps.clock.now();
+  // First: a mind whose erasure stopped halfway is finished before its rows are counted below.
+  counts.erasures_finished = await finishInterruptedErasures(deps, now);
   const shards = everyShard(deps);
   for (const step of RETENTION_STEPS) counts[step.name] = 0;
   const optimized: string[] = [];

@@ -26,7 +26,7 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
   collection: async (deps, env, counts) => {
     Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
   },
-  retention: (deps, _env, counts) => runRetentionJob(deps, counts),
+  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS }, counts),
   // Built inside the job, so a bad embeddings setting fails (and records) this job only.
   embeddings: (deps, env, counts) => runEmbeddingsJob({ ...deps, semantic: createSemantic(env) }, counts),
 };

@@ -25,6 +25,8 @@ export const minds = sqliteTable("minds", {
   writes: text("writes").$type<MindWrites>().notNull().default("open"),
   /** Set in the directory while the mind's data is copied to this shard. */
   movingTo: text("moving_to"),
+  /** Set in the directory once the mind's erasure began: it then answers as missing everywhere. */
+  erasingSince: text("erasing_since"),
 });
 
 export type MindWrites = "open" | "moving" | "erasing" | "elsewhere";
@@ -330,4 +332,47 @@ export const importRows = sqliteTable(
 /** Never holds a row: an insert into it fails a slice's batch written twice. */
 export const importGuard = sqliteTable("import_guard", {
   ok: integer("ok").notNull(),
+});
+
+/** In the directory: a mind's move between shards, run as a job (migrations/0018_mind_jobs.sql). */
+export const mindMoves = sqliteTable("mind_moves", {
+  mindId: text("mind_id").primaryKey(),
+  fromShard: text("from_shard").notNull(),
+  toShard: text("to_shard").notNull(),
+  state: text("state").$type<MoveState>().notNull(),
+  error: text("error"),
+  attempts: integer("attempts").notNull().default(0),
+  startedAt: text("started_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+export type MoveState = "freezing" | "preparing" | "copying" | "switching" | "erasing" | "undoing" | "done" | "abandoned";
+
+/** On a move's target shard: how far each table of the mind is copied, by the source's rowid. */
+export const mindCopyCursors = sqliteTable(
+  "mind_copy_cursors",
+  {
+    mindId: text("mind_id").notNull(),
+    tableName: text("table_name").notNull(),
+    afterRowid: integer("after_rowid").notNull(),
+    done: integer("done", { mode: "boolean" }).notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.mindId, t.tableName] })],
+);
+
+/** In the directory: a mind's erasure, kept after it finished as the answer to asking again. */
+export const mindErasures = sqliteTable("mind_erasures", {
+  mindId: text("mind_id").primaryKey(),
+  accountId: text("account_id").notNull(),
+  shard: text("shard").notNull(),
+  counts: text("counts", { mode: "json" }).$type<Record<string, number>>().notNull(),
+  startedAt: text("started_at").notNull(),
+  finishedAt: text("finished_at"),
+});
+
+/** Minds per shard, kept by triggers on minds: where a new mind goes is one small read. */
+export const shardMinds = sqliteTable("shard_minds", {
+  shard: text("shard").primaryKey(),
+  minds: integer("minds").notNull(),
 });

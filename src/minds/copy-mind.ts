@@ -1,87 +1,127 @@
+import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { BoundedBatches, insertRow, readMindRows, rowBytes, type MindTable, type Row, type RowBounds, type RowFilter } from "./shard-rows";
+import { mindCopyCursors } from "../db/schema";
+import { insertRow, rowBytes, type MindTable, type Row, type RowBounds } from "./shard-rows";
 
-// Copies every row of a mind's data from one database to another. Rows keep their ids, except
-// messages and history entries, whose integer ids the target numbers itself (an id taken in
-// one database may be another mind's in the next): messages are copied in their order, so a
-// session's extraction cursor is renumbered with them. Extraction records name the window they
-// read by message ids of the old numbering: they are kept as records of the past, their window
-// marked `moved:<old id>`, so no later extraction mistakes one for its own window.
+// Copies a mind's rows from one database to another one page at a time. How far each table has
+// come is kept on the target (mind_copy_cursors) and written in the same batch as the rows it
+// counts, so a copy stopped anywhere (a crash, a failed call, a lost answer) resumes exactly
+// where it stood, with no row missing or doubled.
+//
+// Rows keep their ids, except messages and history entries, whose integer ids the target numbers
+// itself (an id taken in one database may be another mind's in the next): messages are copied
+// in their order, and a session's extraction cursor moves with them to the new id of the last
+// message it had read. Extraction records name the window they read by message ids of the old
+// numbering: they are kept as records of the past, their window marked `moved:<old id>`, so no
+// later extraction mistakes one for its own window.
 
-/** Copies the mind's rows from `source` into `target`, which holds none of them yet. */
-export async function copyMindRows(source: Db, target: Db, mindId: string, bounds: RowBounds): Promise<void> {
-  // A chat's active session is set once the sessions exist.
-  const active: { chat: string; session: string }[] = [];
-  await copyTable(source, target, "chats", mindId, bounds, (row) => {
-    if (row.active_session_id) active.push({ chat: String(row.id), session: String(row.active_session_id) });
-    return { ...row, active_session_id: null };
-  });
-  await copyTable(source, target, "sessions", mindId, bounds);
-  for await (const sessions of readMindRows(source, "sessions", mindId, bounds)) {
-    for (const session of sessions) await copySessionHistory(source, target, mindId, session, bounds);
-  }
-  await copyTable(source, target, "note_extractions", mindId, bounds, (row) => ({
-    ...row,
-    after_message_id: `moved:${String(row.after_message_id)}`,
-    through_message_id: `moved:${String(row.through_message_id)}`,
-  }));
-  const writer = new BoundedBatches(target, bounds);
-  for (const { chat, session } of active) {
-    await writer.add(target.$client.prepare("update chats set active_session_id = ? where id = ? and mind_id = ?").bind(session, chat, mindId));
-  }
-  await writer.flush();
-  for (const name of ["memories", "notes", "cold_memory", "cold_versions", "consolidations", "llm_usage"] as const) {
-    await copyTable(source, target, name, mindId, bounds);
-  }
-  await copyTable(source, target, "memory_history", mindId, bounds, (row) => omit(row, "id"));
-  // Last: a vector record whose row is missing would have its vector removed by the hourly job.
-  await copyTable(source, target, "embeddings", mindId, bounds, undefined, "insert or replace");
-  // The insert triggers counted what was copied; the source's figures are the exact ones.
-  await copyTable(source, target, "mind_usage", mindId, bounds, undefined, "insert or replace");
+interface CopyStep {
+  /** The cursor's name: a table, or a second pass over one. */
+  name: string;
+  table: MindTable;
+  shape?: (row: Row) => Row;
+  verb?: "insert" | "insert or replace";
+  /** Statements for one source row, instead of its insert. */
+  write?: (target: Db, mindId: string, row: Row, context: PageContext) => D1PreparedStatement[];
+  /** What the page's rows need to know from the source beyond themselves. */
+  context?: (source: Db, mindId: string, rows: Row[]) => Promise<PageContext>;
 }
 
-async function copyTable(
-  source: Db,
-  target: Db,
-  name: MindTable,
-  mindId: string,
-  bounds: RowBounds,
-  shape: (row: Row) => Row = (row) => row,
-  verb: "insert" | "insert or replace" = "insert",
-): Promise<void> {
-  const writer = new BoundedBatches(target, bounds);
-  for await (const rows of readMindRows(source, name, mindId, bounds)) {
-    for (const row of rows) {
-      const shaped = shape(row);
-      await writer.add(insertRow(target, name, shaped, { verb }), shaped);
-    }
-  }
-  await writer.flush();
-}
+type PageContext = Map<unknown, number>;
 
 const omit = (row: Row, column: string) => Object.fromEntries(Object.entries(row).filter(([c]) => c !== column));
 
-/** A session's messages in order under the target's ids, then its cursor renumbered. */
-async function copySessionHistory(source: Db, target: Db, mindId: string, session: Row, bounds: RowBounds): Promise<void> {
-  const renumbered: [number, number][] = [];
-  const of: RowFilter = { sql: "session_id = ?", values: [session.id] };
-  for await (const rows of readMindRows(source, "messages", mindId, bounds, of)) {
-    for (let start = 0; start < rows.length; ) {
-      // One batch per slice bounded by bytes, so the new ids come back in the order sent.
-      const slice: Row[] = [];
-      let bytes = 0;
-      while (start < rows.length && (slice.length === 0 || bytes < bounds.bytes)) {
-        const row = rows[start++]!;
-        slice.push(row);
-        bytes += rowBytes(row);
-      }
-      const inserted = await target.$client.batch<{ id: number }>(slice.map((row) => insertRow(target, "messages", omit(row, "id"), { returning: "id" })));
-      slice.forEach((row, i) => renumbered.push([Number(row.id), Number(inserted[i]!.results[0]!.id)]));
+/** In this order: a row's parents before it, a chat's active session once sessions exist, vector records and usage last. */
+const COPY_STEPS: CopyStep[] = [
+  { name: "chats", table: "chats", shape: (row) => ({ ...row, active_session_id: null }) },
+  // The extraction cursor is renumbered as the session's messages arrive.
+  { name: "sessions", table: "sessions", shape: (row) => ({ ...row, extracted_through_message_id: 0 }) },
+  {
+    name: "messages",
+    table: "messages",
+    context: sessionCursors,
+    write: (target, mindId, row, cursors) => {
+      const insert = insertRow(target, "messages", omit(row, "id"));
+      if (Number(row.id) > (cursors.get(row.session_id) ?? 0)) return [insert];
+      // Read before the move: the cursor names this message under its new id (the session's newest so far).
+      const renumber = target.$client
+        .prepare("update sessions set extracted_through_message_id = (select max(id) from messages where session_id = ? and mind_id = ?) where id = ? and mind_id = ?")
+        .bind(row.session_id, mindId, row.session_id, mindId);
+      return [insert, renumber];
+    },
+  },
+  {
+    name: "note_extractions",
+    table: "note_extractions",
+    shape: (row) => ({ ...row, after_message_id: `moved:${String(row.after_message_id)}`, through_message_id: `moved:${String(row.through_message_id)}` }),
+  },
+  {
+    name: "chats_active",
+    table: "chats",
+    write: (target, mindId, row) =>
+      row.active_session_id
+        ? [target.$client.prepare("update chats set active_session_id = ? where id = ? and mind_id = ?").bind(row.active_session_id, row.id, mindId)]
+        : [],
+  },
+  ...(["memories", "notes", "cold_memory", "cold_versions", "consolidations", "llm_usage"] as const).map((table) => ({ name: table, table })),
+  { name: "memory_history", table: "memory_history", shape: (row: Row) => omit(row, "id") },
+  // Last: a vector record whose row is missing would have its vector removed by the hourly job.
+  { name: "embeddings", table: "embeddings", verb: "insert or replace" },
+  // The insert triggers counted what was copied; the source's figures are the exact ones.
+  { name: "mind_usage", table: "mind_usage", verb: "insert or replace" },
+];
+
+/** Each page's sessions with the id of the last message extracted, as the source numbers them. */
+async function sessionCursors(source: Db, mindId: string, rows: Row[]): Promise<PageContext> {
+  const ids = [...new Set(rows.map((r) => r.session_id))];
+  const found = await source.$client
+    .prepare(`select id, extracted_through_message_id as cursor from sessions where mind_id = ? and id in (${ids.map(() => "?").join(", ")})`)
+    .bind(mindId, ...ids)
+    .all<{ id: string; cursor: number }>();
+  return new Map(found.results.map((s) => [s.id, s.cursor]));
+}
+
+/**
+ * Copies the next page of the mind's rows from `source` to `target`; false once every table is
+ * copied. The target is prepared beforehand (the mind's row there, none of its data, no cursors).
+ */
+export async function copyNextPage(source: Db, target: Db, mindId: string, bounds: RowBounds): Promise<boolean> {
+  const cursors = await target.select().from(mindCopyCursors).where(eq(mindCopyCursors.mindId, mindId));
+  const step = COPY_STEPS.find((s) => !cursors.some((c) => c.tableName === s.name && c.done));
+  if (!step) return false;
+  const after = cursors.find((c) => c.tableName === step.name)?.afterRowid ?? 0;
+  // Fewer ids per page than D1's 100 bound parameters, for the session cursors' lookup.
+  const limit = Math.min(bounds.rows, 90);
+  const { results: rows } = await source.$client
+    .prepare(`select rowid as _rowid, * from "${step.table}" where mind_id = ? and rowid > ? order by rowid limit ?`)
+    .bind(mindId, after, limit)
+    .all<Row>();
+  const last = rows.length < limit;
+  const context = step.context && rows.length > 0 ? await step.context(source, mindId, rows) : new Map<unknown, number>();
+  const cursor = (afterRowid: number, done: boolean) =>
+    target.$client
+      .prepare("insert into mind_copy_cursors (mind_id, table_name, after_rowid, done) values (?, ?, ?, ?) on conflict (mind_id, table_name) do update set after_rowid = excluded.after_rowid, done = excluded.done")
+      .bind(mindId, step.name, afterRowid, done ? 1 : 0);
+
+  // One batch per slice of the page bounded by bytes, each moving the cursor past its own rows.
+  for (let start = 0; start < rows.length || (start === 0 && rows.length === 0); ) {
+    const statements: D1PreparedStatement[] = [];
+    let bytes = 0;
+    let through = after;
+    while (start < rows.length && (statements.length === 0 || bytes < bounds.bytes)) {
+      const row = rows[start++]!;
+      const shaped = step.shape ? step.shape(row) : row;
+      statements.push(...(step.write ? step.write(target, mindId, shaped, context) : [insertRow(target, step.table, shaped, { verb: step.verb })]));
+      bytes += rowBytes(shaped);
+      through = Number(row._rowid);
     }
+    await target.$client.batch([...statements, cursor(through, last && start >= rows.length)]);
+    if (rows.length === 0) break;
   }
-  const renumber = (old: number) => renumbered.reduce((found, [was, now]) => (was <= old ? now : found), 0);
-  await target.$client
-    .prepare("update sessions set extracted_through_message_id = ? where id = ? and mind_id = ?")
-    .bind(renumber(Number(session.extracted_through_message_id)), session.id, mindId)
-    .run();
+  return true;
+}
+
+/** Forgets how far a copy of the mind into `target` had come. */
+export async function dropCopyCursors(target: Db, mindId: string): Promise<void> {
+  await target.delete(mindCopyCursors).where(eq(mindCopyCursors.mindId, mindId));
 }

@@ -1,34 +1,11 @@
-import { and, count, desc, eq, inArray, notExists, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import {
-  accounts,
-  chats,
-  coldMemory,
-  coldVersions,
-  consolidations,
-  importJobs,
-  llmUsage,
-  loginLinks,
-  memories,
-  memoryHistory,
-  messages,
-  mindKeys,
-  minds,
-  noteExtractions,
-  notes,
-  sessions,
-  mindUsage,
-  oauthGrants,
-  embeddings,
-  telegramChats,
-  type MindRow,
-} from "../db/schema";
+import { accounts, minds, mindUsage, shardMinds, type MindRow } from "../db/schema";
 import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { resolveSettings, type MindSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
@@ -121,6 +98,7 @@ export async function createMind(
       shard,
       writes: "open",
       movingTo: null,
+      erasingSince: null,
     };
     try {
       await insertMind(deps, row);
@@ -172,18 +150,18 @@ export async function writeShardCopy(deps: Deps, row: MindRow, options: { replac
   ]);
 }
 
-/** The shard holding the fewest minds (the first declared on a tie). */
+/** The shard holding the fewest minds (the first declared on a tie), from the counts triggers keep. */
 async function emptiestShard(deps: Deps): Promise<string> {
   const shards = everyShard(deps).map((s) => s.name);
   if (shards.length === 1) return shards[0]!;
-  const counted = await directoryOf(deps).select({ shard: minds.shard, n: count() }).from(minds).groupBy(minds.shard);
-  const held = new Map(counted.map((c) => [c.shard, c.n]));
+  const counted = await directoryOf(deps).select().from(shardMinds);
+  const held = new Map(counted.map((c) => [c.shard, c.minds]));
   return shards.reduce((best, name) => ((held.get(name) ?? 0) < (held.get(best) ?? 0) ? name : best));
 }
 
 export async function listMinds(deps: Deps, accountId: string): Promise<Mind[]> {
   const db = directoryOf(deps);
-  const rows = await db.select().from(minds).where(eq(minds.accountId, accountId)).orderBy(desc(minds.createdAt));
+  const rows = await db.select().from(minds).where(and(eq(minds.accountId, accountId), isNull(minds.erasingSince))).orderBy(desc(minds.createdAt));
   return rows.map(toMind);
 }
 
@@ -192,7 +170,7 @@ export async function getMind(deps: Deps, accountId: string, mindId: string): Pr
   const row = await directoryOf(deps)
     .select()
     .from(minds)
-    .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
+    .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId), isNull(minds.erasingSince)))
     .get();
   if (!row) throw notFound("mind");
   return toMind(row);
@@ -200,7 +178,7 @@ export async function getMind(deps: Deps, accountId: string, mindId: string): Pr
 
 /** A mind by id alone, for callers already holding a key bound to it. */
 export async function getMindById(deps: Deps, mindId: string): Promise<Mind> {
-  const row = await directoryOf(deps).select().from(minds).where(eq(minds.id, mindId)).get();
+  const row = await directoryOf(deps).select().from(minds).where(and(eq(minds.id, mindId), isNull(minds.erasingSince))).get();
   if (!row) throw notFound("mind");
   return toMind(row);
 }
@@ -245,73 +223,6 @@ export async function copySettingsToDirectory(deps: Deps, mindId: string): Promi
     .update(minds)
     .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
     .where(eq(minds.id, mindId));
-}
-
-/**
- * Erases the mind and everything it owns on its shard and in the directory (the foreign keys
- * cascade), then the stored state of its sessions' objects; returns how many rows of each kind went.
- */
-export async function deleteMind(deps: SessionDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
-  const mind = await getMind(deps, accountId, mindId);
-  if (mind.moving) throw mindMoving();
-  const db = databaseOfMind(deps, mind.shard);
-  const directory = directoryOf(deps);
-  const mindSessions = db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId));
-  const ownMind = and(eq(minds.id, mindId), eq(minds.accountId, accountId));
-  const counted = await db.batch([
-    db.select({ n: count() }).from(memories).where(eq(memories.mindId, mindId)),
-    db.select({ n: count() }).from(memoryHistory).where(eq(memoryHistory.mindId, mindId)),
-    db.select({ n: count() }).from(chats).where(eq(chats.mindId, mindId)),
-    mindSessions,
-    // Through the sessions: messages are indexed by session, not by mind.
-    db.select({ n: count() }).from(messages).where(inArray(messages.sessionId, mindSessions)),
-    db.select({ n: count() }).from(notes).where(eq(notes.mindId, mindId)),
-    db.select({ n: count() }).from(coldMemory).where(eq(coldMemory.mindId, mindId)),
-    db.select({ n: count() }).from(coldVersions).where(eq(coldVersions.mindId, mindId)),
-    db.select({ n: count() }).from(consolidations).where(eq(consolidations.mindId, mindId)),
-    db.select({ n: count() }).from(noteExtractions).where(eq(noteExtractions.mindId, mindId)),
-    db.select({ n: count() }).from(llmUsage).where(eq(llmUsage.mindId, mindId)),
-    // No foreign key here (see the migration): the records go explicitly, their vectors below.
-    db.delete(embeddings).where(eq(embeddings.mindId, mindId)).returning({ rowId: embeddings.rowId }),
-    db.select({ n: count() }).from(mindUsage).where(eq(mindUsage.mindId, mindId)),
-    db.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId)),
-    // A shard's copy of the row: every table above goes with it by ON DELETE CASCADE.
-    ...(mind.shard === DIRECTORY ? [] : [db.delete(minds).where(ownMind), db.delete(accounts).where(accountUnused(db, accountId))]),
-  ]);
-  const listed = await directory.batch([
-    directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
-    directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
-    directory.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
-    directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
-    // Last: the directory's tables (and on DB the mind's data) go by ON DELETE CASCADE.
-    directory.delete(minds).where(ownMind),
-  ]);
-  const sessionIds = counted[3].map((s) => s.id);
-  await forgetSessionObjects(deps.sessionObjects, sessionIds);
-  const vectorIds = counted[11].map((e) => e.rowId);
-  for (let i = 0; i < vectorIds.length && deps.semantic; i += 500) await deps.semantic.index.remove(mindId, vectorIds.slice(i, i + 500));
-  const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
-  return {
-    minds: 1,
-    memories: n(counted[0]),
-    memory_history: n(counted[1]),
-    mind_keys: n(listed[0]),
-    chats: n(counted[2]),
-    sessions: sessionIds.length,
-    messages: n(counted[4]),
-    notes: n(counted[5]),
-    cold_memory: n(counted[6]),
-    cold_versions: n(counted[7]),
-    consolidations: n(counted[8]),
-    note_extractions: n(counted[9]),
-    llm_usage: n(counted[10]),
-    login_links: n(listed[1]),
-    telegram_chats: n(listed[2]),
-    oauth_grants: n(listed[3]),
-    embeddings: vectorIds.length,
-    mind_usage: n(counted[12]),
-    import_jobs: n(counted[13]),
-  };
 }
 
 /** A shard's bare row of an account that no mind on that shard refers to any more. */

@@ -1,141 +1,262 @@
-import { and, count, eq, isNotNull, isNull, or } from "drizzle-orm";
+import { and, eq, inArray, notExists, sql } from "drizzle-orm";
+import { isoNow } from "../clock";
 import { directoryOf, everyShard, type Db } from "../db/client";
-import { accounts, minds, type MindRow } from "../db/schema";
+import { accounts, mindMoves, minds, shardMinds, type MoveState } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
-import { conflict, invalid, notFound } from "../errors";
-import { copyMindRows } from "./copy-mind";
+import { AppError, conflict, invalid, notFound } from "../errors";
+import { copyNextPage, dropCopyCursors } from "./copy-mind";
+import { unfinishedImportOf } from "./import-jobs";
 import { accountUnused, writeShardCopy } from "./minds";
-import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
+import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
-export interface MoveReport {
+// Moving a mind's data to another shard is a job of small steps, each one bounded and safe to
+// repeat; the directory's mind_moves row says which step is next. The mind is marked moving in
+// the directory and its rows on the source are closed to writes (the database refuses them,
+// 503 mind_moving); every table is copied page by page; the counts are compared; the directory
+// switches to the target; the old copy is erased. Abandoned before the switch, the partial copy
+// is erased and the source takes writes again. Reads go on from the old copy while it moves.
+
+export interface MoveProgress {
   mind_id: string;
   from: string;
   to: string;
-  /** Rows of each table now on the target shard (the same as the source held). */
-  copied: Record<MindTable, number>;
-  /** Rows deleted from the shard the mind left (and from any shard a failed move left rows on). */
-  erased: Record<string, number>;
+  state: MoveState;
+  /** The last failure of a step (retried with a growing pause), or why the move was abandoned. */
+  error: string | null;
+  /** Failed steps in a row. */
+  attempts: number;
+  /** The mind's rows of each table on each side: the target fills up, then the source empties. */
+  rows: { from: Record<MindTable, number>; to: Record<MindTable, number> };
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+const FINISHED: MoveState[] = ["done", "abandoned"];
+/** Steps that may still be abandoned: nothing has switched yet. */
+const UNDOABLE: MoveState[] = ["freezing", "preparing", "copying", "switching"];
+
+export const isMoveRunning = (state: MoveState | null) => state !== null && !FINISHED.includes(state);
+
+function shardDb(deps: Deps, name: string): Db {
+  const shard = everyShard(deps).find((s) => s.name === name);
+  if (!shard) throw invalid(`no shard is named ${name}: the shards are ${everyShard(deps).map((s) => s.name).join(", ")}`);
+  return shard.db;
 }
 
 /**
- * Moves a mind's data to another shard: the mind is marked moving in the directory and its
- * rows on the source are closed to writes (the database refuses them, 503 mind_moving), every
- * table is copied in bounded batches, the counts are compared, the directory switches to the
- * target, and the old copy is erased. A failure before the switch erases the partial copy and
- * opens the source again; after it, the old copy's erasure is finished. Should the recovery
- * fail too, calling the move again resumes it. Reads go on from the old copy while it moves.
+ * Starts moving a mind to shard `to`, or answers the move already under way there. The job's
+ * steps are then driven by `advanceMove` (the mind's job object runs them in the background).
  */
-export async function moveMind(deps: Deps, mindId: string, to: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveReport> {
+export async function startMove(deps: Deps, mindId: string, to: string): Promise<MoveProgress> {
+  shardDb(deps, to);
   const directory = directoryOf(deps);
-  const shardDb = (name: string) => everyShard(deps).find((s) => s.name === name)?.db;
-  const target = shardDb(to);
-  if (!target) throw invalid(`no shard is named ${to}: the shards are ${everyShard(deps).map((s) => s.name).join(", ")}`);
   const row = await directory.select().from(minds).where(eq(minds.id, mindId)).get();
-  if (!row) throw notFound("mind");
-  if (row.movingTo !== null && row.movingTo !== to) throw conflict(`the mind is moving to ${row.movingTo}`);
-  const from = row.shard;
-  const source = shardDb(from)!;
-  if (from === to) {
-    // Already there: only what an interrupted move left elsewhere is erased.
-    return { mind_id: mindId, from, to, copied: await countMindRows(target, mindId), erased: await eraseLeftovers(deps, row) };
+  if (!row || row.erasingSince !== null) throw notFound("mind");
+  const now = isoNow(deps.clock);
+  if (row.shard === to && row.movingTo === null) return alreadyThere(deps, mindId, to, now);
+  if (await unfinishedImportOf(shardDb(deps, row.shard), mindId, now).get()) throw importUnderWay();
+  // Recorded and claimed in one transaction, only while the mind is where it was read and nothing else moves it.
+  const d1 = directory.$client;
+  const [, claimed] = await d1.batch([
+    d1.prepare(
+      `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
+       select ?1, ?2, ?3, 'freezing', null, 0, ?4, ?4, null
+       where exists (select 1 from minds where id = ?1 and shard = ?2 and moving_to is null and erasing_since is null)
+       on conflict (mind_id) do update set from_shard = excluded.from_shard, to_shard = excluded.to_shard, state = 'freezing',
+         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = null
+       where mind_moves.state in ('done', 'abandoned')`,
+    ).bind(mindId, row.shard, to, now),
+    d1.prepare(
+      `update minds set moving_to = ?3 where id = ?1 and shard = ?2 and moving_to is null and erasing_since is null
+       and exists (select 1 from mind_moves where mind_id = ?1 and to_shard = ?3 and state = 'freezing' and started_at = ?4) returning id`,
+    ).bind(mindId, row.shard, to, now),
+  ]);
+  if (claimed!.results.length === 0) {
+    const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+    if (!job || !isMoveRunning(job.state)) throw conflict("the mind changed shard meanwhile: try again");
+    if (job.toShard !== to) throw conflict(`the mind is moving to ${job.toShard}`);
   }
-
-  let claimed = false;
-  try {
-    const claim = await directory
-      .update(minds)
-      .set({ movingTo: to })
-      .where(and(eq(minds.id, mindId), eq(minds.shard, from), or(isNull(minds.movingTo), eq(minds.movingTo, to))))
-      .returning({ id: minds.id });
-    if (claim.length === 0) throw conflict("the mind changed shard meanwhile: try again");
-    claimed = true;
-    await source.update(minds).set({ writes: "moving" }).where(eq(minds.id, mindId));
-    // A partial copy left by an interrupted attempt is started afresh.
-    await eraseMindRows(target, mindId, bounds);
-    if (to === DIRECTORY) await target.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
-    else await writeShardCopy(deps, { ...row, shard: to }, { replace: true });
-    await copyMindRows(source, target, mindId, bounds);
-    const copied = await verifyCopy(source, target, mindId);
-    await directory
-      .update(minds)
-      .set({ shard: to, movingTo: null, writes: to === DIRECTORY ? "open" : from === DIRECTORY ? "erasing" : "elsewhere" })
-      .where(and(eq(minds.id, mindId), eq(minds.movingTo, to)));
-    return { mind_id: mindId, from, to, copied, erased: await eraseOldCopy(deps, source, from, row) };
-  } catch (error) {
-    if (!claimed && !(await isMarkedMoving(directory, mindId, to))) throw error;
-    const landed = await recover(deps, row, to).catch((recoveryError: unknown) => {
-      console.error("a failed move could not be undone; moving it again resumes it", mindId, recoveryError);
-      return null;
-    });
-    if (landed) return landed;
-    throw error;
-  }
+  return (await moveProgress(deps, mindId))!;
 }
 
-/** The same rows on both sides, table by table, or a conflict naming the first difference. */
-async function verifyCopy(source: Db, target: Db, mindId: string): Promise<Record<MindTable, number>> {
-  const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
-  for (const name of MIND_TABLES) {
-    if (had[name] !== has[name]) throw conflict(`the copy of ${name} holds ${has[name]} rows, the source ${had[name]}: the move was undone`);
-  }
-  return has;
+const importUnderWay = () => conflict("an import into the mind is under way: move it when the import has ended");
+
+/** A mind already on the shard asked for: nothing to do. */
+async function alreadyThere(deps: Deps, mindId: string, to: string, now: string): Promise<MoveProgress> {
+  const rows = await countMindRows(shardDb(deps, to), mindId);
+  return { mind_id: mindId, from: to, to, state: "done", error: null, attempts: 0, rows: { from: rows, to: rows }, started_at: now, updated_at: now, finished_at: now };
 }
 
-const isMarkedMoving = async (directory: Db, mindId: string, to: string) =>
-  (await directory.select({ movingTo: minds.movingTo }).from(minds).where(eq(minds.id, mindId)).get())?.movingTo === to;
+/** Where the mind's latest move stands, with its rows on each side; null if it never moved. */
+export async function moveProgress(deps: Deps, mindId: string): Promise<MoveProgress | null> {
+  const job = await directoryOf(deps).select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!job) return null;
+  const [from, to] = [await countMindRows(shardDb(deps, job.fromShard), mindId), await countMindRows(shardDb(deps, job.toShard), mindId)];
+  return {
+    mind_id: mindId,
+    from: job.fromShard,
+    to: job.toShard,
+    state: job.state,
+    error: job.error,
+    attempts: job.attempts,
+    rows: { from, to },
+    started_at: job.startedAt,
+    updated_at: job.updatedAt,
+    finished_at: job.finishedAt,
+  };
+}
 
 /**
- * After a failure: if the directory already names the target, the move happened and the old
- * copy's erasure is finished (the move's report is returned); otherwise the target's partial
- * copy is erased and the source takes writes again (null).
+ * Abandons a move that has not switched yet: its next steps erase the partial copy and open the
+ * source to writes again. A move past its switch is finished instead (409).
  */
-async function recover(deps: Deps, row: MindRow, to: string): Promise<MoveReport | null> {
+export async function abandonMove(deps: Deps, mindId: string, reason = "abandoned by the operator"): Promise<MoveProgress> {
   const directory = directoryOf(deps);
-  const now = await directory.select().from(minds).where(eq(minds.id, row.id)).get();
-  if (!now) return null;
-  const shard = (name: string) => everyShard(deps).find((s) => s.name === name)!.db;
-  if (now.shard === to) {
-    const erased = await eraseOldCopy(deps, shard(row.shard), row.shard, row);
-    return { mind_id: row.id, from: row.shard, to, copied: await countMindRows(shard(to), row.id), erased };
-  }
-  const target = shard(to);
-  await eraseMindRows(target, row.id, DEFAULT_ROW_BOUNDS);
-  if (to === DIRECTORY) await target.update(minds).set({ writes: "elsewhere" }).where(eq(minds.id, row.id));
-  else await target.batch([target.delete(minds).where(eq(minds.id, row.id)), target.delete(accounts).where(accountUnused(target, row.accountId))]);
-  await shard(row.shard).update(minds).set({ writes: "open" }).where(eq(minds.id, row.id));
-  await directory.update(minds).set({ movingTo: null }).where(eq(minds.id, row.id));
-  return null;
+  const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!job) throw notFound("move");
+  if (job.state === "undoing" || job.state === "abandoned") return (await moveProgress(deps, mindId))!;
+  const [changed] = await directory
+    .update(mindMoves)
+    .set({ state: "undoing", error: reason, attempts: 0, updatedAt: isoNow(deps.clock) })
+    .where(and(eq(mindMoves.mindId, mindId), inArray(mindMoves.state, UNDOABLE)))
+    .returning({ state: mindMoves.state });
+  if (!changed) throw conflict(`the move is ${job.state}: past its switch it can only be finished`);
+  return (await moveProgress(deps, mindId))!;
 }
 
-/** Erases the mind's rows from the shard it left: writes are refused there from now on. */
-async function eraseOldCopy(deps: Deps, source: Db, from: string, row: MindRow): Promise<Record<string, number>> {
-  await source.update(minds).set({ writes: "erasing" }).where(eq(minds.id, row.id));
-  const erased = await eraseMindRows(source, row.id, DEFAULT_ROW_BOUNDS);
-  if (from === DIRECTORY) await source.update(minds).set({ writes: "elsewhere" }).where(eq(minds.id, row.id));
-  else await source.batch([source.delete(minds).where(eq(minds.id, row.id)), source.delete(accounts).where(accountUnused(source, row.accountId))]);
-  return erased;
+/**
+ * Runs the next bounded step of the mind's move and answers the state it leaves; null when no
+ * move is recorded. Every step is safe to repeat, so a step that failed anywhere is run again.
+ */
+export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveState | null> {
+  const directory = directoryOf(deps);
+  const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!job || !isMoveRunning(job.state)) return job?.state ?? null;
+  const source = shardDb(deps, job.fromShard);
+  const target = shardDb(deps, job.toShard);
+  const next = (state: MoveState) => setState(deps, mindId, job.state, state);
+  switch (job.state) {
+    case "freezing": {
+      // Closed only while no import writes into the mind; an import starting later sees it closed.
+      const frozen = await source
+        .update(minds)
+        .set({ writes: "moving" })
+        .where(and(eq(minds.id, mindId), notExists(unfinishedImportOf(source, mindId, isoNow(deps.clock)))))
+        .returning({ id: minds.id });
+      if (frozen.length === 0) {
+        await abandonMove(deps, mindId, importUnderWay().message);
+        return "undoing";
+      }
+      return next("preparing");
+    }
+    case "preparing": {
+      // Whatever an earlier attempt left on the target is erased; the copy starts from nothing.
+      await eraseMindRows(target, mindId, bounds);
+      await dropCopyCursors(target, mindId);
+      const row = (await directory.select().from(minds).where(eq(minds.id, mindId)).get())!;
+      if (job.toShard === DIRECTORY) await target.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
+      else await writeShardCopy(deps, { ...row, shard: job.toShard }, { replace: true });
+      return next("copying");
+    }
+    case "copying":
+      return (await copyNextPage(source, target, mindId, bounds)) ? "copying" : next("switching");
+    case "switching":
+      return switchShard(deps, mindId, job.fromShard, job.toShard, source, target);
+    case "erasing": {
+      // The old copy now takes deletes only; the directory already sends everything to the target.
+      await source.update(minds).set({ writes: "erasing" }).where(and(eq(minds.id, mindId), eq(minds.writes, "moving")));
+      if (!(await eraseSomeMindRows(source, mindId, bounds, 5)).done) return "erasing";
+      await dropCopyCursors(target, mindId);
+      await dropShardRow(source, job.fromShard, mindId);
+      return finish(deps, mindId, "erasing", "done");
+    }
+    case "undoing": {
+      if (!(await eraseSomeMindRows(target, mindId, bounds, 5)).done) return "undoing";
+      await dropCopyCursors(target, mindId);
+      await dropShardRow(target, job.toShard, mindId);
+      await source.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
+      await directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, job.toShard)));
+      return finish(deps, mindId, "undoing", "abandoned");
+    }
+  }
+  return job.state;
 }
 
-/** Rows of the mind on any shard but its own, left by an interrupted move: erased. */
-async function eraseLeftovers(deps: Deps, row: MindRow): Promise<Record<string, number>> {
-  const erased: Record<string, number> = {};
-  for (const { name, db } of everyShard(deps)) {
-    if (name === row.shard) continue;
-    const present = await db.select({ writes: minds.writes }).from(minds).where(eq(minds.id, row.id)).get();
-    if (!present) continue;
-    for (const [table, n] of Object.entries(await eraseOldCopy(deps, db, name, row))) erased[table] = (erased[table] ?? 0) + n;
+/** The counts compared table by table; the directory then names the target, in the same transaction as the job's next state. */
+async function switchShard(deps: Deps, mindId: string, from: string, to: string, source: Db, target: Db): Promise<MoveState> {
+  const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
+  const differs = MIND_TABLES.find((name) => had[name] !== has[name]);
+  if (differs) {
+    await directoryOf(deps)
+      .update(mindMoves)
+      .set({ state: "undoing", error: `conflict: the copy of ${differs} held ${has[differs]} rows, the source ${had[differs]}`, updatedAt: isoNow(deps.clock) })
+      .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching")));
+    return "undoing";
   }
-  return erased;
+  const directory = directoryOf(deps);
+  const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "erasing" : "elsewhere";
+  const now = isoNow(deps.clock);
+  await directory.batch([
+    directory.update(mindMoves).set({ state: "erasing", updatedAt: now }).where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching"))),
+    directory
+      .update(minds)
+      .set({ shard: to, movingTo: null, writes })
+      .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'erasing')`)),
+  ]);
+  return "erasing";
+}
+
+/** A shard's copy of the mind's row (and its account's bare row, if no other mind uses it) goes; the directory's row stays, sending elsewhere. */
+async function dropShardRow(db: Db, shard: string, mindId: string): Promise<void> {
+  if (shard === DIRECTORY) {
+    await db.update(minds).set({ writes: "elsewhere" }).where(eq(minds.id, mindId));
+    return;
+  }
+  const row = await db.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, mindId)).get();
+  if (!row) return;
+  await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, row.accountId))]);
+}
+
+async function setState(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
+  const [changed] = await directoryOf(deps)
+    .update(mindMoves)
+    .set({ state: to, attempts: 0, updatedAt: isoNow(deps.clock) })
+    .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, from)))
+    .returning({ state: mindMoves.state });
+  // Abandoned meanwhile: the abandonment stands.
+  return changed ? to : "undoing";
+}
+
+async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
+  const now = isoNow(deps.clock);
+  await directoryOf(deps)
+    .update(mindMoves)
+    .set({ state: to, attempts: 0, updatedAt: now, finishedAt: now })
+    .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, from)));
+  return to;
+}
+
+/** Records a step's failure (a code and a safe message, never SQL); answers how many failed in a row. */
+export async function recordMoveFailure(deps: Deps, mindId: string, error: unknown): Promise<number> {
+  const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: a step of the move failed; it is retried";
+  const job = await directoryOf(deps).select({ attempts: mindMoves.attempts }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  const attempts = (job?.attempts ?? 0) + 1;
+  await directoryOf(deps).update(mindMoves).set({ error: message, attempts, updatedAt: isoNow(deps.clock) }).where(eq(mindMoves.mindId, mindId));
+  return attempts;
 }
 
 /** Every shard with how many minds live on it and how many are moving to it. */
 export async function listShards(deps: Deps): Promise<{ name: string; minds: number; incoming: number }[]> {
   const directory = directoryOf(deps);
   const [held, incoming] = await directory.batch([
-    directory.select({ shard: minds.shard, n: count() }).from(minds).groupBy(minds.shard),
-    directory.select({ shard: minds.movingTo, n: count() }).from(minds).where(isNotNull(minds.movingTo)).groupBy(minds.movingTo),
+    directory.select().from(shardMinds),
+    directory.select({ shard: mindMoves.toShard, mindId: mindMoves.mindId }).from(mindMoves).where(inArray(mindMoves.state, UNDOABLE)),
   ]);
-  const of = (rows: { shard: string | null; n: number }[], name: string) => rows.find((r) => r.shard === name)?.n ?? 0;
-  return everyShard(deps).map(({ name }) => ({ name, minds: of(held, name), incoming: of(incoming, name) }));
+  return everyShard(deps).map(({ name }) => ({
+    name,
+    minds: held.find((r) => r.shard === name)?.minds ?? 0,
+    incoming: incoming.filter((r) => r.shard === name).length,
+  }));
 }

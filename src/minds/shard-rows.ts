@@ -53,32 +53,11 @@ export const DEFAULT_ROW_BOUNDS: RowBounds = { rows: 100, bytes: 2 * 1024 * 1024
 
 export type Row = Record<string, unknown>;
 
-/** A condition on a table's rows beyond the mind: SQL with `?` placeholders and their values. */
-export interface RowFilter {
-  sql: string;
-  values: unknown[];
-}
-
-const ALL: RowFilter = { sql: "1", values: [] };
-
 /** Rows of each table of the mind in one database. */
 export async function countMindRows(db: Db, mindId: string): Promise<Record<MindTable, number>> {
   const d1 = db.$client;
   const counted = await d1.batch<{ n: number }>(MIND_TABLES.map((name) => d1.prepare(`select count(*) as n from "${name}" where mind_id = ?`).bind(mindId)));
   return Object.fromEntries(MIND_TABLES.map((name, i) => [name, counted[i]!.results[0]?.n ?? 0])) as Record<MindTable, number>;
-}
-
-/** The mind's rows of a table in rowid order, a page at a time, each with its rowid as `_rowid`. */
-export async function* readMindRows(db: Db, name: MindTable, mindId: string, bounds: RowBounds, where: RowFilter = ALL): AsyncGenerator<Row[]> {
-  for (let after = 0; ; ) {
-    const { results: rows } = await db.$client
-      .prepare(`select rowid as _rowid, * from "${name}" where mind_id = ? and rowid > ? and (${where.sql}) order by rowid limit ?`)
-      .bind(mindId, after, ...where.values, bounds.rows)
-      .all<Row>();
-    if (rows.length > 0) yield rows;
-    if (rows.length < bounds.rows) return;
-    after = Number(rows.at(-1)!._rowid);
-  }
 }
 
 /** One row's insert statement, leaving out `_rowid` and the columns named in `omit`. */
@@ -90,49 +69,36 @@ export function insertRow(db: Db, name: MindTable, row: Row, options: { omit?: s
   return db.$client.prepare(`${options.verb ?? "insert"} into "${name}" (${names}) values (${marks})${returning}`).bind(...columns.map((c) => row[c]));
 }
 
-/** Statements sent in batches bounded by count and bytes; each batch is one transaction. */
-export class BoundedBatches {
-  private pending: D1PreparedStatement[] = [];
-  private bytes = 0;
-  constructor(
-    private readonly db: Db,
-    private readonly bounds: RowBounds,
-  ) {}
-
-  async add(statement: D1PreparedStatement, row: Row = {}): Promise<void> {
-    this.pending.push(statement);
-    this.bytes += rowBytes(row);
-    if (this.pending.length >= this.bounds.rows || this.bytes >= this.bounds.bytes) await this.flush();
-  }
-
-  async flush(): Promise<D1Result[]> {
-    if (this.pending.length === 0) return [];
-    const batch = this.pending;
-    this.pending = [];
-    this.bytes = 0;
-    return this.db.$client.batch(batch);
-  }
-}
-
 export const rowBytes = (row: Row) => Object.values(row).reduce<number>((n, v) => n + (typeof v === "string" ? v.length * 3 : 8), 0);
 
 /**
- * Deletes every row of the mind's data from one database (or of the tables named in `only`), a
- * bounded statement at a time, in an order that leaves no vector record without its row; returns
- * the rows deleted per table.
+ * Deletes up to `pages` full statements' worth of the mind's data from one database (a statement
+ * that empties its table does not count), in an order that leaves no vector record without its
+ * row; `done` once nothing of it is left there.
  */
-export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds, only?: readonly MindTable[]): Promise<Record<string, number>> {
-  const erased: Record<string, number> = {};
+export async function eraseSomeMindRows(
+  db: Db,
+  mindId: string,
+  bounds: RowBounds,
+  pages = 1,
+  only?: readonly MindTable[],
+): Promise<{ erased: number; done: boolean }> {
+  let erased = 0;
   for (const name of ERASE_ORDER.filter((t) => !only || only.includes(t))) {
-    erased[name] = 0;
     for (;;) {
       const { results: gone } = await db.$client
         .prepare(`delete from "${name}" where rowid in (select rowid from "${name}" where mind_id = ? limit ?) returning 1 as one`)
         .bind(mindId, bounds.rows)
         .all();
-      erased[name] += gone.length;
+      erased += gone.length;
       if (gone.length < bounds.rows) break;
+      if (--pages <= 0) return { erased, done: false };
     }
   }
-  return erased;
+  return { erased, done: true };
+}
+
+/** Deletes every row of the mind's data from one database (or of the tables named in `only`), a bounded statement at a time. */
+export async function eraseMindRows(db: Db, mindId: string, bounds: RowBounds, only?: readonly MindTable[]): Promise<void> {
+  while (!(await eraseSomeMindRows(db, mindId, bounds, 50, only)).done);
 }

@@ -105,6 +105,7 @@ describe("providers", () => {
     OAUTH_KV: {} as KVNamespace,
     RATE_LIMITS: {} as Env["RATE_LIMITS"],
     IMPORTS: {} as Env["IMPORTS"],
+    MIND_JOBS: {} as Env["MIND_JOBS"],
     ADMIN_TOKEN: "",
     JWT_SECRET: "",
   } satisfies Env;

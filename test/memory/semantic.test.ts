@@ -7,7 +7,7 @@ import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
-import { deleteMind } from "../../src/minds/minds";
+import { deleteMind } from "../../src/minds/erase";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";

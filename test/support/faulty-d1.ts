@@ -1,3 +1,5 @@
+import { env } from "cloudflare:workers";
+
 /** Where an injected fault strikes: before the call reaches D1, or after D1 did the work (the answer is lost). */
 export type FaultMode = "before" | "after";
 
@@ -57,3 +59,26 @@ export function faultyD1(real: D1Database, plan: FaultPlan): D1Database {
   };
   return wrapper as unknown as D1Database;
 }
+
+/**
+ * The D1 calls to fault out of `calls`: every one when `sample` covers them, otherwise the
+ * first and the last few and a seeded pick of the rest (the same pick for the same seed).
+ */
+export function faultPoints(calls: number, sample: number, seed: number): number[] {
+  const all = Array.from({ length: calls }, (_, i) => i + 1);
+  if (sample >= calls) return all;
+  let state = seed >>> 0 || 1;
+  const random = () => ((state = (state * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32);
+  const picked = new Set([1, 2, calls - 1, calls]);
+  while (picked.size < sample) picked.add(1 + Math.floor(random() * calls));
+  return [...picked].sort((a, b) => a - b);
+}
+
+/** How many D1 calls an operation's fault test faults: `fallback` in the suite, every one when the bench asks (`npm run bench -- faults`). */
+export function faultSample(fallback: number): number {
+  const input = (env as unknown as { BENCH_INPUT?: { faultSample?: number | null } }).BENCH_INPUT;
+  return input?.faultSample === null ? Infinity : (input?.faultSample ?? fallback);
+}
+
+/** Per fault test: the D1 calls of the operation, and how many of them were faulted and checked. */
+export const faultTally: Record<string, { calls: number; checked: number }> = {};

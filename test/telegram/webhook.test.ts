@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { deleteMind } from "../../src/minds/minds";
+import { deleteMind } from "../../src/minds/erase";
 import { readTelegramConfig } from "../../src/config";
 import { RETENTION_STEPS } from "../../src/cron/retention";
 import { DEFAULT_RETENTION } from "../../src/db/retention";

@@ -3,7 +3,7 @@ import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../minds/export";
 import { importMind, type ImportJob } from "../../minds/import";
 import { getImportJob } from "../../minds/import-jobs";
-import { deleteMind } from "../../minds/minds";
+import { deleteMind } from "../../minds/erase";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
 import { switchUiMind } from "../session";

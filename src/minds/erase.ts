@@ -1,0 +1,145 @@
+import { and, asc, count, eq, gt, isNull, lt } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { databaseOfMind, directoryOf, type Db } from "../db/client";
+import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { DIRECTORY } from "../db/shards";
+import { mindMoving, notFound } from "../errors";
+import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
+import { accountUnused } from "./minds";
+import { isMoveRunning } from "./move";
+import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
+
+// Erasing a mind spans two databases when its data lives on a shard other than the directory,
+// so it is a sequence of steps that are each safe to repeat. The directory marks the mind first
+// (from then on it answers as missing everywhere and its rows take no new inserts), the state of
+// its sessions' objects and its vectors are dropped, its rows are erased on its shard in bounded
+// statements, and the directory's row goes last. The erasure record stays: asking again finishes
+// an interrupted erasure and answers what was erased, and the retention job finishes any erasure
+// left behind.
+
+type EraseDeps = Omit<SessionDeps, "sessionObjects"> & Partial<Pick<SessionDeps, "sessionObjects">>;
+
+/** Session objects and vectors forgotten per statement while erasing. */
+const PAGE = 100;
+/** An erasure untouched this long is taken to be interrupted, and the retention job finishes it. */
+export const ERASURE_STALE_MS = 10 * 60_000;
+/** Finished erasures are remembered this long, as the answer to asking again. */
+export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
+
+/**
+ * Erases the mind and everything it owns, on its shard and in the directory, with its sessions'
+ * objects' state and its vectors; answers how many rows of each kind it held. Asked again for a
+ * mind whose erasure failed halfway, it finishes the erasure; for one already erased, it answers
+ * the same counts.
+ */
+export async function deleteMind(deps: EraseDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
+  const directory = directoryOf(deps);
+  const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
+  if (row && row.erasingSince === null) {
+    // Until a move has erased the copy it left, the mind is not erased (its record would stop the move).
+    const move = await directory.select({ state: mindMoves.state }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+    if (row.movingTo !== null || (move && isMoveRunning(move.state))) throw mindMoving();
+    await markErasing(deps, accountId, mindId, row.shard);
+  }
+  const erasure = await directory.select().from(mindErasures).where(and(eq(mindErasures.mindId, mindId), eq(mindErasures.accountId, accountId))).get();
+  if (!erasure) throw row ? mindMoving() : notFound("mind");
+  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
+  return erasure.counts;
+}
+
+/** Counts what the mind holds, then marks it erasing and records the erasure, in one directory transaction. */
+async function markErasing(deps: EraseDeps, accountId: string, mindId: string, shard: string): Promise<void> {
+  const directory = directoryOf(deps);
+  const data = await countMindRows(databaseOfMind(deps, shard), mindId);
+  const shardDb = databaseOfMind(deps, shard);
+  const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
+  const [keys, links, chats, grants] = await directory.batch([
+    directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
+    directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
+    directory.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
+    directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+  ]);
+  const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
+  const counts = { minds: 1, ...data, import_jobs: n(imports), mind_keys: n(keys), login_links: n(links), telegram_chats: n(chats), oauth_grants: n(grants) };
+  const now = isoNow(deps.clock);
+  const d1 = directory.$client;
+  // On DB the directory's row is also the data's: it stops taking inserts at once.
+  await d1.batch([
+    d1.prepare(
+      `update minds set erasing_since = ?3, writes = case when shard = 'DB' then 'erasing' else writes end
+       where id = ?1 and account_id = ?2 and erasing_since is null and moving_to is null`,
+    ).bind(mindId, accountId, now),
+    d1.prepare(
+      `insert into mind_erasures (mind_id, account_id, shard, counts, started_at)
+       select ?1, ?2, shard, ?4, ?3 from minds where id = ?1 and erasing_since = ?3
+       on conflict (mind_id) do nothing`,
+    ).bind(mindId, accountId, now, JSON.stringify(counts)),
+  ]);
+}
+
+/** The steps after the mark, each safe to repeat. */
+async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$inferSelect): Promise<void> {
+  const { mindId } = erasure;
+  const db = databaseOfMind(deps, erasure.shard);
+  if (erasure.shard !== DIRECTORY) await db.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
+  await forgetSessions(deps, db, mindId);
+  await forgetVectors(deps, db, mindId);
+  await eraseMindRows(db, mindId, DEFAULT_ROW_BOUNDS);
+  // The mind's imports, with whatever rows one had staged.
+  await db.delete(importJobs).where(eq(importJobs.mindId, mindId));
+  if (erasure.shard !== DIRECTORY) {
+    await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, erasure.accountId))]);
+  }
+  const directory = directoryOf(deps);
+  // Last: the directory's keys, grants, links and Telegram chats go with its row by ON DELETE CASCADE.
+  await directory.batch([
+    directory.delete(minds).where(eq(minds.id, mindId)),
+    directory.delete(mindMoves).where(eq(mindMoves.mindId, mindId)),
+    directory.update(mindErasures).set({ finishedAt: isoNow(deps.clock) }).where(eq(mindErasures.mindId, mindId)),
+  ]);
+}
+
+/** The stored state and alarms of the mind's sessions' objects, a page at a time, before their rows go. */
+async function forgetSessions(deps: EraseDeps, db: Db, mindId: string): Promise<void> {
+  if (!deps.sessionObjects) return;
+  for (let after = ""; ; ) {
+    const page = await db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(and(eq(sessions.mindId, mindId), gt(sessions.id, after)))
+      .orderBy(asc(sessions.id))
+      .limit(PAGE);
+    await forgetSessionObjects(deps.sessionObjects, page.map((s) => s.id));
+    if (page.length < PAGE) return;
+    after = page.at(-1)!.id;
+  }
+}
+
+/** The mind's vectors, a page of records at a time: each page's vectors, then its records. */
+async function forgetVectors(deps: EraseDeps, db: Db, mindId: string): Promise<void> {
+  if (!deps.semantic) return;
+  for (;;) {
+    const page = await db.select({ kind: embeddings.kind, rowId: embeddings.rowId }).from(embeddings).where(eq(embeddings.mindId, mindId)).limit(PAGE);
+    if (page.length === 0) return;
+    await deps.semantic.index.remove(mindId, page.map((e) => e.rowId));
+    const [first, ...rest] = page.map((e) => db.delete(embeddings).where(and(eq(embeddings.mindId, mindId), eq(embeddings.kind, e.kind), eq(embeddings.rowId, e.rowId))));
+    await db.batch([first!, ...rest]);
+  }
+}
+
+/**
+ * Finishes erasures left unfinished (their request failed or ended halfway), at most `limit`,
+ * and forgets finished ones past keeping; answers how many it finished.
+ */
+export async function finishInterruptedErasures(deps: EraseDeps, now: Date, limit = 20): Promise<number> {
+  const directory = directoryOf(deps);
+  const stale = await directory
+    .select()
+    .from(mindErasures)
+    .where(and(isNull(mindErasures.finishedAt), lt(mindErasures.startedAt, new Date(now.getTime() - ERASURE_STALE_MS).toISOString())))
+    .orderBy(asc(mindErasures.startedAt))
+    .limit(limit);
+  for (const erasure of stale) await finishErasure(deps, erasure);
+  await directory.delete(mindErasures).where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()));
+  return stale.length;
+}

@@ -1,0 +1,62 @@
+import { DurableObject } from "cloudflare:workers";
+import { systemClock } from "../clock";
+import type { Env } from "../config";
+import { createDb } from "../db/client";
+import { createShards } from "../db/shards";
+import type { Deps } from "../deps";
+import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
+
+const MIND_KEY = "mind";
+/** Work done per alarm before the object yields and sets the next one (a step is bounded too). */
+const SLICE_MS = 5_000;
+/** A failed step is retried after 2, 4, 8, … seconds, at most this long. */
+const MAX_PAUSE_MS = 5 * 60_000;
+
+declare module "../config" {
+  interface Env {
+    /** One object per mind: runs that mind's background jobs (a move between shards) in bounded slices. */
+    MIND_JOBS: DurableObjectNamespace<MindJobObject>;
+  }
+}
+
+/** The mind's job object: one per mind, wherever it is asked for from. */
+export function mindJobObject(namespace: DurableObjectNamespace<MindJobObject>, mindId: string) {
+  return namespace.get(namespace.idFromName(mindId));
+}
+
+/**
+ * One per mind (named by its id): drives the mind's move to completion from its alarm, one
+ * bounded step after another, so no request has to last as long as the move. Only the alarm
+ * runs steps, so they never overlap; a failed step is retried with a growing pause, and a
+ * restarted object resumes from what the directory records.
+ */
+export class MindJobObject extends DurableObject<Env> {
+  private readonly deps: Deps;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.deps = { db: createDb(env.DB), shards: createShards(env), clock: systemClock };
+  }
+
+  /** Runs the mind's job from now on (again, if it was paused after a failure). */
+  async run(mindId: string): Promise<void> {
+    this.ctx.storage.kv.put(MIND_KEY, mindId);
+    await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  override async alarm(): Promise<void> {
+    const mindId = this.ctx.storage.kv.get<string>(MIND_KEY);
+    if (!mindId) return;
+    const until = Date.now() + SLICE_MS;
+    try {
+      let state = await advanceMove(this.deps, mindId);
+      while (isMoveRunning(state) && Date.now() < until) state = await advanceMove(this.deps, mindId);
+      if (isMoveRunning(state)) await this.ctx.storage.setAlarm(Date.now());
+      else this.ctx.storage.kv.delete(MIND_KEY);
+    } catch (error) {
+      console.error("a step of a mind's move failed; it is retried", mindId, error);
+      const attempts = await recordMoveFailure(this.deps, mindId, error).catch(() => 1);
+      await this.ctx.storage.setAlarm(Date.now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** attempts));
+    }
+  }
+}
