@@ -109,7 +109,8 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
     options.category && eq(memories.category, options.category),
     options.tag !== undefined ? hasTag(options.tag) : undefined,
   )!;
-  const hits = candidateHits({ perTerm, ranked, wanted, now, mindId: scope.mindId, limit: options.limit });
+  const fetched = options.limit * CANDIDATES_PER_HIT;
+  const hits = candidateHits({ perTerm, ranked, wanted, now, mindId: scope.mindId, limit: fetched });
   const relevance = ranked(sql`hits.words`);
   // The hits lead the join: led by the memories, SQLite would walk every memory of the mind
   // (its mind_id index) and probe the hits for each.
@@ -119,7 +120,7 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
     .crossJoin(memories)
     .where(and(sql`${memories}.rowid = hits.rowid`, wanted))
     .orderBy(sql`${relevance} desc`)
-    .limit(options.limit * CANDIDATES_PER_HIT);
+    .limit(fetched);
   return rankByCoverage(rows, terms, options.limit).map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
 }
 
