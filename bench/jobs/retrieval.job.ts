@@ -6,8 +6,7 @@ import { searchMemories } from "../../src/memory/search";
 import { EMBED_BATCH, embedPending } from "../../src/memory/semantic";
 import { memoryIndex } from "../../test/support/semantic";
 import type { Conversation } from "../lib/dataset";
-import { scoreRetrieval, type Ranking, type RetrievalScore } from "../lib/metrics";
-import { columns, columnWeights, feedbackTerms, fuse, matchExpression, orExpression, VARIANTS, type Variant } from "./ablation";
+import { scoreRetrieval, type Ranking } from "../lib/metrics";
 import { benchDeps, ingestConversation, inMind, newMindScope } from "./bench-deps";
 import { progress, report } from "./report";
 
@@ -73,59 +72,9 @@ async function hybrid(embeddings: NonNullable<typeof input.embeddings>) {
   return { score: scoreRetrieval(rankings), model: embeddings.model, fusedQuestions: fused };
 }
 
-/** A raw FTS5 table per variant (no edgemind code path), queried with plain bm25. */
-async function rawFts(v: Variant, table: string): Promise<Map<string, Ranking[]>> {
-  await env.DB.exec(`create virtual table ${table} using fts5(conv unindexed, dia unindexed, body, date, near)`);
-  const insert = env.DB.prepare(`insert into ${table}(conv, dia, body, date, near) values (?, ?, ?, ?, ?)`);
-  for (const c of input.conversations) {
-    const statements = c.turns.map((t, i) => {
-      const cols = columns(v, c.turns, i);
-      return insert.bind(c.id, t.id, cols.body, cols.date, cols.near);
-    });
-    for (let i = 0; i < statements.length; i += 500) await env.DB.batch(statements.slice(i, i + 500));
-  }
-  const [wb, wd, wn] = columnWeights(v);
-  const query = env.DB.prepare(
-    `select dia from ${table} where ${table} match ?1 and conv = ?2 order by bm25(${table}, 0, 0, ${wb}, ${wd}, ${wn}) limit ${DEPTH}`,
-  );
-  const rankings = new Map<string, Ranking[]>();
-  for (const c of input.conversations) {
-    const ofConversation: Ranking[] = [];
-    rankings.set(c.id, ofConversation);
-    const bodies = new Map(c.turns.map((t, i) => [t.id, columns(v, c.turns, i).body]));
-    const documentFrequency = new Map<string, number>();
-    for (const body of bodies.values()) for (const term of new Set(body.split(" "))) documentFrequency.set(term, (documentFrequency.get(term) ?? 0) + 1);
-    for (const q of c.questions) {
-      const match = matchExpression(v, q.text);
-      const rows = match === null ? [] : (await query.bind(match, c.id).all<{ dia: string }>()).results;
-      let ranked = rows.map((r) => r.dia);
-      if (v.feedback && match !== null && ranked.length > 0) {
-        const asked = match.split(" OR ").map((t) => t.slice(1, -1).replaceAll('""', '"'));
-        const extra = feedbackTerms(asked, ranked.map((id) => bodies.get(id) ?? ""), documentFrequency, bodies.size);
-        if (extra.length > 0) {
-          const second = (await query.bind(orExpression([...asked, ...extra]), c.id).all<{ dia: string }>()).results;
-          ranked = fuse(ranked, second.map((r) => r.dia), DEPTH);
-        }
-      }
-      ofConversation.push({ category: q.category, evidence: q.evidence, ranked });
-    }
-  }
-  // Twelve full-text tables of every turn at once have crashed workerd: keep one at a time.
-  await env.DB.exec(`drop table ${table}`);
-  return rankings;
-}
-
 it("retrieval on LoCoMo", async () => {
   const product = await edgemind();
-  // The product's figures as soon as they are known; the raw FTS5 ablation takes longer.
   progress(`edgemind recall ${JSON.stringify(product.score.recall)}, NDCG@10 ${product.score.ndcg10}`);
   const fused = input.embeddings ? await hybrid(input.embeddings) : null;
-  const variants: { name: string; group: string; score: RetrievalScore; groups: Record<string, RetrievalScore> }[] = [];
-  const all = [...VARIANTS.ladder.map((v) => ({ v, group: "ladder" })), ...VARIANTS.leaveOneOut.map((v) => ({ v, group: "leave-one-out" }))];
-  for (const [i, { v, group }] of all.entries()) {
-    const rankings = await rawFts(v, `bench_fts_${i}`);
-    variants.push({ name: v.name, group, score: scoreRetrieval([...rankings.values()].flat()), groups: byGroup(rankings) });
-    progress(`raw FTS5 variant ${i + 1}/${all.length}: ${v.name}`);
-  }
-  report({ edgemind: product, hybrid: fused, variants });
+  report({ edgemind: product, hybrid: fused });
 });

@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
+import { CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
 
 export interface SearchOptions {
   q: string;
@@ -81,8 +82,9 @@ function unionAll(selects: SQL[]): SQL {
 }
 
 /**
- * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency.
- * A query with no word in it finds nothing rather than failing.
+ * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
+ * then by how many of the query's terms each memory holds. A query with no word in it finds
+ * nothing rather than failing.
  */
 export async function searchMemories({ db, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const token = mindSearchToken(scope.mindId);
@@ -114,6 +116,6 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
       ),
     )
     .orderBy(sql`${relevance} desc`)
-    .limit(options.limit);
-  return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
+    .limit(options.limit * CANDIDATES_PER_HIT);
+  return rankByCoverage(rows, terms, options.limit).map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
 }

@@ -21,8 +21,9 @@ export interface CheckedArchive {
   messages: { session: string; ephemeral: boolean }[];
 }
 
-/** Lines between two yields to the event loop, so other requests keep being served. */
+/** Lines, or bytes of lines, between two yields to the event loop, so other requests keep being served. */
 const LINES_PER_SLICE = 200;
+const BYTES_PER_SLICE = 256 * 1024;
 export const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /** Parses and checks the whole archive; the first problem is a 400 naming its line. */
@@ -48,8 +49,13 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
   const cold = new Map<string, { version: number; line: number }>();
   const coldVersions = new Map<string, { max: number; line: number }>();
 
+  let since = 0;
   for (const ref of archiveLineRefs(bytes)) {
-    if (ref.number % LINES_PER_SLICE === 0) await yieldToOthers();
+    since += ref.end - ref.start;
+    if (ref.number % LINES_PER_SLICE === 0 || since >= BYTES_PER_SLICE) {
+      since = 0;
+      await yieldToOthers();
+    }
     const line = parseLine(bytes, ref);
     if ((line.type === "header") !== (header === undefined)) {
       throw invalid(`line ${ref.number}: the header must be the first line, and only the first`);

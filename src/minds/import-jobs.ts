@@ -99,7 +99,8 @@ export async function stageImport(directoryDeps: Deps, accountId: string, mindId
   const id = newId("imp");
   const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
   try {
-    // One unfinished import per mind: a second one would find the mind empty too.
+    // One unfinished import per mind (a second one would find the mind empty too), and none
+    // once a move has closed the mind's rows here: the move checks for an import in the same way.
     const claimed = await db
       .insert(importJobs)
       .select(
@@ -112,10 +113,14 @@ export async function stageImport(directoryDeps: Deps, accountId: string, mindId
             createdAt: sql<string>`${now}`.as("created_at"), updatedAt: sql<string>`${now}`.as("updated_at"), finishedAt: sql<null>`null`.as("finished_at"),
           })
           .from(minds)
-          .where(and(eq(minds.id, mindId), notExists(unfinishedOf(db, mindId, now)))),
+          .where(and(eq(minds.id, mindId), eq(minds.writes, "open"), notExists(unfinishedImportOf(db, mindId, now)))),
       )
       .returning({ id: importJobs.id });
-    if (claimed.length === 0) throw conflict("an import into this mind is already under way: follow it, or wait until it ends");
+    if (claimed.length === 0) {
+      const row = await db.select({ writes: minds.writes }).from(minds).where(eq(minds.id, mindId)).get();
+      if (row && row.writes !== "open") throw mindMoving();
+      throw conflict("an import into this mind is already under way: follow it, or wait until it ends");
+    }
     const totals = await stageRows(db, id, stagedRows(body, archive));
     const [queued] = await db
       .update(importJobs)
@@ -130,7 +135,8 @@ export async function stageImport(directoryDeps: Deps, accountId: string, mindId
   }
 }
 
-const unfinishedOf = (db: Db, mindId: string, now: string) =>
+/** The mind's import that has not ended (staging that stopped long ago counts as ended). */
+export const unfinishedImportOf = (db: Db, mindId: string, now: string) =>
   db
     .select({ one: sql`1` })
     .from(importJobs)

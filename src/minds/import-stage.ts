@@ -25,8 +25,9 @@ export const SLICE_BYTES = 512 * 1024;
 /** Staged text per insert statement (one bound JSON value) and per staging batch. */
 const STAGE_STATEMENT_BYTES = 1024 * 1024;
 const STAGE_BATCH_BYTES = 4 * 1024 * 1024;
-/** Rows turned into staged text between two yields to the event loop. */
+/** Rows, or bytes of staged text, between two yields to the event loop. */
 const ROWS_PER_YIELD = 200;
+const BYTES_PER_YIELD = 256 * 1024;
 
 /** The archive's rows in write order, reading each line again, with fresh ids in place of the old. */
 export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generator<StagedRow> {
@@ -103,6 +104,7 @@ export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>
   let sliceRows = 0;
   let sliceBytes = 0;
   let firstMessageSeq = -1;
+  let sinceYield = 0;
   let chunk: string[] = [];
   let chunkBytes = 0;
   let batch: ReturnType<typeof insertChunk>[] = [];
@@ -144,7 +146,11 @@ export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>
       sliceRows = 0;
       sliceBytes = 0;
     }
-    if (seq % ROWS_PER_YIELD === 0) await yieldToOthers();
+    sinceYield += text.length;
+    if (seq % ROWS_PER_YIELD === 0 || sinceYield >= BYTES_PER_YIELD) {
+      sinceYield = 0;
+      await yieldToOthers();
+    }
   }
   await endChunk();
   await flushBatch();

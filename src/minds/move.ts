@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { directoryOf, everyShard, type Db } from "../db/client";
 import { accounts, mindMoves, minds, shardMinds, type MoveState } from "../db/schema";
@@ -6,6 +6,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
+import { unfinishedImportOf } from "./import-jobs";
 import { accountUnused, writeShardCopy } from "./minds";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
@@ -55,6 +56,7 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
   if (!row || row.erasingSince !== null) throw notFound("mind");
   const now = isoNow(deps.clock);
   if (row.shard === to && row.movingTo === null) return alreadyThere(deps, mindId, to, now);
+  if (await unfinishedImportOf(shardDb(deps, row.shard), mindId, now).get()) throw importUnderWay();
   // Recorded and claimed in one transaction, only while the mind is where it was read and nothing else moves it.
   const d1 = directory.$client;
   const [, claimed] = await d1.batch([
@@ -78,6 +80,8 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
   }
   return (await moveProgress(deps, mindId))!;
 }
+
+const importUnderWay = () => conflict("an import into the mind is under way: move it when the import has ended");
 
 /** A mind already on the shard asked for: nothing to do. */
 async function alreadyThere(deps: Deps, mindId: string, to: string, now: string): Promise<MoveProgress> {
@@ -134,9 +138,19 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
   const target = shardDb(deps, job.toShard);
   const next = (state: MoveState) => setState(deps, mindId, job.state, state);
   switch (job.state) {
-    case "freezing":
-      await source.update(minds).set({ writes: "moving" }).where(eq(minds.id, mindId));
+    case "freezing": {
+      // Closed only while no import writes into the mind; an import starting later sees it closed.
+      const frozen = await source
+        .update(minds)
+        .set({ writes: "moving" })
+        .where(and(eq(minds.id, mindId), notExists(unfinishedImportOf(source, mindId, isoNow(deps.clock)))))
+        .returning({ id: minds.id });
+      if (frozen.length === 0) {
+        await abandonMove(deps, mindId, importUnderWay().message);
+        return "undoing";
+      }
       return next("preparing");
+    }
     case "preparing": {
       // Whatever an earlier attempt left on the target is erased; the copy starts from nothing.
       await eraseMindRows(target, mindId, bounds);

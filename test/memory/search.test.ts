@@ -4,6 +4,7 @@ import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpressio
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { storeMemory } from "../../src/memory/memories";
+import { rankByCoverage } from "../../src/memory/rerank";
 import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/minds/context";
 import { createMind, ensureAccount } from "../../src/minds/minds";
@@ -153,6 +154,26 @@ describe("GET /memory/search", () => {
 });
 
 describe("ranking within a mind", () => {
+  it("lifts a candidate by each further question term it holds, and cuts to the limit", () => {
+    const candidate = (key: string, score: number, content: string) => ({ key, score, searchKey: key, searchContent: content, searchTags: "" });
+    const found = rankByCoverage(
+      [
+        candidate("repeats", 1.0, "orchid orchid orchid"),
+        candidate("close", 0.9, "orchid in the garden"),
+        candidate("far", 0.5, "orchid tea garden"),
+        candidate("tagged", 0.85, "a note"),
+      ],
+      ["orchid", "tea", "garden"],
+      3,
+    );
+    // 0.9 × 1.2 lifts "close" above 1.0; "far" (0.5 × 1.4) stays below "tagged" and is cut.
+    expect(found.map((c) => c.key)).toEqual(["close", "repeats", "tagged"]);
+    expect(found[0]!.score).toBeCloseTo(1.08, 6);
+    // A term in the tags or the key counts like one in the content.
+    const tagged = rankByCoverage([{ ...candidate("t", 1, "x"), searchTags: "tea garden" }], ["tea", "garden"], 5);
+    expect(tagged[0]!.score).toBeCloseTo(1.2, 6);
+  });
+
   it("a mind's scores stay the same when another mind with the same memories joins the database", async () => {
     // An empty database of this file's own, so the test knows everything it holds.
     await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);

@@ -1,7 +1,9 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { IMPORT_RETENTION_STEP, runImport, stageImport } from "../../src/minds/import-jobs";
-import { call, followImport, newMind, newTenant, store } from "../helpers";
+import { advanceMove, moveProgress, startMove } from "../../src/minds/move";
+import { ADMIN_TOKEN, call, followImport, newMind, newTenant, store } from "../helpers";
 import { depsOfMind, testDeps } from "../support/deps";
 import { mindState } from "../support/mind-state";
 import { countEverywhere, dataOf } from "../support/shards";
@@ -84,5 +86,42 @@ describe("an import job", () => {
     expect(removed).toBeGreaterThanOrEqual(1);
     expect(await countEverywhere("select count(*) as n from import_jobs where id = ?", job.id)).toBe(0);
     expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+  });
+
+  it("and a move of the same mind never run together, whichever starts first", async () => {
+    const source = await archiveOfThree();
+    const target = (await newMind(source.token)).id;
+    const shardOf = async (id: string) =>
+      (await env.DB.prepare("select shard, moving_to from minds where id = ?").bind(id).first<{ shard: string; moving_to: string | null }>())!;
+    const elsewhere = (shard: string) => (shard === "DB" ? "SHARD_1" : "DB");
+
+    // An import under way: the move is refused at once.
+    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const home = (await shardOf(target)).shard;
+    const refused = await call("POST", `/shards/${elsewhere(home)}/minds`, { token: ADMIN_TOKEN, body: { mind_id: target } });
+    expect(refused.status, refused.text).toBe(409);
+    expect(refused.json.error.message).toMatch(/import/);
+    await runImport(testDeps(), target, job.id, () => true);
+
+    // A move that was claimed before an import slipped in gives itself up before it closes the mind.
+    const empty = (await newMind(source.token)).id;
+    const from = (await shardOf(empty)).shard;
+    await startMove(testDeps(), empty, elsewhere(from));
+    const now = new Date().toISOString();
+    await (await dataOf(empty))
+      .prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'queued', '{}', ?, ?)")
+      .bind(`imp_race_${empty}`, empty, now, now)
+      .run();
+    expect(await advanceMove(testDeps(), empty)).toBe("undoing");
+    while ((await advanceMove(testDeps(), empty)) === "undoing");
+    expect(await moveProgress(testDeps(), empty)).toMatchObject({ state: "abandoned", error: expect.stringMatching(/import/) });
+    expect(await shardOf(empty)).toEqual({ shard: from, moving_to: null });
+    expect((await (await dataOf(empty)).prepare("select writes from minds where id = ?").bind(empty).first<{ writes: string }>())!.writes).toBe("open");
+
+    // A move that closed the mind first: an import that passed the directory's check is refused when it claims the mind.
+    const third = (await newMind(source.token)).id;
+    await (await dataOf(third)).prepare("update minds set writes = 'moving' where id = ?").bind(third).run();
+    await expect(stageImport(testDeps(), source.accountId, third, new TextEncoder().encode(source.archive))).rejects.toMatchObject({ code: "mind_moving" });
+    expect(await countEverywhere("select count(*) as n from import_jobs where mind_id = ?", third)).toBe(0);
   });
 });

@@ -4,6 +4,9 @@ import { dataOf } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { updateCold } from "../../src/notes/cold-memory";
+import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/llm/tokens";
+import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
 import { call, newKey, store } from "../helpers";
 import { testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
@@ -194,6 +197,42 @@ describe("context assembly", () => {
     const res = await call("GET", `/sessions/${s.id}/context?q=x`, other);
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe("not_found");
+  });
+});
+
+describe("token counting", () => {
+  const longestRun = (text: string) => Math.max(0, ...(text.match(/\S+|\s+/g) ?? []).map((run) => run.length));
+  const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+  it("a run of letters, symbols or spaces longer than MAX_RUN_CHARS reaches the tokenizer a slice at a time, pairs of surrogates whole", () => {
+    for (const text of ["ж".repeat(32_000), "🧠".repeat(16_000), " ".repeat(5_000), "\n".repeat(3_000), `short words ${"x".repeat(1_000)} and more`]) {
+      // A stand-in tokenizer that records what it is handed and counts one token per character.
+      const handed: string[] = [];
+      const count = createTokenCounter((piece) => handed.push(piece) && piece.length);
+      expect(count(text)).toBe(text.length);
+      expect(handed.join("")).toBe(text);
+      expect(Math.max(...handed.map(longestRun))).toBeLessThanOrEqual(MAX_RUN_CHARS);
+      expect(handed.filter((p) => loneSurrogate.test(p))).toEqual([]);
+    }
+  });
+
+  it("counts ordinary text as the tokenizer counts it whole, and a long run about as well", async () => {
+    const count = await loadTokenCounter();
+    const ordinary = "We are moving billing to Postgres next week. Ёжик любит молоко, а Ольга пишет на Go и Rust: https://example.com/a?b=c 12345\n\n".repeat(20);
+    expect(count(ordinary)).toBe(countTokens(ordinary));
+    const run = "ж".repeat(2_000);
+    expect(count(run)).toBe(countTokens(run));
+  });
+
+  it("a session message of 32,000 letters with no space gets its context, with its token cost", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const content = "ж".repeat(MAX_MESSAGE_CHARS);
+    await append(auth, s.id, { content });
+    const ctx = await contextOf(auth, s.id);
+    const [message] = ctx.parts.filter((p: any) => p.part === "window");
+    expect(message.tokens).toBe((await loadTokenCounter())(`user: ${content}`) + 1);
+    expect(message.tokens).toBeGreaterThan(MAX_MESSAGE_CHARS);
   });
 });
 

@@ -186,6 +186,14 @@ export function mutateBody(body: unknown, m: BodyMutation): string {
   }
 }
 
+function parseOrUndefined(line: string): unknown {
+  try {
+    return JSON.parse(line) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The lines of a valid archive spoiled by `mutations`. */
 export function mutateArchive(lines: string[], mutations: ArchiveMutation[]): string {
   const out = [...lines];
@@ -196,7 +204,9 @@ export function mutateArchive(lines: string[], mutations: ArchiveMutation[]): st
     switch (m.kind) {
       case "field": {
         const i = at(m.line);
-        const parsed: unknown = JSON.parse(out[i]!);
+        // A line an earlier mutation inserted need not be JSON: it stays as it is.
+        const parsed = parseOrUndefined(out[i]!);
+        if (parsed === undefined) break;
         const paths = pathsOf(parsed).slice(1);
         if (paths.length > 0) out[i] = JSON.stringify(setAt(parsed, paths[m.pick % paths.length]!, m.value));
         break;

@@ -83,6 +83,8 @@ export async function runFuzz(options: {
   trace?: (line: string) => void;
   /** Cases before this one are generated (the same inputs for the seed) but not sent. */
   from?: number;
+  /** Cases from this one on are not sent either (a range of the run, sent by one of several runners). */
+  until?: number;
 }): Promise<FuzzResult> {
   const { routes, components } = await readApiDocument();
   // /mcp is fuzzed through its tools, below; the webhook, /jobs and /shards check a shared secret first.
@@ -104,7 +106,7 @@ export async function runFuzz(options: {
   };
 
   for (const [n, c] of cases.entries()) {
-    if (n < (options.from ?? 0)) continue;
+    if (n < (options.from ?? 0) || n >= (options.until ?? Infinity)) continue;
     let method = "POST";
     let path = "/mcp";
     let headers: Record<string, string> = {};
@@ -139,7 +141,7 @@ export async function runFuzz(options: {
       body = mutateArchive(archive, c.mutations);
       label = `import, ${c.mutations.map((m) => m.kind).join("+")}`;
     }
-    options.trace?.(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`);
+    options.trace?.(wellFormed(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`));
     const t0 = performance.now();
     let res: { status: number; text: string };
     try {
