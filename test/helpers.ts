@@ -1,6 +1,7 @@
-import { exports } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789";
+/** The operator's token of the running configuration (vitest.config.ts, or the bench's). */
+export const ADMIN_TOKEN = env.ADMIN_TOKEN;
 
 export interface CallOptions {
   token?: string;

@@ -13,6 +13,7 @@ export const faults: Part = {
   async run(log) {
     const r = await runJob<{ tests: Record<string, Tally> }>("faults", { faultSample: null }, log);
     const rows = Object.entries(r.tests).map(([name, t]) => [name, t.calls, t.checked, t.checked === t.calls ? "every call" : "STOPPED EARLY"]);
+    if (rows.length < 4) throw new Error(`expected the move and erase fault tests in both modes, got: ${rows.map((row) => row[0]).join(", ") || "none"}`);
     const incomplete = rows.filter((row) => row[3] !== "every call");
     if (incomplete.length > 0) throw new Error(`fault runs stopped early (a check failed): ${incomplete.map((row) => row[0]).join(", ")}`);
     const markdown = [
