@@ -6,6 +6,7 @@ import { createShards } from "../db/shards";
 import type { Deps } from "../deps";
 import { createSemantic } from "../embeddings/providers";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+import { createPacer } from "./import-pace";
 
 const JOB_KEY = "job";
 const FAILURES_KEY = "failures";
@@ -19,6 +20,8 @@ const ALARM_SLICES = 10;
 /** Consecutive failed runs before the job is given up and undone; the waits between them double. */
 const MAX_FAILURES = 8;
 const FIRST_RETRY_MS = 1_000;
+/** After each stretch of work the object rests this many times as long, leaving the isolate and D1 to others. */
+const REST_PER_WORK = 1;
 
 interface JobRef {
   mindId: string;
@@ -82,7 +85,8 @@ export class ImportObject extends DurableObject<Env> {
     const until = Date.now() + budgetMs;
     let slices = 0;
     try {
-      const job = await runImport(this.deps, ref.mindId, ref.jobId, () => Date.now() < until && slices++ < maxSlices);
+      const more = () => Date.now() < until && slices++ < maxSlices;
+      const job = await runImport(this.deps, ref.mindId, ref.jobId, more, createPacer(REST_PER_WORK));
       this.ctx.storage.kv.delete(FAILURES_KEY);
       if (job && (job.state === "queued" || job.state === "running" || job.state === "undoing")) await this.ctx.storage.setAlarm(Date.now());
       else await this.end();
