@@ -1,10 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { systemClock } from "../clock";
 import type { Env } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
-import type { Deps } from "../deps";
-import { createSemantic } from "../embeddings/providers";
+import { objectDeps, type Deps } from "../deps";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
 
 const JOB_KEY = "job";
@@ -49,13 +45,7 @@ export class ImportObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = {
-      db: createDb(env.DB),
-      shards: createShards(env),
-      clock: systemClock,
-      semantic: createSemantic(env),
-      defer: (work) => ctx.waitUntil(work),
-    };
+    this.deps = objectDeps(env, ctx, { semantic: true });
   }
 
   /** Takes the job and starts writing it in the background. */

@@ -1,9 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { systemClock } from "../clock";
 import type { Env } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
-import type { Deps } from "../deps";
+import { objectDeps, type Deps } from "../deps";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
 
 const MIND_KEY = "mind";
@@ -35,7 +32,8 @@ export class MindJobObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = { db: createDb(env.DB), shards: createShards(env), clock: systemClock };
+    // A move copies rows and leaves their vectors as they are: it needs no embedder.
+    this.deps = objectDeps(env, ctx, { semantic: false });
   }
 
   /** Runs the mind's job from now on (again, if it was paused after a failure). */

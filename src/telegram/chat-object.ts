@@ -1,17 +1,14 @@
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
-import { systemClock } from "../clock";
 import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
+import { objectDeps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
-import { createSemantic } from "../embeddings/providers";
 import { chatOfUpdate } from "./updates";
 
 const SEQUENCE_KEY = "sequence";
@@ -48,14 +45,7 @@ export class TelegramChatObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = {
-      db: createDb(env.DB),
-      shards: createShards(env),
-      clock: systemClock,
-      sessionObjects: env.SESSIONS,
-      semantic: createSemantic(env),
-      defer: (work) => ctx.waitUntil(work),
-    };
+    this.deps = { ...objectDeps(env, ctx, { semantic: true }), sessionObjects: env.SESSIONS };
   }
 
   /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */
