@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+import { loggable } from "../errors";
 
 const JOB_KEY = "job";
 const FAILURES_KEY = "failures";
@@ -80,7 +81,7 @@ export class ImportObject extends DurableObject<Env> {
     } catch (err) {
       const failures = (this.ctx.storage.kv.get<number>(FAILURES_KEY) ?? 0) + 1;
       this.ctx.storage.kv.put(FAILURES_KEY, failures);
-      console.error("an import run failed; it resumes from its progress", ref.jobId, failures, err);
+      console.error("an import run failed; it resumes from its progress", ref.jobId, failures, loggable(err));
       if (failures >= MAX_FAILURES) {
         const undone = await abandonImport(this.deps, ref.mindId, ref.jobId).catch(() => undefined);
         if (undone !== undefined && undone?.state !== "undoing") {

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
+import { loggable } from "../errors";
 
 const MIND_KEY = "mind";
 /** Work done per alarm before the object yields and sets the next one (a step is bounded too). */
@@ -52,7 +53,7 @@ export class MindJobObject extends DurableObject<Env> {
       if (isMoveRunning(state)) await this.ctx.storage.setAlarm(Date.now());
       else this.ctx.storage.kv.delete(MIND_KEY);
     } catch (error) {
-      console.error("a step of a mind's move failed; it is retried", mindId, error);
+      console.error("a step of a mind's move failed; it is retried", mindId, loggable(error));
       const attempts = await recordMoveFailure(this.deps, mindId, error).catch(() => 1);
       await this.ctx.storage.setAlarm(Date.now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** attempts));
     }

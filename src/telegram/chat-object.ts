@@ -10,6 +10,7 @@ import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
+import { loggable } from "../errors";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
@@ -83,7 +84,7 @@ export class TelegramChatObject extends DurableObject<Env> {
       const outcome = await this.handle(item);
       if (!outcome.done) {
         const attempts = item.attempts + 1;
-        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, outcome.error);
+        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, loggable(outcome.error));
         if (!outcome.permanent && attempts < MAX_ATTEMPTS) {
           kv.put(key, { ...item, attempts });
           await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
@@ -123,7 +124,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
     } catch (error) {
-      console.error(`telegram update ${item.update.update_id}: could not tell the person`, error);
+      console.error(`telegram update ${item.update.update_id}: could not tell the person`, loggable(error));
     }
   }
 

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { deleteMind } from "../../src/minds/erase";
 import { readTelegramConfig } from "../../src/config";
 import { RETENTION_STEPS } from "../../src/cron/retention";
@@ -168,6 +168,31 @@ describe("failures", () => {
     const sends = telegram.to(p.chat.id, "sendMessage").slice(before).map((c) => c.payload.text.split(" ")[0]);
     expect(sends).toEqual(["first", "second", "second"]);
     expect(model.prompts).toHaveLength(1);
+  });
+
+  it("a failure is logged by its kind and code, never with what the person wrote or the reply", async () => {
+    const p = newPerson();
+    const secret = `my pin is ${nextId()}`;
+    // The provider quotes the prompt in its error; then Telegram refuses the reply, which echoes the text.
+    const model = scriptedModel([new Error(`provider rejected the prompt: ${secret}`), `you said: ${secret}`]);
+    await useModel(p.chat.id, model.model);
+    telegram.failNext("sendMessage", { status: 400, body: { ok: false, error_code: 400, description: "Bad Request: message is too long" } });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warnings = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await send(p, textUpdate(p, secret));
+      const logged = [...errors.mock.calls, ...warnings.mock.calls]
+        .flat()
+        .map((a) => (a instanceof Error ? `${a.message} ${a.stack} ${JSON.stringify({ ...a })}` : typeof a === "string" ? a : JSON.stringify(a)))
+        .join("\n");
+      expect(logged).toContain("attempt 1 failed");
+      expect(logged).toContain("model_failed");
+      expect(logged).toContain("attempt 2 failed");
+      expect(logged).not.toContain(secret);
+    } finally {
+      errors.mockRestore();
+      warnings.mockRestore();
+    }
   });
 
   it("a 429 from Telegram is respected: the call waits retry_after and is made again", async () => {
