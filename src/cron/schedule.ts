@@ -24,7 +24,8 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
   collection: async (deps, env, counts) => {
     Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
   },
-  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS }, counts),
+  // Finishing an erasure removes the mind's vectors as the request does.
+  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS, semantic: createSemantic(env) }, counts),
   // Built inside the job, so a bad embeddings setting fails (and records) this job only.
   embeddings: (deps, env, counts) => runEmbeddingsJob({ ...deps, semantic: createSemantic(env) }, counts),
 };
