@@ -34,4 +34,14 @@ export function handleError(err: Error, c: Context): Response {
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
+/**
+ * The answer to a failure that escaped every handler (the OAuth provider in front of the
+ * routes has none of its own): logged, and a 500 in the one error shape, so nothing a caller
+ * sends makes the Worker's fetch throw.
+ */
+export function escapedError(request: Request, err: unknown): Response {
+  console.error("unhandled error", request.method, new URL(request.url).pathname, err);
+  return Response.json(errorBody("internal", "internal error"), { status: 500 });
+}
+
 export { describeZodError };
