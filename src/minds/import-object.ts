@@ -1,11 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import { systemClock } from "../clock";
 import type { Env } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
-import type { Deps } from "../deps";
-import { createSemantic } from "../embeddings/providers";
+import { objectDeps, type Deps } from "../deps";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+import { loggable } from "../errors";
 
 const JOB_KEY = "job";
 const FAILURES_KEY = "failures";
@@ -49,13 +46,7 @@ export class ImportObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = {
-      db: createDb(env.DB),
-      shards: createShards(env),
-      clock: systemClock,
-      semantic: createSemantic(env),
-      defer: (work) => ctx.waitUntil(work),
-    };
+    this.deps = objectDeps(env, ctx, { semantic: true });
   }
 
   /** Takes the job and starts writing it in the background. */
@@ -90,7 +81,7 @@ export class ImportObject extends DurableObject<Env> {
     } catch (err) {
       const failures = (this.ctx.storage.kv.get<number>(FAILURES_KEY) ?? 0) + 1;
       this.ctx.storage.kv.put(FAILURES_KEY, failures);
-      console.error("an import run failed; it resumes from its progress", ref.jobId, failures, err);
+      console.error("an import run failed; it resumes from its progress", ref.jobId, failures, loggable(err));
       if (failures >= MAX_FAILURES) {
         const undone = await abandonImport(this.deps, ref.mindId, ref.jobId).catch(() => undefined);
         if (undone !== undefined && undone?.state !== "undoing") {

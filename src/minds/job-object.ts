@@ -1,10 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
-import { systemClock } from "../clock";
 import type { Env } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
-import type { Deps } from "../deps";
+import { objectDeps, type Deps } from "../deps";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
+import { loggable } from "../errors";
 
 const MIND_KEY = "mind";
 /** Work done per alarm before the object yields and sets the next one (a step is bounded too). */
@@ -35,7 +33,8 @@ export class MindJobObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = { db: createDb(env.DB), shards: createShards(env), clock: systemClock };
+    // A move copies rows and leaves their vectors as they are: it needs no embedder.
+    this.deps = objectDeps(env, ctx, { semantic: false });
   }
 
   /** Runs the mind's job from now on (again, if it was paused after a failure). */
@@ -54,7 +53,7 @@ export class MindJobObject extends DurableObject<Env> {
       if (isMoveRunning(state)) await this.ctx.storage.setAlarm(Date.now());
       else this.ctx.storage.kv.delete(MIND_KEY);
     } catch (error) {
-      console.error("a step of a mind's move failed; it is retried", mindId, error);
+      console.error("a step of a mind's move failed; it is retried", mindId, loggable(error));
       const attempts = await recordMoveFailure(this.deps, mindId, error).catch(() => 1);
       await this.ctx.storage.setAlarm(Date.now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** attempts));
     }

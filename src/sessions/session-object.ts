@@ -1,12 +1,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
-import { createDb } from "../db/client";
 import { minds } from "../db/schema";
-import { createShards, DIRECTORY, type Shards } from "../db/shards";
+import { DIRECTORY } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
-import type { Deps } from "../deps";
+import { objectDeps, type Deps, type ShardedDeps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
@@ -33,21 +31,20 @@ declare module "../config" {
  * because every D1 await lets the next call in.
  */
 export class SessionObject extends DurableObject<Env> {
-  private readonly deps: Deps;
-  private readonly shards: Shards;
+  private readonly deps: ShardedDeps;
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.shards = createShards(env);
-    this.deps = { db: createDb(env.DB), shards: this.shards, clock: systemClock };
+    // Extraction writes notes; the hourly job embeds them.
+    this.deps = objectDeps(env, ctx, { semantic: false });
   }
 
   /** The session's mind's database: the caller's word for it, or the directory's (an alarm). */
   private async depsOf(target: SessionTarget): Promise<Deps> {
     const shard =
-      target.shard ?? (await this.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
-    return { ...this.deps, db: this.shards.db(shard ?? DIRECTORY) };
+      target.shard ?? (await this.deps.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
+    return { ...this.deps, db: this.deps.shards.db(shard ?? DIRECTORY) };
   }
 
   /**
