@@ -1,13 +1,15 @@
 import type { Principal } from "./auth/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
+import type { Semantic } from "./embeddings/ports";
 import type { MindContext } from "./minds/context";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
 export interface AppEnv {
   Bindings: Env;
   Variables: {
-    deps: Deps;
+    /** Built per request: recall by meaning is known (null: none), so every path can rely on it. */
+    deps: Deps & { semantic: Semantic | null };
     principal: Principal;
     /** Set by requireScope: the mind, scope and database the request works in. */
     mindContext: MindContext;

@@ -16,8 +16,7 @@ import { sessionRoutes } from "./api/sessions";
 import { usageRoutes } from "./api/usage";
 import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
-import { createDb } from "./db/client";
-import { createShards } from "./db/shards";
+import { createDeps } from "./deps";
 import { AppError } from "./errors";
 import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
@@ -64,7 +63,7 @@ export function createApp(options: AppOptions = {}) {
     "*",
     createMiddleware<AppEnv>((c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next)),
     createMiddleware<AppEnv>(async (c, next) => {
-      c.set("deps", { db: createDb(c.env.DB), shards: createShards(c.env), clock, semantic: createSemantic(c.env), defer: deferrer(c) });
+      c.set("deps", { ...createDeps(c.env, clock), semantic: createSemantic(c.env), defer: deferrer(c) });
       await next();
     }),
   );

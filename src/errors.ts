@@ -58,6 +58,21 @@ export function isMindMoving(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A failure as the logs may keep it: its kind and code, and an unexpected error's message capped
+ * and with its quoted parts dropped. Never the error object itself: a model's error carries the
+ * prompt, a Bot API error the reply, a domain error's message may quote what a user wrote.
+ */
+export function loggable(error: unknown, depth = 0): string {
+  if (error instanceof AppError) return `AppError ${error.code}`;
+  if (!(error instanceof Error)) return `thrown ${typeof error}`;
+  const fields = error as Error & { error_code?: unknown; statusCode?: unknown; code?: unknown };
+  const code = [fields.error_code, fields.statusCode, fields.code].find((c) => typeof c === "string" || typeof c === "number");
+  const message = error.message.replace(/"[^"]*"/g, '"…"').slice(0, 200);
+  const cause = error.cause instanceof Error && depth < 2 ? ` (cause: ${loggable(error.cause, depth + 1)})` : "";
+  return `${error.name}${code === undefined ? "" : ` ${String(code)}`}: ${message}${cause}`;
+}
+
 /** One readable sentence from a zod failure, naming the field at fault. */
 export function describeZodError(error: z.ZodError): string {
   return error.issues
@@ -68,7 +83,17 @@ export function describeZodError(error: z.ZodError): string {
         const where = at ? ` in ${at}` : "";
         return `unknown field${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
       }
-      return at ? `${at}: ${issue.message}` : issue.message;
+      const message = plainMessage(issue);
+      return at ? `${at}: ${message}` : message;
     })
     .join("; ");
+}
+
+/** zod's wording, except where it says what the input was rather than what to send. */
+function plainMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  // A number read from a path or query arrives as NaN when it is missing or not a number.
+  if ("received" in issue && issue.received === "NaN") return "missing or not a number";
+  if (issue.message.endsWith("received undefined")) return `required (${issue.expected})`;
+  return issue.message;
 }

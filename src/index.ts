@@ -2,6 +2,7 @@ import { createApp } from "./app";
 import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
+import { escapedError } from "./http/errors";
 
 export { MindJobObject } from "./minds/job-object";
 export { RateLimiterObject } from "./limits/rate-limiter";
@@ -13,7 +14,13 @@ export { TelegramChatObject } from "./telegram/chat-object";
 const worker = withOAuth(createApp());
 
 export default {
-  fetch: (request, env, ctx) => worker.fetch(request, env, ctx),
+  async fetch(request, env, ctx) {
+    try {
+      return await worker.fetch(request, env, ctx);
+    } catch (err) {
+      return escapedError(request, err);
+    }
+  },
   async scheduled(controller, env) {
     const runs = await runCron(controller.cron, env);
     const failed = runs.filter((run) => run.error !== null);

@@ -4,6 +4,7 @@ import type { ModelDeps } from "../llm/generate";
 import { sweepStaleClaims, namespacesWithWaitingNotes } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION, type ConsolidationOptions } from "../notes/consolidate";
 import type { JobCounts } from "../db/job-runs";
+import { loggable } from "../errors";
 
 export interface ConsolidationJobOptions extends ConsolidationOptions {
   /** Namespaces consolidated per run at most; the rest are next hour's. */
@@ -56,7 +57,7 @@ export async function runConsolidationJob(
       } else tally[outcome.status]++;
     } catch (error) {
       tally.failed++;
-      console.error("consolidation failed", target, error);
+      console.error("consolidation failed", target, loggable(error));
     }
     Object.assign(counts, tally);
   }

@@ -3,10 +3,8 @@ import { everyShard } from "../db/client";
 import type { JobCounts } from "../db/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
-import type { Deps } from "../deps";
 import { IMPORT_RETENTION_STEP } from "../minds/import-jobs";
-import { finishInterruptedErasures } from "../minds/erase";
-import type { SessionDeps } from "../sessions/objects";
+import { finishInterruptedErasures, type EraseDeps } from "../minds/erase";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 
@@ -24,7 +22,7 @@ export const RETENTION_STEPS: RetentionStep[] = [
  * there): erasures of minds left unfinished are finished, each step's deleted rows are counted
  * over all databases, then PRAGMA optimize runs on each.
  */
-export async function runRetentionJob(deps: Deps & Partial<Pick<SessionDeps, "sessionObjects">>, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
+export async function runRetentionJob(deps: EraseDeps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
   const now = deps.clock.now();
   // First: a mind whose erasure stopped halfway is finished before its rows are counted below.
   counts.erasures_finished = await finishInterruptedErasures(deps, now);

@@ -1,8 +1,6 @@
 import { systemClock, type Clock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
-import type { Deps } from "../deps";
+import { createDeps, type Deps } from "../deps";
 import { createLanguageModel } from "../llm/providers";
 import { collectSessionNotes } from "../sessions/messages";
 import { runConsolidationJob } from "./consolidation";
@@ -26,7 +24,8 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
   collection: async (deps, env, counts) => {
     Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
   },
-  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS }, counts),
+  // Finishing an erasure removes the mind's vectors as the request does.
+  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS, semantic: createSemantic(env) }, counts),
   // Built inside the job, so a bad embeddings setting fails (and records) this job only.
   embeddings: (deps, env, counts) => runEmbeddingsJob({ ...deps, semantic: createSemantic(env) }, counts),
 };
@@ -34,8 +33,11 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
 /** Runs the jobs of a cron expression, each recorded in job_runs. An unknown expression is an error. */
 export async function runCron(cron: string, env: Env, clock: Clock = systemClock): Promise<JobRun[]> {
   const jobs = CRON_JOBS[cron];
-  if (!jobs) throw new Error(`no job is scheduled for cron "${cron}"`);
-  const deps: Deps = { db: createDb(env.DB), shards: createShards(env), clock };
+  if (!jobs) {
+    const known = Object.keys(CRON_JOBS).map((expression) => `"${expression}"`).join(", ");
+    throw new Error(`no job is scheduled for cron "${cron}": the crons are ${known}`);
+  }
+  const deps = createDeps(env, clock);
   const runs: JobRun[] = [];
   for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts) => JOBS[job](deps, env, counts)));
   return runs;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, describeZodError, isMindMoving, MIND_MOVING_RETRY_SECONDS, mindMoving, type ErrorCode } from "../errors";
+import { AppError, describeZodError, type ErrorCode, isMindMoving, loggable, MIND_MOVING_RETRY_SECONDS, mindMoving } from "../errors";
 import { RateLimited } from "../limits/rate-limits";
 
 /** The one error body every front answers with. */
@@ -30,8 +30,18 @@ export function handleError(err: Error, c: Context): Response {
     return c.json(errorBody(code, err.message || code), err.status as ContentfulStatusCode);
   }
   if (isMindMoving(err)) return handleError(mindMoving(), c);
-  console.error("unhandled error", c.req.method, c.req.path, err);
+  console.error("unhandled error", c.req.method, c.req.path, loggable(err));
   return c.json(errorBody("internal", "internal error"), 500);
+}
+
+/**
+ * The answer to a failure that escaped every handler (the OAuth provider in front of the
+ * routes has none of its own): logged, and a 500 in the one error shape, so nothing a caller
+ * sends makes the Worker's fetch throw.
+ */
+export function escapedError(request: Request, err: unknown): Response {
+  console.error("unhandled error", request.method, new URL(request.url).pathname, err);
+  return Response.json(errorBody("internal", "internal error"), { status: 500 });
 }
 
 export { describeZodError };

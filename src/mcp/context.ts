@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../errors";
+import { AppError, loggable } from "../errors";
 import type { SessionContext } from "../sessions/objects";
 
 /** What every tool is given: the caller's mind context, with the session objects. */
@@ -25,7 +25,7 @@ export async function runTool(body: () => Promise<CallToolResult>): Promise<Call
     return await body();
   } catch (err) {
     if (err instanceof AppError) return errorResult(`${err.code}: ${err.message}`);
-    console.error("mcp tool failed", err);
+    console.error("mcp tool failed", loggable(err));
     return errorResult("internal: the tool failed; try again later");
   }
 }

@@ -8,6 +8,7 @@ import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
+import { loggable } from "../errors";
 
 export interface SearchOptions {
   q: string;
@@ -65,7 +66,7 @@ async function mindTermWeights(db: Deps["db"], mindId: string, terms: string[]):
         from memories_fts_terms where term in ${terms}`,
     );
   } catch (err) {
-    console.error("term weights unavailable; plain bm25", err instanceof Error ? err.message : err);
+    console.error("term weights unavailable; plain bm25", mindId, loggable(err));
     return new Map(terms.map((t) => [t, 1]));
   }
   const block = held[0]?.block;

@@ -4,7 +4,7 @@ import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { Deps } from "../deps";
 import type { Semantic, VectorKind } from "../embeddings/ports";
-import { AppError } from "../errors";
+import { AppError, loggable } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
 import { jobMindContext, type MindContext } from "../minds/context";
 import { inScope, notExpired } from "./filters";
@@ -41,7 +41,7 @@ export function dropGoneVectors(deps: Deps, mindId: string): void {
 }
 
 function defer(deps: Deps, work: Promise<unknown>): void {
-  const logged = work.catch((err) => console.error("embedding work failed", err));
+  const logged = work.catch((err) => console.error("embedding work failed", loggable(err)));
   if (deps.defer) deps.defer(logged);
 }
 
@@ -204,7 +204,7 @@ export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKin
     vector = result.vectors[0]!;
   } catch (err) {
     if (!(err instanceof AppError)) await recordUsage(ctx, scope.mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
-    console.error("query embedding failed; full-text search alone", err instanceof Error ? err.message : err);
+    console.error("query embedding failed; full-text search alone", scope.mindId, loggable(err));
     return null;
   }
   const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind, agent: scope.agentFilter });

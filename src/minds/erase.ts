@@ -4,6 +4,8 @@ import { databaseOfMind, directoryOf, type Db } from "../db/client";
 import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
+import type { Deps } from "../deps";
+import type { Semantic } from "../embeddings/ports";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
 import { accountUnused } from "./minds";
 import { isMoveRunning } from "./move";
@@ -17,7 +19,11 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 // an interrupted erasure and answers what was erased, and the retention job finishes any erasure
 // left behind.
 
-type EraseDeps = Omit<SessionDeps, "sessionObjects"> & Partial<Pick<SessionDeps, "sessionObjects">>;
+/**
+ * What erasing reaches besides the databases: the sessions' objects and the vector index (null:
+ * the deployment has none). Every caller names both, so no path erases rows and leaves the rest.
+ */
+export type EraseDeps = Deps & Pick<SessionDeps, "sessionObjects"> & { semantic: Semantic | null };
 
 /** Session objects and vectors forgotten per statement while erasing. */
 const PAGE = 100;
@@ -101,7 +107,6 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
 
 /** The stored state and alarms of the mind's sessions' objects, a page at a time, before their rows go. */
 async function forgetSessions(deps: EraseDeps, db: Db, mindId: string): Promise<void> {
-  if (!deps.sessionObjects) return;
   for (let after = ""; ; ) {
     const page = await db
       .select({ id: sessions.id })

@@ -4,7 +4,7 @@ import { databaseOfMind, directoryOf, type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
 import type { RetentionStep } from "../db/retention";
 import type { Deps } from "../deps";
-import { AppError, conflict, mindMoving, notFound } from "../errors";
+import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import { messageSearchText } from "../sessions/history";
@@ -123,7 +123,7 @@ export async function acceptImport(directoryDeps: Deps, accountId: string, mindI
     return { job: toJob(queued), bytes };
   } catch (err) {
     await reader.cancel();
-    await discardJob(db, id).catch((cleanup: unknown) => console.error("a stored import archive left for the daily cleanup", id, cleanup));
+    await discardJob(db, id).catch((cleanup: unknown) => console.error("a stored import archive left for the daily cleanup", id, loggable(cleanup)));
     throw err;
   }
 }
@@ -318,7 +318,7 @@ async function finishImport(directoryDeps: Deps, deps: Deps, job: ImportJobRow):
   if (deps.semantic) {
     await markMissing(deps, job.mindId);
     dropGoneVectors(deps, job.mindId);
-    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => console.error("embedding after import failed", err)));
+    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => console.error("embedding after import failed", job.mindId, loggable(err))));
   }
 }
 

@@ -1,4 +1,4 @@
-import { AppError } from "../errors";
+import { AppError, loggable } from "../errors";
 import type { ModelDeps } from "../llm/generate";
 import { tokensUsedToday } from "../llm/ledger";
 import { jobMindContext } from "../minds/context";
@@ -87,12 +87,12 @@ export async function consolidateNotes(
     // Only an AppError's text is meant for the mind's users; anything else (a D1 error with its
     // SQL, a bug) is logged here and recorded as a code and a safe sentence.
     const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: the consolidation failed; its notes wait for the next run";
-    if (!(error instanceof AppError)) console.error("consolidation failed", claim.consolidationId, error);
+    if (!(error instanceof AppError)) console.error("consolidation failed", claim.consolidationId, loggable(error));
     try {
       await releaseClaim(deps, claim.consolidationId, message);
     } catch (releaseError) {
       // The next hourly run's sweep frees the notes of a claim that could not be released.
-      console.error("could not release consolidation claim", claim.consolidationId, releaseError);
+      console.error("could not release consolidation claim", claim.consolidationId, loggable(releaseError));
     }
     const budgetStop = error instanceof AppError && error.code === "budget_exceeded";
     return { status: "failed", consolidationId: claim.consolidationId, error: message, budget: budgetStop };

@@ -1,18 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { systemClock } from "../clock";
 import { readLlmConfig, type Env } from "../config";
-import { createDb } from "../db/client";
 import { minds } from "../db/schema";
-import { createShards, DIRECTORY, type Shards } from "../db/shards";
+import { DIRECTORY } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
-import type { Deps } from "../deps";
+import { objectDeps, type Deps, type ShardedDeps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
+import { serialQueue } from "../serial";
 
 const COUNTERS_KEY = "counters";
 const TARGET_KEY = "target";
@@ -33,21 +32,20 @@ declare module "../config" {
  * because every D1 await lets the next call in.
  */
 export class SessionObject extends DurableObject<Env> {
-  private readonly deps: Deps;
-  private readonly shards: Shards;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly deps: ShardedDeps;
+  private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.shards = createShards(env);
-    this.deps = { db: createDb(env.DB), shards: this.shards, clock: systemClock };
+    // Extraction writes notes; the hourly job embeds them.
+    this.deps = objectDeps(env, ctx, { semantic: false });
   }
 
   /** The session's mind's database: the caller's word for it, or the directory's (an alarm). */
   private async depsOf(target: SessionTarget): Promise<Deps> {
     const shard =
-      target.shard ?? (await this.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
-    return { ...this.deps, db: this.shards.db(shard ?? DIRECTORY) };
+      target.shard ?? (await this.deps.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
+    return { ...this.deps, db: this.deps.shards.db(shard ?? DIRECTORY) };
   }
 
   /**
@@ -165,12 +163,5 @@ export class SessionObject extends DurableObject<Env> {
   private owns(target: SessionTarget): boolean {
     const stored = this.ctx.storage.kv.get<SessionTarget>(TARGET_KEY);
     return stored === undefined || (stored.mindId === target.mindId && stored.sessionId === target.sessionId);
-  }
-
-  /** Runs calls one after another, in arrival order, whatever they await. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }

@@ -65,7 +65,7 @@ const friendlyErrors: MiddlewareFn<BotContext> = async (ctx, next) => {
     const id = error instanceof AppError ? FRIENDLY[error.code] : undefined;
     if (!id || !ctx.chat) throw error;
     const { code, message } = error as AppError;
-    console.warn(`telegram update ${ctx.update.update_id} answered with ${code}: ${message}`);
+    console.warn(`telegram update ${ctx.update.update_id} answered with ${code}`);
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t(id, { message }));
   }

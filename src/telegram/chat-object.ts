@@ -1,18 +1,17 @@
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
-import { systemClock } from "../clock";
 import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
-import { createDb } from "../db/client";
-import { createShards } from "../db/shards";
+import { objectDeps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
 import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
-import { createSemantic } from "../embeddings/providers";
 import { chatOfUpdate } from "./updates";
+import { loggable } from "../errors";
+import { serialQueue } from "../serial";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
@@ -44,18 +43,11 @@ declare module "../config" {
  */
 export class TelegramChatObject extends DurableObject<Env> {
   private readonly deps: SessionDeps;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = {
-      db: createDb(env.DB),
-      shards: createShards(env),
-      clock: systemClock,
-      sessionObjects: env.SESSIONS,
-      semantic: createSemantic(env),
-      defer: (work) => ctx.waitUntil(work),
-    };
+    this.deps = { ...objectDeps(env, ctx, { semantic: true }), sessionObjects: env.SESSIONS };
   }
 
   /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */
@@ -93,7 +85,7 @@ export class TelegramChatObject extends DurableObject<Env> {
       const outcome = await this.handle(item);
       if (!outcome.done) {
         const attempts = item.attempts + 1;
-        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, outcome.error);
+        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, loggable(outcome.error));
         if (!outcome.permanent && attempts < MAX_ATTEMPTS) {
           kv.put(key, { ...item, attempts });
           await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
@@ -133,15 +125,8 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
     } catch (error) {
-      console.error(`telegram update ${item.update.update_id}: could not tell the person`, error);
+      console.error(`telegram update ${item.update.update_id}: could not tell the person`, loggable(error));
     }
-  }
-
-  /** Runs calls one after another, in arrival order, whatever they await. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

@@ -7,6 +7,8 @@ import worker from "../../src/index";
 import type { Scope } from "../../src/auth/principal";
 import { runRetentionJob } from "../../src/cron/retention";
 import { CRON_JOBS } from "../../src/cron/schedule";
+import { readLlmConfig } from "../../src/config";
+import { createEmbedder } from "../../src/embeddings/providers";
 import { runJob } from "../../src/db/job-runs";
 import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { jobRuns, memories, memoryHistory, notes } from "../../src/db/schema";
@@ -14,7 +16,7 @@ import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
-import { DAY, depsOfMind, HOUR, manualClock, testDeps, inMind } from "../support/deps";
+import { DAY, depsOfMind, eraseDeps, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 
 function declaredCrons(): string[] {
@@ -60,7 +62,7 @@ describe("scheduled()", () => {
   });
 
   it("fails on a cron expression it does not know", async () => {
-    await expect(fire("*/5 * * * *")).rejects.toThrow(/no job is scheduled/);
+    await expect(fire("*/5 * * * *")).rejects.toThrow(/no job is scheduled for cron "\*\/5 \* \* \* \*": the crons are "0 \* \* \* \*", "30 3 \* \* \*"/);
   });
 
   it("a failing job is recorded with its error and fails the invocation", async () => {
@@ -92,7 +94,7 @@ describe("retention", () => {
     const oldNoteElsewhere = await addNote(await inMind(testDeps({ clock: at(now, -300 * DAY) }), keep), { text: "kept note" });
 
     const counts: Record<string, number | string> = {};
-    await runRetentionJob(testDeps({ clock: manualClock(now) }), counts);
+    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), counts);
     const db = (await depsOfMind(scope.mindId)).db;
     const ids = async (mindId: string) =>
       (await (await depsOfMind(mindId)).db.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
@@ -132,7 +134,7 @@ describe("retention", () => {
     await store("at_grace", -grace);
     await store("recently_expired", -DAY);
     await store("never_expires", null);
-    await runRetentionJob(testDeps({ clock: manualClock(now) }), {});
+    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), {});
     const db = (await depsOfMind(scope.mindId)).db;
     const left = await db.select({ key: memories.key }).from(memories).where(eq(memories.mindId, scope.mindId));
     expect(left.map((r) => r.key).sort()).toEqual(["at_grace", "never_expires", "recently_expired"]);
@@ -163,13 +165,14 @@ describe("retention", () => {
     const deps = testDeps();
     const old = await runJob(testDeps({ clock: at(now, -31 * DAY) }), "retention", null, async () => {});
     const recent = await runJob(testDeps({ clock: at(now, -29 * DAY) }), "retention", null, async () => {});
-    await runRetentionJob(testDeps({ clock: manualClock(now) }), {});
+    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), {});
     const left = (await deps.db.select({ id: jobRuns.id }).from(jobRuns)).map((r) => r.id);
     expect(left).not.toContain(old.id);
     expect(left).toContain(recent.id);
   });
 });
 
-it("the test environment has no model configured", () => {
-  expect(env.LLM_PROVIDER).toBeUndefined();
+it("the test environment has no model configured, whatever .dev.vars holds for npm run dev", () => {
+  expect(readLlmConfig(env)).toEqual({ provider: "none" });
+  expect(createEmbedder(env)).toBeNull();
 });

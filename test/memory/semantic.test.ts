@@ -7,11 +7,12 @@ import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
-import { deleteMind } from "../../src/minds/erase";
+import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
+import { runCron } from "../../src/cron/schedule";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
-import { inMind } from "../support/deps";
+import { eraseDeps, inMind } from "../support/deps";
 
 async function tenantScope(): Promise<{ scope: Scope; token: string; accountId: string }> {
   const t = await newTenant();
@@ -141,9 +142,32 @@ describe("recall by meaning", () => {
     await runEmbeddingsJob(on.deps, {});
     expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
 
-    const erased = await deleteMind({ ...on.deps, sessionObjects: env.SESSIONS }, accountId, scope.mindId);
+    const erased = await deleteMind(eraseDeps(on.deps), accountId, scope.mindId);
     expect(erased.embeddings).toBe(1);
     expect(index.stored.get(scope.mindId)?.size).toBe(0);
+  });
+
+  it("removes the vectors of a mind whose erasure the daily job finishes, as the request would", async () => {
+    const { scope, accountId } = await tenantScope();
+    const index = memoryIndex();
+    const on = semanticDeps({ embedder: conceptEmbedder(), index });
+    const kept = (await storeMemory(await inMind(on.deps, scope), { category: "fact", key: "kept_fact", content: "A fact with a vector" })).memory;
+    await on.settle();
+    expect(await record("memory", kept.id)).toMatchObject({ state: "done" });
+    // The request marks the mind, then dies while removing its vectors.
+    const down = { ...index, remove: () => Promise.reject(new Error("vector index unavailable")) };
+    await expect(deleteMind(eraseDeps(semanticDeps({ embedder: conceptEmbedder(), index: down }).deps), accountId, scope.mindId)).rejects.toThrow();
+    expect(await record("memory", kept.id)).not.toBeNull();
+
+    // The daily job, in a deployment with an embedder and a vector index, finishes it.
+    const removed: string[] = [];
+    const vectorize = { deleteByIds: async (ids: string[]) => (removed.push(...ids), { mutationId: "m" }) } as unknown as Vectorize;
+    const configured = { ...env, EMBEDDINGS_BASE_URL: "https://embeddings.test/v1", EMBEDDINGS_MODEL: "test-concepts", VECTORIZE: vectorize };
+    const runs = await runCron("30 3 * * *", configured, { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) });
+    expect(runs.find((r) => r.job === "retention")).toMatchObject({ error: null, counts: { erasures_finished: expect.any(Number) } });
+    expect(removed).toContain(kept.id);
+    expect(await record("memory", kept.id)).toBeNull();
+    expect(await firstEverywhere("select id from minds where id = ?", scope.mindId)).toBeNull();
   });
 
   it("changes nothing where no embedder is configured: no records, full-text search", async () => {

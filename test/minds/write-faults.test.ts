@@ -6,7 +6,7 @@ import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
 import { abandonImport, acceptImport, runImport } from "../../src/minds/import-jobs";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
-import { testDeps } from "../support/deps";
+import { eraseDeps, testDeps } from "../support/deps";
 import { faultPoints, faultSample, faultTally, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { countEverywhere } from "../support/shards";
@@ -29,7 +29,7 @@ async function mindWithArchive() {
 }
 
 /** Every database seen through `wrap` (faulty or not). */
-const deps = (wrap?: (d1: D1Database) => D1Database) => ({ ...testDeps({ wrap }), sessionObjects: env.SESSIONS });
+const deps = (wrap?: (d1: D1Database) => D1Database) => ({ ...eraseDeps(testDeps({ wrap })), llm: null });
 
 /** Rows an import staged for the mind, or parts of its archive, not written or dropped yet. */
 const stagedLeft = async (mindId: string) =>
@@ -145,7 +145,7 @@ describe("a fault at each D1 call of erasing a mind", () => {
         } else {
           // Nobody asks again: the daily retention finishes it once it has waited long enough.
           const later = testDeps({ clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } });
-          await runRetentionJob({ ...later, sessionObjects: env.SESSIONS }, {});
+          await runRetentionJob(eraseDeps(later), {});
         }
         expect(await mindState(t.mind.id), where).toEqual(gone);
         expect(await objectKeeps(sessionId), where).toBe(false);

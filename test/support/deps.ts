@@ -39,6 +39,9 @@ export function testDeps(
   };
 }
 
+/** Deps for erasing a mind (directly, or by the retention job): the session objects, and no vector index unless `deps` has one. */
+export const eraseDeps = (deps: Deps = testDeps()) => ({ ...deps, sessionObjects: env.SESSIONS, semantic: deps.semantic ?? null });
+
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
 

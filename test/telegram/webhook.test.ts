@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { deleteMind } from "../../src/minds/erase";
 import { readTelegramConfig } from "../../src/config";
 import { RETENTION_STEPS } from "../../src/cron/retention";
@@ -7,7 +7,7 @@ import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
 import { TELEGRAM_RETENTION_STEPS } from "../../src/db/telegram-updates";
 import { ADMIN_TOKEN, call } from "../helpers";
-import { testDeps } from "../support/deps";
+import { eraseDeps, testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import { rowsEverywhere } from "../support/shards";
 import {
@@ -170,6 +170,31 @@ describe("failures", () => {
     expect(model.prompts).toHaveLength(1);
   });
 
+  it("a failure is logged by its kind and code, never with what the person wrote or the reply", async () => {
+    const p = newPerson();
+    const secret = `my pin is ${nextId()}`;
+    // The provider quotes the prompt in its error; then Telegram refuses the reply, which echoes the text.
+    const model = scriptedModel([new Error(`provider rejected the prompt: ${secret}`), `you said: ${secret}`]);
+    await useModel(p.chat.id, model.model);
+    telegram.failNext("sendMessage", { status: 400, body: { ok: false, error_code: 400, description: "Bad Request: message is too long" } });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    const warnings = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      await send(p, textUpdate(p, secret));
+      const logged = [...errors.mock.calls, ...warnings.mock.calls]
+        .flat()
+        .map((a) => (a instanceof Error ? `${a.message} ${a.stack} ${JSON.stringify({ ...a })}` : typeof a === "string" ? a : JSON.stringify(a)))
+        .join("\n");
+      expect(logged).toContain("attempt 1 failed");
+      expect(logged).toContain("model_failed");
+      expect(logged).toContain("attempt 2 failed");
+      expect(logged).not.toContain(secret);
+    } finally {
+      errors.mockRestore();
+      warnings.mockRestore();
+    }
+  });
+
   it("a 429 from Telegram is respected: the call waits retry_after and is made again", async () => {
     const p = newPerson();
     telegram.failNext("sendMessage", tooManyRequests(1));
@@ -256,7 +281,7 @@ describe("setup, retention and erasure", () => {
     const mapping = await env.DB.prepare("select mind_id, account_id from telegram_chats where telegram_chat_id = ?")
       .bind(p.chat.id)
       .first<{ mind_id: string; account_id: string }>();
-    const receipt = await deleteMind({ ...testDeps(), sessionObjects: env.SESSIONS }, mapping!.account_id, mapping!.mind_id);
+    const receipt = await deleteMind(eraseDeps(), mapping!.account_id, mapping!.mind_id);
     expect(receipt).toMatchObject({ minds: 1, telegram_chats: 1, chats: 1 });
     expect(await env.DB.prepare("select count(*) as n from telegram_chats where telegram_chat_id = ?").bind(p.chat.id).first()).toEqual({ n: 0 });
     await send(p, textUpdate(p, "/start"));
