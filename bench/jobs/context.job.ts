@@ -8,7 +8,7 @@ import { progress, report } from "./report";
 
 /** Names of the ablation's rows start with this; each departs from the product's packing in one way. */
 const ABLATION = "ablation at 1,500: ";
-const BEFORE = { markVerified: true, trim: false, tokensPerHit: 40, maxHits: 100 };
+const BEFORE = { markVerified: true, trim: false, tokensPerHit: 40, maxHits: 100, groupLabels: false, tagLift: false };
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; groups: Record<string, string[]> };
 
@@ -95,10 +95,12 @@ it("context size", async () => {
       "edgemind context assembly, default budget (4,000)": assembled(4000),
       "edgemind context assembly, 1,500-token budget": assembled(1500),
       "edgemind top-10 search hits": topSearchHits(10),
-      [`${ABLATION}as before: every item marked, whole memories, a hit per 40 tokens up to 100`]: assembled(1500, BEFORE),
+      [`${ABLATION}as before: every item marked, whole memories, a hit per 40 tokens up to 100, every label on its line, no tag lift`]: assembled(1500, BEFORE),
       [`${ABLATION}− verified items unmarked (every item marked)`]: assembled(1500, { markVerified: true }),
       [`${ABLATION}− trimmed to the matching sentences (whole memories)`]: assembled(1500, { trim: false }),
-      [`${ABLATION}− more hits (a hit per 40 tokens up to 100)`]: assembled(1500, { tokensPerHit: 40, maxHits: 100 }),
+      [`${ABLATION}− more hits (a hit per 25 tokens, as before)`]: assembled(1500, { tokensPerHit: 25 }),
+      [`${ABLATION}− labels grouped (category/key on every line)`]: assembled(1500, { groupLabels: false }),
+      [`${ABLATION}− hits sharing the leading hits' tags lifted`]: assembled(1500, { tagLift: false }),
     }),
   );
 });

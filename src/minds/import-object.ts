@@ -2,20 +2,19 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+import { ALARM_SLICE_MS, retryPause } from "./job-alarm";
 import { loggable } from "../errors";
+import { serialQueue } from "../serial";
 
 const JOB_KEY = "job";
 const FAILURES_KEY = "failures";
 
-/**
- * Writing an alarm does before it hands over to the next one: limits (CPU, D1 queries) are per
- * invocation, and a slice costs about four D1 calls.
- */
-const ALARM_BUDGET_MS = 5_000;
+/** Slices one alarm writes at most (a slice costs about four D1 calls). */
 const ALARM_SLICES = 10;
 /** Consecutive failed runs before the job is given up and undone; the waits between them double. */
 const MAX_FAILURES = 8;
 const FIRST_RETRY_MS = 1_000;
+const MAX_RETRY_MS = 64_000;
 
 interface JobRef {
   mindId: string;
@@ -42,7 +41,7 @@ export function importObject(namespace: DurableObjectNamespace<ImportObject>, jo
  */
 export class ImportObject extends DurableObject<Env> {
   private readonly deps: Deps;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -64,7 +63,7 @@ export class ImportObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
-    await this.serially(() => this.run(ALARM_BUDGET_MS, ALARM_SLICES));
+    await this.serially(() => this.run(ALARM_SLICE_MS, ALARM_SLICES));
   }
 
   private async run(budgetMs: number, maxSlices: number): Promise<ImportJob | null> {
@@ -89,7 +88,7 @@ export class ImportObject extends DurableObject<Env> {
           return undone;
         }
       }
-      await this.ctx.storage.setAlarm(Date.now() + FIRST_RETRY_MS * 2 ** Math.min(failures - 1, 6));
+      await this.ctx.storage.setAlarm(Date.now() + retryPause(failures, FIRST_RETRY_MS, MAX_RETRY_MS));
       return null;
     }
   }
@@ -98,12 +97,5 @@ export class ImportObject extends DurableObject<Env> {
   private async end(): Promise<void> {
     await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
-  }
-
-  /** Runs calls one after another, in arrival order, whatever they await. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }

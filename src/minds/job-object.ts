@@ -1,13 +1,13 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
+import { ALARM_SLICE_MS, retryPause } from "./job-alarm";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
 import { loggable } from "../errors";
 
 const MIND_KEY = "mind";
-/** Work done per alarm before the object yields and sets the next one (a step is bounded too). */
-const SLICE_MS = 5_000;
 /** A failed step is retried after 2, 4, 8, … seconds, at most this long. */
+const FIRST_PAUSE_MS = 2_000;
 const MAX_PAUSE_MS = 5 * 60_000;
 
 declare module "../config" {
@@ -46,7 +46,7 @@ export class MindJobObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const mindId = this.ctx.storage.kv.get<string>(MIND_KEY);
     if (!mindId) return;
-    const until = Date.now() + SLICE_MS;
+    const until = Date.now() + ALARM_SLICE_MS;
     try {
       let state = await advanceMove(this.deps, mindId);
       while (isMoveRunning(state) && Date.now() < until) state = await advanceMove(this.deps, mindId);
@@ -55,7 +55,7 @@ export class MindJobObject extends DurableObject<Env> {
     } catch (error) {
       console.error("a step of a mind's move failed; it is retried", mindId, loggable(error));
       const attempts = await recordMoveFailure(this.deps, mindId, error).catch(() => 1);
-      await this.ctx.storage.setAlarm(Date.now() + Math.min(MAX_PAUSE_MS, 1000 * 2 ** attempts));
+      await this.ctx.storage.setAlarm(Date.now() + retryPause(attempts, FIRST_PAUSE_MS, MAX_PAUSE_MS));
     }
   }
 }

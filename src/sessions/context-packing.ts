@@ -45,11 +45,44 @@ export function stating<T extends ContextItem>(item: T, fact: string): T {
 
 const factOf = (item: ContextItem) => FACTS.get(item) ?? item.text;
 
+/** A heading said once over the items grouped under it (a memory's category), and its tokens. */
+export interface GroupHeading {
+  text: string;
+  tokens: number;
+}
+
+const HEADINGS = new WeakMap<ContextItem, GroupHeading>();
+
+/** Puts an item under a heading: the first item taken under it pays for the heading. */
+export function under<T extends ContextItem>(item: T, heading: GroupHeading): T {
+  HEADINGS.set(item, heading);
+  return item;
+}
+
+/** The heading an item is said under, if any. */
+export const headingOf = (item: ContextItem): string | undefined => HEADINGS.get(item)?.text;
+
+/**
+ * A part's items as lines: those under no heading first, then each heading (in the order its
+ * first item came) over its items, so a heading is said once however many items share it.
+ */
+export function groupLines(items: readonly ContextItem[]): string[] {
+  const groups = new Map<string, string[]>();
+  const loose: string[] = [];
+  for (const item of items) {
+    const heading = headingOf(item);
+    if (heading === undefined) loose.push(item.text);
+    else groups.set(heading, [...(groups.get(heading) ?? []), item.text]);
+  }
+  return [...loose, ...[...groups].flatMap(([heading, lines]) => [heading, ...lines])];
+}
+
 /** Takes items while they fit, first offered first; a repeated or nearly repeated fact is folded. */
 export class Fitter {
   readonly items: ContextItem[] = [];
   private readonly seen = new Map<string, string>();
   private readonly facts: { stems: Set<string>; ref: string }[] = [];
+  private readonly headings = new Set<string>();
   used: number;
 
   constructor(
@@ -67,7 +100,7 @@ export class Fitter {
       Object.assign(item, { included: false, reason: "duplicate", duplicate_of: earlier });
       return;
     }
-    if (forced || this.used + item.tokens <= limit) this.take(item, forced ?? "fits");
+    if (forced || this.used + this.cost(item) <= limit) this.take(item, forced ?? "fits");
     else Object.assign(item, { included: false, reason: "over_budget" });
   }
 
@@ -78,7 +111,7 @@ export class Fitter {
 
   /** An item dropped for its share gets a second chance with what memory left over. */
   retry(item: ContextItem): boolean {
-    if (this.used + item.tokens > this.budget) return false;
+    if (this.used + this.cost(item) > this.budget) return false;
     this.take(item, "fits");
     return true;
   }
@@ -102,9 +135,17 @@ export class Fitter {
     return this.facts.find((f) => f.stems.size >= MIN_STEMS_FOR_NEAR && similarity(stems, f.stems) >= NEAR_DUPLICATE)?.ref;
   }
 
+  /** An item's tokens, with its heading's when it is the first taken under it. */
+  private cost(item: ContextItem): number {
+    const heading = HEADINGS.get(item);
+    return item.tokens + (heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0);
+  }
+
   private take(item: ContextItem, reason: ContextReason): void {
+    const heading = HEADINGS.get(item);
+    Object.assign(item, { included: true, reason, tokens: this.cost(item) });
     this.used += item.tokens;
-    Object.assign(item, { included: true, reason });
+    if (heading) this.headings.add(`${item.part}:${heading.text}`);
     if (item.part === "window" || item.part === "cold") return;
     this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);
     if (item.ref.startsWith("mem_")) this.seen.set(`memory:${item.ref}`, item.ref);

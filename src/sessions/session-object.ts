@@ -11,6 +11,7 @@ import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type Ses
 import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
+import { serialQueue } from "../serial";
 
 const COUNTERS_KEY = "counters";
 const TARGET_KEY = "target";
@@ -32,7 +33,7 @@ declare module "../config" {
  */
 export class SessionObject extends DurableObject<Env> {
   private readonly deps: ShardedDeps;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -162,12 +163,5 @@ export class SessionObject extends DurableObject<Env> {
   private owns(target: SessionTarget): boolean {
     const stored = this.ctx.storage.kv.get<SessionTarget>(TARGET_KEY);
     return stored === undefined || (stored.mindId === target.mindId && stored.sessionId === target.sessionId);
-  }
-
-  /** Runs calls one after another, in arrival order, whatever they await. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }

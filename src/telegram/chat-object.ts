@@ -11,6 +11,7 @@ import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
 import { loggable } from "../errors";
+import { serialQueue } from "../serial";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
@@ -42,7 +43,7 @@ declare module "../config" {
  */
 export class TelegramChatObject extends DurableObject<Env> {
   private readonly deps: SessionDeps;
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -126,13 +127,6 @@ export class TelegramChatObject extends DurableObject<Env> {
     } catch (error) {
       console.error(`telegram update ${item.update.update_id}: could not tell the person`, loggable(error));
     }
-  }
-
-  /** Runs calls one after another, in arrival order, whatever they await. */
-  private serially<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(work, work);
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

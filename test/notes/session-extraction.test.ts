@@ -1,11 +1,11 @@
-import { createScheduledController, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import type { LanguageModel } from "../../src/llm/providers";
 import { extractSession } from "../../src/notes/session-extraction";
 import { call } from "../helpers";
-import { append, newAuth, openSession, type Auth } from "../sessions/session-helpers";
+import { append, newAuth, openSession, runAlarmToEnd, type Auth } from "../sessions/session-helpers";
 import { depsOfMind } from "../support/deps";
 import { storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
@@ -77,15 +77,10 @@ describe("extraction from a session", () => {
     const model = scriptedModel([answer("Writes new services in Go")]);
     await useModel(s.id, model.model);
     await dialogue(auth, s.id);
-    // The alarm is set for now, so it may already be running on its own; then this finds none
-    // to run, and the extraction is awaited below until it has finished (or the wait fails).
-    await runDurableObjectAlarm(stubOf(s.id));
-
-    const got = await vi.waitFor(async () => {
-      const read = await call("GET", `/sessions/${s.id}`, auth);
-      expect(read.json.state).toMatchObject({ messages_since_extraction: 0, extraction_due: false, extraction_scheduled: false });
-      return read;
-    }, { timeout: 10_000, interval: 50 });
+    // The alarm is set for now: it may already run on its own, and is awaited either way.
+    await runAlarmToEnd(s.id);
+    const got = await call("GET", `/sessions/${s.id}`, auth);
+    expect(got.json.state).toMatchObject({ messages_since_extraction: 0, extraction_due: false, extraction_scheduled: false });
     expect(got.json.extracted_through_message_id).toBeGreaterThan(0);
     expect(model.prompts).toHaveLength(1);
     expect((await storedNotes(auth.mind)).map((n) => n.text)).toEqual(["Writes new services in Go"]);

@@ -1,6 +1,6 @@
 import { countEverywhere, rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { call, newTenant, unique } from "../helpers";
 import { toMatchExpression } from "../../src/memory/normalize";
 
@@ -19,6 +19,17 @@ export async function newAuth(settings?: Record<string, number>): Promise<Auth &
 export async function patchSettings(auth: Auth, settings: Record<string, number>): Promise<void> {
   const res = await call("PATCH", `/minds/${auth.mind}`, { token: auth.token, body: { settings } });
   if (res.status !== 200) throw new Error(`settings: ${res.status} ${res.text}`);
+}
+
+/**
+ * Runs the session object's alarm if it is still set, or else waits for the one that fired on
+ * its own: every method of the object goes through its queue, so once an empty call queued
+ * behind the alarm has run, the alarm has finished.
+ */
+export async function runAlarmToEnd(sessionId: string): Promise<void> {
+  const stub = env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
+  await runDurableObjectAlarm(stub);
+  await runInDurableObject(stub, (instance) => (instance as unknown as { serially(work: () => Promise<void>): Promise<void> }).serially(async () => {}));
 }
 
 /** Opens (or finds) a task and returns the session, failing loudly otherwise. */

@@ -1,11 +1,11 @@
-import { abortAllDurableObjects, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { rowsEverywhere } from "../support/shards";
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { INITIAL_COUNTERS, planAppend, type SessionCounters } from "../../src/sessions/counters";
 import { SessionObject } from "../../src/sessions/session-object";
 import { call } from "../helpers";
-import { append, channel, contents, countRows, newAuth, openSession, patchSettings, storedState, type Auth } from "./session-helpers";
+import { append, channel, contents, countRows, newAuth, openSession, patchSettings, runAlarmToEnd, storedState, type Auth } from "./session-helpers";
 
 const stubOf = (sessionId: string) => env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
 const uiContents = async (auth: Auth, id: string) => contents(await channel(auth, id, "ui", "&limit=200"));
@@ -150,14 +150,10 @@ describe("the session object", () => {
     const third = await append(auth, s.id, { content: "3", tool: "t" });
     expect(third.state).toMatchObject({ messages_since_extraction: 3, extraction_scheduled: true, extraction_due: false });
 
-    // The alarm may already be running on its own; then this finds none to run, and its end
-    // is awaited below (or the wait fails).
-    await runDurableObjectAlarm(stubOf(s.id));
-    const got = await vi.waitFor(async () => {
-      const read = await call("GET", `/sessions/${s.id}`, auth);
-      expect(read.json.state).toMatchObject({ extraction_due: true, extraction_scheduled: false, messages_since_extraction: 3 });
-      return read;
-    }, { timeout: 10_000, interval: 50 });
+    // The alarm is set for now: it may already run on its own, and is awaited either way.
+    await runAlarmToEnd(s.id);
+    const got = await call("GET", `/sessions/${s.id}`, auth);
+    expect(got.json.state).toMatchObject({ extraction_due: true, extraction_scheduled: false, messages_since_extraction: 3 });
     expect(got.json.state.extraction_due_at).toMatch(/^\d{4}-/);
     expect(got.json.extracted_through_message_id).toBe(0);
 
