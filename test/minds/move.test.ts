@@ -123,6 +123,34 @@ async function untilFinished(mindId: string) {
   throw new Error("the move did not end");
 }
 
+describe("jobs across shards", () => {
+  it("the hourly consolidation and the daily collection and retention reach minds on both shards", async () => {
+    const t = await newTenant();
+    const minds: Auth[] = [{ token: t.token, mind: t.mind.id }];
+    while (new Set(await Promise.all(minds.map(async (m) => (await shardOf(m.mind)).shard))).size < 2) {
+      minds.push({ token: t.token, mind: (await newMind(t.token)).id });
+    }
+    for (const auth of minds) await call("POST", "/notes", { ...auth, body: { text: `Lives on ${auth.mind}`, category_hint: "profile" } });
+    // Each run takes a bounded number of namespaces from each shard in turn, the longest waiting
+    // first. This runs before the tests that leave minds with waiting notes behind, so the first
+    // run reaches these; a few more are allowed should anything else be waiting.
+    const folded = async () => (await Promise.all(minds.map(async (auth) => (await call("GET", "/cold", auth)).json.version))).every((v) => v === 1);
+    for (let run = 0; run < 10 && !(await folded()); run++) {
+      const runs = await runCron("0 * * * *", env);
+      expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
+    }
+    for (const auth of minds) {
+      const cold = (await call("GET", "/cold", auth)).json;
+      expect(cold.version, (await shardOf(auth.mind)).shard).toBe(1);
+      expect(cold.text).toContain(`Lives on ${auth.mind}`);
+    }
+    const daily = await runCron("30 3 * * *", env);
+    expect(daily.map((r) => r.error)).toEqual([null, null]);
+    expect(String(daily.find((r) => r.job === "retention")!.counts.optimize)).toMatch(/^DB: .*; SHARD_1: /);
+    // Up to ten hourly runs and a daily one: allowed two minutes on a busy machine.
+  }, 120_000);
+});
+
 describe("moving a mind between shards", () => {
   it("runs in the background and reads back identically on the new shard; the old one keeps no row of it (both ways)", async () => {
     const auth = await filledMind();
@@ -291,29 +319,3 @@ describe("a fault at D1 calls of a move", () => {
   }
 });
 
-describe("jobs across shards", () => {
-  it("the hourly consolidation and the daily collection and retention reach minds on both shards", async () => {
-    const t = await newTenant();
-    const minds: Auth[] = [{ token: t.token, mind: t.mind.id }];
-    while (new Set(await Promise.all(minds.map(async (m) => (await shardOf(m.mind)).shard))).size < 2) {
-      minds.push({ token: t.token, mind: (await newMind(t.token)).id });
-    }
-    for (const auth of minds) await call("POST", "/notes", { ...auth, body: { text: `Lives on ${auth.mind}`, category_hint: "profile" } });
-    // Each run takes a bounded number of namespaces from each shard in turn, the longest waiting
-    // first: the notes other tests of this file left wait too, so it may take a few runs.
-    const folded = async () => (await Promise.all(minds.map(async (auth) => (await call("GET", "/cold", auth)).json.version))).every((v) => v === 1);
-    for (let run = 0; run < 10 && !(await folded()); run++) {
-      const runs = await runCron("0 * * * *", env);
-      expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
-    }
-    for (const auth of minds) {
-      const cold = (await call("GET", "/cold", auth)).json;
-      expect(cold.version, (await shardOf(auth.mind)).shard).toBe(1);
-      expect(cold.text).toContain(`Lives on ${auth.mind}`);
-    }
-    const daily = await runCron("30 3 * * *", env);
-    expect(daily.map((r) => r.error)).toEqual([null, null]);
-    expect(String(daily.find((r) => r.job === "retention")!.counts.optimize)).toMatch(/^DB: .*; SHARD_1: /);
-    // Up to ten hourly runs and a daily one: allowed two minutes on a busy machine.
-  }, 120_000);
-});
