@@ -79,13 +79,18 @@ export function joinChunks(chunks: Uint8Array[]): Uint8Array {
 export async function storeArchive(db: Db, jobId: string, head: Uint8Array[], reader: ArchiveReader): Promise<number> {
   const decoder = new TextDecoder();
   let part = 0;
-  let buffer = new Uint8Array(PART_BYTES);
+  const buffer = new Uint8Array(PART_BYTES);
   let filled = 0;
+  // One part is written while the next is read: at most two parts in memory.
+  let writing: Promise<unknown> = Promise.resolve();
   const flush = async (last: boolean) => {
     const text = decoder.decode(buffer.subarray(0, filled), { stream: !last });
     filled = 0;
+    await writing;
     if (text.length === 0) return;
-    await db.$client.prepare("insert into import_parts (job_id, part, data) values (?, ?, ?)").bind(jobId, part++, text).run();
+    writing = db.$client.prepare("insert into import_parts (job_id, part, data) values (?, ?, ?)").bind(jobId, part++, text).run();
+    // Its failure is met by the next await on it, not as an unhandled rejection meanwhile.
+    writing.catch(() => undefined);
   };
   const add = async (chunk: Uint8Array) => {
     for (let at = 0; at < chunk.byteLength; ) {
@@ -97,8 +102,13 @@ export async function storeArchive(db: Db, jobId: string, head: Uint8Array[], re
     }
   };
   for (const chunk of head) await add(chunk);
-  for (let chunk = await reader.next(); chunk; chunk = await reader.next()) await add(chunk);
-  await flush(true);
+  try {
+    for (let chunk = await reader.next(); chunk; chunk = await reader.next()) await add(chunk);
+    await flush(true);
+  } finally {
+    await writing.catch(() => undefined);
+  }
+  await writing;
   return reader.size;
 }
 
