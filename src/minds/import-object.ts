@@ -17,7 +17,7 @@ const MAX_FAILURES = 8;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 64_000;
 /** After each stretch of work the object rests this many times as long, leaving the isolate and D1 to others. */
-const REST_PER_WORK = 1;
+const REST_PER_WORK = 0.5;
 
 interface JobRef {
   mindId: string;
