@@ -4,6 +4,22 @@ import { defineConfig } from "vitest/config";
 
 const migrations = await readD1Migrations(path.join(import.meta.dirname, "migrations"));
 
+/** Settings a developer may put in .dev.vars; empty means unset to src/config.ts. */
+const LOCAL_SETTINGS = [
+  "ENVIRONMENT",
+  "PUBLIC_URL",
+  "LLM_PROVIDER",
+  "LLM_BASE_URL",
+  "LLM_MODEL",
+  "LLM_API_KEY",
+  "EMBEDDINGS_PROVIDER",
+  "EMBEDDINGS_BASE_URL",
+  "EMBEDDINGS_MODEL",
+  "EMBEDDINGS_API_KEY",
+  "TELEGRAM_BOT_INFO",
+  "RATE_LIMIT_WINDOW_SECONDS",
+];
+
 export default defineConfig({
   plugins: [
     cloudflareTest({
@@ -26,6 +42,9 @@ export default defineConfig({
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_IP: "0",
+          // wrangler hands the tests whatever .dev.vars holds for `npm run dev` (a model, embeddings,
+          // a public URL): blank every optional setting so the suite runs the same on any checkout.
+          ...Object.fromEntries(LOCAL_SETTINGS.map((name) => [name, ""])),
         },
       },
     }),

@@ -4,6 +4,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -14,6 +15,22 @@ const env = {
   CLOUDFLARE_CF_FETCH_ENABLED: "false",
   WRANGLER_HIDE_BANNER: "true",
 };
+
+// Before the migrations, which take a while: wrangler's own message would suggest --port, not PORT.
+const port = process.env.PORT ?? "8787";
+if (!(await portIsFree(Number(port)))) {
+  console.error(`127.0.0.1:${port} is already in use (another npm run dev?): stop it, or serve another port with PORT=8790 npm run dev`);
+  process.exit(1);
+}
+
+/** Whether 127.0.0.1:port can be listened on now. */
+function portIsFree(port) {
+  return new Promise((resolve) => {
+    const probe = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
 
 const devVars = path.join(root, ".dev.vars");
 if (!existsSync(devVars)) {
@@ -34,7 +51,6 @@ function d1Bindings() {
   return [...toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)].map((m) => m[1]);
 }
 
-const port = process.env.PORT ?? "8787";
 const dev = spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", port, "--test-scheduled", ...process.argv.slice(2)], {
   cwd: root,
   env,

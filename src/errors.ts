@@ -83,7 +83,17 @@ export function describeZodError(error: z.ZodError): string {
         const where = at ? ` in ${at}` : "";
         return `unknown field${issue.keys.length > 1 ? "s" : ""}${where}: ${issue.keys.join(", ")}`;
       }
-      return at ? `${at}: ${issue.message}` : issue.message;
+      const message = plainMessage(issue);
+      return at ? `${at}: ${message}` : message;
     })
     .join("; ");
+}
+
+/** zod's wording, except where it says what the input was rather than what to send. */
+function plainMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== "invalid_type") return issue.message;
+  // A number read from a path or query arrives as NaN when it is missing or not a number.
+  if ("received" in issue && issue.received === "NaN") return "missing or not a number";
+  if (issue.message.endsWith("received undefined")) return `required (${issue.expected})`;
+  return issue.message;
 }

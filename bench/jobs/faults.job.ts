@@ -1,8 +1,10 @@
 import { afterAll } from "vitest";
 import { faultTally } from "../../test/support/faulty-d1";
 import { report } from "./report";
-// The suite's fault tests, run here with every D1 call faulted instead of a seeded sample.
-import "../../test/minds/move.test";
+// The suite's fault tests, run here with every D1 call faulted (or this run's share of them)
+// instead of a seeded sample.
+import "../../test/notes/extraction-faults.test";
 import "../../test/minds/write-faults.test";
+import "../../test/minds/move.test";
 
 afterAll(() => report({ tests: faultTally }));

@@ -12,15 +12,16 @@ export const OFFLINE_ENV = { WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH
 
 /**
  * Runs one job file of bench/jobs inside workerd (vitest-pool-workers, fresh storage) with
- * the given input, shows its progress lines, and returns the result it reported.
+ * the given input, shows its progress lines, and returns the result it reported. `args` go to
+ * vitest (a test name filter).
  */
-export async function runJob<T>(job: string, input: unknown, log: (line: string) => void): Promise<T> {
+export async function runJob<T>(job: string, input: unknown, log: (line: string) => void, args: string[] = []): Promise<T> {
   const dir = mkdtempSync(path.join(tmpdir(), "edgemind-bench-"));
   const inputFile = path.join(dir, "input.json");
   writeFileSync(inputFile, JSON.stringify(input));
   const child = spawn(
     path.join(ROOT, "node_modules/.bin/vitest"),
-    ["run", "--config", "bench/vitest.bench.config.ts", `bench/jobs/${job}.job.ts`],
+    ["run", "--config", "bench/vitest.bench.config.ts", `bench/jobs/${job}.job.ts`, ...args],
     { cwd: ROOT, env: { ...process.env, ...OFFLINE_ENV, BENCH_INPUT: inputFile, FORCE_COLOR: "0" }, stdio: ["ignore", "pipe", "pipe"] },
   );
   let result: T | undefined;

@@ -102,22 +102,25 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
+const MISSING_CREDENTIALS = "missing credentials: send Authorization: Bearer with a mind key (emk_…) or a person's token from POST /auth/token";
+
 /** Accepts a human's JWT or a mind key; anything else is 401 (429 after too many failures). */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // Paths matched by two of a router's patterns pass here twice: authenticate and count once.
   if (c.var.principal) return next();
   const token = bearerToken(c.req.header("Authorization"));
   refuseBlockedClient(c, token);
-  if (!token) return failAuthentication(c, token);
+  if (!token) return failAuthentication(c, token, MISSING_CREDENTIALS);
   const deps = c.var.deps;
   let principal: Principal | null = null;
   if (looksLikeMindKey(token)) {
     principal = await authenticateMindKey(deps, token);
+    if (!principal) return failAuthentication(c, token, "unknown or revoked mind key");
   } else {
     const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
     if (accountId && (await accountExists(deps, accountId))) principal = { kind: "human", accountId };
+    if (!principal) return failAuthentication(c, token, "invalid or expired token: get a new one from POST /auth/token");
   }
-  if (!principal) return failAuthentication(c, token);
   await countWrite(c, principal);
   c.set("principal", principal);
   await next();

@@ -112,12 +112,23 @@ async function countingFailures(provider: OAuthProvider<Env>, request: Request, 
   try {
     refuseBlockedCaller(env, address, token);
     const response = await provider.fetch(request, env, ctx);
-    if (response.status === 401) await countAuthFailure(env, address, token);
-    return response;
+    if (response.status !== 401) return response;
+    await countAuthFailure(env, address, token);
+    return response.body === null ? withErrorBody(response, MCP_CREDENTIALS) : response;
   } catch (err) {
     if (!(err instanceof RateLimited)) throw err;
     return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
   }
+}
+
+/** What /mcp asks for, in the challenge's body as well as its WWW-Authenticate (a person reading curl sees this). */
+const MCP_CREDENTIALS = "/mcp needs Authorization: Bearer with a mind key (emk_…) or an OAuth access token (see WWW-Authenticate)";
+
+/** The provider's bodiless challenge, with edgemind's error body and the same headers. */
+function withErrorBody(response: Response, message: string): Response {
+  const headers = new Headers(response.headers);
+  headers.set("Content-Type", "application/json");
+  return new Response(JSON.stringify({ error: { code: "unauthorized", message } }), { status: response.status, headers });
 }
 
 /** The grant props of a token, as the MCP front reads them from the execution context. */

@@ -33,7 +33,10 @@ const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number
 /** Runs the jobs of a cron expression, each recorded in job_runs. An unknown expression is an error. */
 export async function runCron(cron: string, env: Env, clock: Clock = systemClock): Promise<JobRun[]> {
   const jobs = CRON_JOBS[cron];
-  if (!jobs) throw new Error(`no job is scheduled for cron "${cron}"`);
+  if (!jobs) {
+    const known = Object.keys(CRON_JOBS).map((expression) => `"${expression}"`).join(", ");
+    throw new Error(`no job is scheduled for cron "${cron}": the crons are ${known}`);
+  }
   const deps = createDeps(env, clock);
   const runs: JobRun[] = [];
   for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts) => JOBS[job](deps, env, counts)));

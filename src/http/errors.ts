@@ -40,7 +40,7 @@ export function handleError(err: Error, c: Context): Response {
  * sends makes the Worker's fetch throw.
  */
 export function escapedError(request: Request, err: unknown): Response {
-  console.error("unhandled error", request.method, new URL(request.url).pathname, err);
+  console.error("unhandled error", request.method, new URL(request.url).pathname, loggable(err));
   return Response.json(errorBody("internal", "internal error"), { status: 500 });
 }
 

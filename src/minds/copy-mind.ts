@@ -29,6 +29,9 @@ interface CopyStep {
 
 type PageContext = Map<unknown, number>;
 
+/** An extraction window's bound in the old numbering; marked once, however often the mind moves. */
+const movedWindow = (id: unknown) => (String(id).startsWith("moved:") ? String(id) : `moved:${String(id)}`);
+
 const omit = (row: Row, column: string) => Object.fromEntries(Object.entries(row).filter(([c]) => c !== column));
 
 /** In this order: a row's parents before it, a chat's active session once sessions exist, vector records and usage last. */
@@ -53,7 +56,7 @@ const COPY_STEPS: CopyStep[] = [
   {
     name: "note_extractions",
     table: "note_extractions",
-    shape: (row) => ({ ...row, after_message_id: `moved:${String(row.after_message_id)}`, through_message_id: `moved:${String(row.through_message_id)}` }),
+    shape: (row) => ({ ...row, after_message_id: movedWindow(row.after_message_id), through_message_id: movedWindow(row.through_message_id) }),
   },
   {
     name: "chats_active",

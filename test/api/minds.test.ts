@@ -184,6 +184,30 @@ describe("request hygiene", () => {
     expect(res.json.error.code).toBe("invalid_request");
   });
 
+  it("tells a caller whose credentials fail what to send instead", async () => {
+    const t = await newTenant();
+    const missing = await call("GET", "/memory");
+    expect(missing.status).toBe(401);
+    expect(missing.json.error.message).toMatch(/Authorization: Bearer .*mind key.*POST \/auth\/token/);
+    const { key, id } = await newKey(t.token, t.mind.id);
+    await call("DELETE", `/minds/${t.mind.id}/keys/${id}`, { token: t.token });
+    expect((await call("GET", "/memory", { token: key })).json.error.message).toBe("unknown or revoked mind key");
+    const forged = await call("GET", "/memory", { token: `${t.token.slice(0, -4)}AAAA`, mind: t.mind.id });
+    expect(forged.status).toBe(401);
+    expect(forged.json.error.message).toMatch(/invalid or expired token: .*POST \/auth\/token/);
+  });
+
+  it("names a missing or non-numeric query parameter plainly", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    for (const path of ["/cold/diff", "/cold/diff?from=x"]) {
+      const res = await call("GET", path, auth);
+      expect(res.status, path).toBe(400);
+      expect(res.json.error.message, path).toBe("from: missing or not a number");
+    }
+    expect((await call("GET", "/memory/search", auth)).json.error.message).toBe("q: required (string)");
+  });
+
   it("a human must name the mind", async () => {
     const t = await newTenant();
     const res = await call("GET", "/memory", { token: t.token });

@@ -85,6 +85,7 @@ describe("MCP over OAuth", () => {
     const refused = await call("POST", "/mcp", { headers: { Accept: "application/json, text/event-stream" }, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
     expect(refused.status).toBe(401);
     expect(refused.headers.get("WWW-Authenticate")).toContain('resource_metadata="https://edgemind.test/.well-known/oauth-protected-resource/mcp"');
+    expect(refused.json.error).toMatchObject({ code: "unauthorized", message: expect.stringMatching(/Authorization: Bearer .*mind key/) });
     const resource = await call("GET", "/.well-known/oauth-protected-resource/mcp");
     expect(resource.json).toMatchObject({ resource: "https://edgemind.test/mcp", authorization_servers: ["https://edgemind.test"] });
     const server = await call("GET", "/.well-known/oauth-authorization-server");

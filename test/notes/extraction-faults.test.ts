@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { extractSession } from "../../src/notes/session-extraction";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind } from "../support/deps";
-import { faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
+import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { scriptedModel } from "../support/scripted-model";
 
@@ -34,7 +34,8 @@ async function extract(wrap: ((d1: D1Database) => D1Database) | undefined, targe
 
 describe("a fault at each D1 call of an extraction", () => {
   for (const mode of ["before", "after"] as FaultMode[]) {
-    it(`fault ${mode} the call: the mind is as it was or as a fault-free run leaves it, and the next run ends where that one ends`, async () => {
+    // Two extractions for each D1 call of one: longer than one test's default on a busy machine.
+    it(`fault ${mode} the call: the mind is as it was or as a fault-free run leaves it, and the next run ends where that one ends`, { timeout: 120_000 }, async () => {
       const baseline = await sessionToExtract();
       const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
       await extract((d1) => faultyD1(d1, counting), baseline);
@@ -44,7 +45,7 @@ describe("a fault at each D1 call of an extraction", () => {
       const calls = counting.calls;
       expect(calls).toBeGreaterThanOrEqual(3);
 
-      for (let failAt = 1; failAt <= calls; failAt++) {
+      await checkEachFault(`extraction, fault ${mode} the call`, calls, faultPoints(calls, Infinity, 0), async (failAt) => {
         const target = await sessionToExtract();
         const start = await mindState(target.mindId);
         const plan: FaultPlan = { failAt, mode, calls: 0 };
@@ -54,7 +55,7 @@ describe("a fault at each D1 call of an extraction", () => {
         expect([start, expected], `fault ${mode} D1 call ${failAt} of ${calls}: ${JSON.stringify(after)}`).toContainEqual(after);
         await extract(undefined, target);
         expect(await mindState(target.mindId), `the run after a fault ${mode} D1 call ${failAt}`).toEqual(expected);
-      }
+      });
     });
   }
 });

@@ -217,7 +217,8 @@ describe("history channels", () => {
     const small = await channel(auth, s.id, "ui");
     expect(contents(small)).toEqual(Array.from({ length: 20 }, (_, i) => `n${183 + i}`));
     expect(await countRows("messages", "session_id", s.id)).toBe(20);
-  });
+    // 202 appends one after another through the session's object, each a few D1 statements.
+  }, 60_000);
 
   it("finds a message by the words of its neighbours, below the messages that say them", async () => {
     const auth = await newAuth();

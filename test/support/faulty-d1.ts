@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import type { FaultTally } from "./fault-tally";
 
 /** Where an injected fault strikes: before the call reaches D1, or after D1 did the work (the answer is lost). */
 export type FaultMode = "before" | "after";
@@ -60,25 +61,60 @@ export function faultyD1(real: D1Database, plan: FaultPlan): D1Database {
   return wrapper as unknown as D1Database;
 }
 
+/** What the bench asks of the fault tests: every call (`faultSample: null`), and which share of the calls this run takes. */
+interface FaultInput {
+  faultSample?: number | null;
+  /** Calls n with n % of === index; the bench runs `of` such shares at once, each in its own workerd. */
+  faultShare?: { index: number; of: number };
+}
+const benchInput = () => (env as unknown as { BENCH_INPUT?: FaultInput }).BENCH_INPUT;
+
 /**
  * The D1 calls to fault out of `calls`: every one when `sample` covers them, otherwise the
- * first and the last few and a seeded pick of the rest (the same pick for the same seed).
+ * first and the last few, the `pinned` ones (faults that once broke the operation) and a
+ * seeded pick of the rest (the same pick for the same seed).
  */
-export function faultPoints(calls: number, sample: number, seed: number): number[] {
+export function faultPoints(calls: number, sample: number, seed: number, pinned: number[] = []): number[] {
   const all = Array.from({ length: calls }, (_, i) => i + 1);
   if (sample >= calls) return all;
   let state = seed >>> 0 || 1;
   const random = () => ((state = (state * 1_103_515_245 + 12_345) >>> 0) / 2 ** 32);
-  const picked = new Set([1, 2, calls - 1, calls]);
-  while (picked.size < sample) picked.add(1 + Math.floor(random() * calls));
+  const picked = new Set([1, 2, calls - 1, calls, ...pinned.filter((n) => n >= 1 && n <= calls)]);
+  while (picked.size < sample + pinned.length) picked.add(1 + Math.floor(random() * calls));
   return [...picked].sort((a, b) => a - b);
 }
 
 /** How many D1 calls an operation's fault test faults: `fallback` in the suite, every one when the bench asks (`npm run bench -- faults`). */
 export function faultSample(fallback: number): number {
-  const input = (env as unknown as { BENCH_INPUT?: { faultSample?: number | null } }).BENCH_INPUT;
+  const input = benchInput();
   return input?.faultSample === null ? Infinity : (input?.faultSample ?? fallback);
 }
 
-/** Per fault test: the D1 calls of the operation, and how many of them were faulted and checked. */
-export const faultTally: Record<string, { calls: number; checked: number }> = {};
+export const faultTally: Record<string, FaultTally> = {};
+
+/**
+ * Runs `check` for each fault point (the bench's share of them), going on past a failing one so
+ * one run names every failure; then fails if any did. The bench reads the tally.
+ */
+export async function checkEachFault(name: string, calls: number, points: number[], check: (failAt: number) => Promise<void>): Promise<FaultTally> {
+  const share = benchInput()?.faultShare;
+  const taken = share ? points.filter((n) => n % share.of === share.index) : points;
+  const tally: FaultTally = (faultTally[name] = { calls, taken: taken.length, checked: 0, failures: [], seconds: 0 });
+  const started = Date.now();
+  for (const failAt of taken) {
+    try {
+      await check(failAt);
+      tally.checked++;
+    } catch (error) {
+      tally.failures.push(`call ${failAt}: ${(error instanceof Error ? error.message : String(error)).split("\n").slice(0, 6).join(" ")}`);
+    }
+    tally.seconds = (Date.now() - started) / 1000;
+    const done = tally.checked + tally.failures.length;
+    // A progress line for the bench runner (bench/jobs/report.ts marks them so).
+    if (benchInput() && (done % 10 === 0 || done === taken.length)) {
+      console.log(`@@bench-progress ${name}: ${done}/${taken.length}, ${tally.failures.length} failed, ${tally.seconds.toFixed(0)} s`);
+    }
+  }
+  if (tally.failures.length > 0) throw new Error(`${name}: ${tally.failures.length} of ${taken.length} faults broke it:\n${tally.failures.join("\n")}`);
+  return tally;
+}

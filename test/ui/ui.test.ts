@@ -187,7 +187,10 @@ describe("UI pages", () => {
     const fresh = new FormData();
     fresh.set("_csrf", csrfOf(minds.text));
     fresh.set("archive", new File([exported.text], "mind.jsonl"));
-    const imported = await b.postForm("/ui/import", fresh);
+    const posted = await b.postForm("/ui/import", fresh);
+    expect(posted.status).toBe(303);
+    expect(posted.headers.get("Location")).toMatch(/^\/ui\/import\/imp_/);
+    const imported = await b.get(posted.headers.get("Location")!);
     expect(imported.status).toBe(200);
     expect(imported.text).toContain("memories: 1");
     expect((await b.get("/ui/memories")).text).toContain("exported_fact");
