@@ -5,7 +5,7 @@ import type { FaultTally } from "../../test/support/fault-tally";
 
 // FAULT_JOBS=n runs the fault tests in n shares of the D1 calls at once (call k goes to share
 // k mod n), each in its own workerd with fresh storage; together they fault every call.
-const JOBS = Math.max(1, Number(process.env.FAULT_JOBS ?? 2));
+const JOBS = Math.max(1, Number(process.env.FAULT_JOBS ?? 3));
 /** The operations faulted, as the suite's fault tests name them ("move, fault before the call"). */
 const OPERATIONS = ["extraction", "import", "erase", "move"];
 const MODES = ["before", "after"];
@@ -28,6 +28,29 @@ function combine(runs: FaultRun[]): Record<string, FaultTally> {
   return tests;
 }
 
+const EXPECTED = OPERATIONS.flatMap((op) => MODES.map((mode) => `${op}, fault ${mode} the call`));
+
+/** The table and the failures of a run, from its tallies. */
+export function renderFaults(tests: Record<string, FaultTally>, jobs: number, seconds: number): string {
+  const present = EXPECTED.filter((name) => tests[name]);
+  const rows = present.map((name) => {
+    const t = tests[name]!;
+    return [name.split(",")[0]!, name.includes("before") ? "before" : "after", fmt(t.calls, 0), fmt(t.checked, 0), fmt(t.failures.length, 0), fmt(t.seconds, 0), fmt(t.seconds / Math.max(1, t.taken), 1)];
+  });
+  const sum = (field: (t: FaultTally) => number) => fmt(present.reduce((n, name) => n + field(tests[name]!), 0), 0);
+  const failures = present.flatMap((name) => tests[name]!.failures.map((f) => `${name}, ${f}`));
+  return [
+    "The suite's fault tests (test/notes/extraction-faults.test.ts, test/minds/write-faults.test.ts, test/minds/move.test.ts) with every D1 call faulted in turn, in both modes: the call fails before it reaches D1, or D1 does the work and the answer is lost. " +
+      "After each fault an extraction is as it was or as a fault-free run leaves it, and the next run ends where that one ends; an import resumes to the whole mind or is undone to the mind as it was (each call faulted twice: resumed, then given up); the mind reads as before a move, then a resumed move lands as a fault-free one and an abandoned one leaves the mind as it was (a move from DB has one call fewer than one from SHARD_1; each fault is taken in the direction its mind goes); an erase asked again (or finished by the retention job) leaves nothing. " +
+      `Run in ${jobs} share${jobs > 1 ? "s" : ""} of the calls at once, each in its own workerd; seconds are the shares' time summed.`,
+    "",
+    table(["operation", "fault", "D1 calls", "faulted and checked", "failures", "seconds", "s per fault"], rows),
+    "",
+    `${sum((t) => t.checked)} faults checked of ${sum((t) => t.calls)} D1 calls, ${sum((t) => t.failures.length)} failures, ${fmt(seconds, 0)} s in all.`,
+    ...failures.slice(0, 30).map((f) => `- ${f}`),
+  ].join("\n");
+}
+
 export const faults: Part = {
   name: "faults",
   title: "A fault at every D1 call of extraction, import, erasing and moving a mind",
@@ -38,31 +61,13 @@ export const faults: Part = {
     const runs = await Promise.all(shares.map((input) => runJob<FaultRun>("faults", input, log, ["-t", "a fault at"])));
     const seconds = (Date.now() - t0) / 1000;
     const tests = combine(runs);
-    const expected = OPERATIONS.flatMap((op) => MODES.map((mode) => `${op}, fault ${mode} the call`));
-    const missing = expected.filter((name) => !tests[name]);
-    const rows = expected
-      .filter((name) => tests[name])
-      .map((name) => {
-        const t = tests[name]!;
-        const [operation] = name.split(",");
-        return [operation!, name.includes("before") ? "before" : "after", t.calls, t.checked, t.failures.length, fmt(t.seconds, 0), fmt(t.seconds / Math.max(1, t.taken), 2)];
-      });
-    const failures = expected.flatMap((name) => (tests[name]?.failures ?? []).map((f) => `${name}, ${f}`));
-    const total = (column: number) => rows.reduce((n, row) => n + Number(row[column]), 0);
-    const markdown = [
-      "The suite's fault tests (test/notes/extraction-faults.test.ts, test/minds/write-faults.test.ts, test/minds/move.test.ts) with every D1 call faulted in turn, in both modes: the call fails before it reaches D1, or D1 does the work and the answer is lost. " +
-        "After each fault an extraction is as it was or as a fault-free run leaves it, and the next run ends where that one ends; an import resumes to the whole mind or is undone to the mind as it was; the mind reads as before a move, then a resumed move lands as a fault-free one and an abandoned one leaves the mind as it was; an erase asked again (or finished by the retention job) leaves nothing. " +
-        `Run in ${JOBS} share${JOBS > 1 ? "s" : ""} of the calls at once, each in its own workerd; seconds are the shares' time summed.`,
-      "",
-      table(["operation", "fault", "D1 calls", "faulted and checked", "failures", "seconds", "s per fault"], rows),
-      "",
-      `${total(3)} faults checked of ${total(2)} D1 calls, ${total(4)} failures, ${fmt(seconds, 0)} s in all.`,
-      ...failures.slice(0, 30).map((f) => `- ${f}`),
-    ].join("\n");
+    const markdown = renderFaults(tests, JOBS, seconds);
+    const missing = EXPECTED.filter((name) => !tests[name]);
     if (missing.length > 0) throw new Error(`fault tests that did not report: ${missing.join(", ")}\n${markdown}`);
-    const incomplete = expected.filter((name) => tests[name]!.checked + tests[name]!.failures.length !== tests[name]!.calls);
+    const incomplete = EXPECTED.filter((name) => tests[name]!.checked + tests[name]!.failures.length !== tests[name]!.calls);
     if (incomplete.length > 0) throw new Error(`fault tests that stopped before every call: ${incomplete.join(", ")}\n${markdown}`);
-    if (failures.length > 0) throw new Error(`${failures.length} faults broke an operation\n${markdown}`);
+    const failed = EXPECTED.reduce((n, name) => n + tests[name]!.failures.length, 0);
+    if (failed > 0) throw new Error(`${failed} faults broke an operation\n${markdown}`);
     return { json: { jobs: JOBS, seconds, tests }, markdown };
   },
 };

@@ -60,26 +60,27 @@ const serverOwned = {
   updated_at: z.unknown().optional(),
 };
 
-const MemoryCreate = z.strictObject({
-  category: z.enum(CATEGORIES),
-  key: memoryKey,
-  content: editable.content,
+// What a write may leave out: everything but the content on create, everything on update.
+const optionalFields = {
   tags: editable.tags.optional(),
   priority: editable.priority.optional(),
   confidence: editable.confidence.optional(),
   expires_at: editable.expires_at.optional(),
   context: editable.context.optional(),
+};
+
+const MemoryCreate = z.strictObject({
+  category: z.enum(CATEGORIES),
+  key: memoryKey,
+  content: editable.content,
+  ...optionalFields,
   ...serverOwned,
 });
 
 const MemoryUpdate = z
   .strictObject({
     content: editable.content.optional(),
-    tags: editable.tags.optional(),
-    priority: editable.priority.optional(),
-    confidence: editable.confidence.optional(),
-    expires_at: editable.expires_at.optional(),
-    context: editable.context.optional(),
+    ...optionalFields,
     ...serverOwned,
   })
   .refine((b) => Object.keys(editableOnly(b)).length > 0, "give at least one of content, tags, priority, confidence, expires_at, context");

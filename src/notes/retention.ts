@@ -8,9 +8,17 @@ import { utcDay } from "../llm/ledger";
 // `retention_hours` (measured from the last refresh), memories long past their expiry, and
 // the service's own bookkeeping.
 
-/** `now` minus the mind's retention_hours, as the ISO text timestamps are stored in. */
-const retentionCutoff = (now: string) =>
-  sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '-' || minds.retention_hours || ' hours')`;
+/**
+ * A batch of rowids of `table`'s rows, of minds with retention_hours, whose `column` (an ISO
+ * text timestamp) is older than `now` minus those hours.
+ */
+const pastRetention = (table: "notes" | "memories" | "memory_history", column: "created_at" | "updated_at" | "at", now: Date, batchSize: number) => {
+  const rows = sql.raw(table);
+  return sql`select ${rows}.rowid from ${rows} join minds on minds.id = ${rows}.mind_id
+    where minds.retention_hours is not null
+      and ${rows}.${sql.raw(column)} < strftime('%Y-%m-%dT%H:%M:%fZ', ${now.toISOString()}, '-' || minds.retention_hours || ' hours')
+    order by ${rows}.rowid limit ${batchSize}`;
+};
 
 /** Deletes a batch of memories picked by `due` (a query of memory rowids), leaving a history row without content. */
 async function deleteMemories(deps: Deps, due: SQL, action: string, now: string): Promise<number> {
@@ -43,40 +51,21 @@ export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [
     name: "notes_past_retention",
     run: (deps, now, o) =>
       inRounds(o, () =>
-        deleteWhere(
-          deps,
-          sql`notes`,
-          sql`select notes.rowid from notes join minds on minds.id = notes.mind_id
-              where minds.retention_hours is not null and notes.created_at < ${retentionCutoff(now.toISOString())}
-              order by notes.rowid limit ${o.batchSize}`,
-        ),
+        deleteWhere(deps, sql`notes`, pastRetention("notes", "created_at", now, o.batchSize)),
       ),
   },
   {
     name: "memories_past_retention",
     run: (deps, now, o) =>
       inRounds(o, () =>
-        deleteMemories(
-          deps,
-          sql`select memories.rowid from memories join minds on minds.id = memories.mind_id
-              where minds.retention_hours is not null and memories.updated_at < ${retentionCutoff(now.toISOString())}
-              order by memories.rowid limit ${o.batchSize}`,
-          "retention",
-          now.toISOString(),
-        ),
+        deleteMemories(deps, pastRetention("memories", "updated_at", now, o.batchSize), "retention", now.toISOString()),
       ),
   },
   {
     name: "memory_history_past_retention",
     run: (deps, now, o) =>
       inRounds(o, () =>
-        deleteWhere(
-          deps,
-          sql`memory_history`,
-          sql`select memory_history.rowid from memory_history join minds on minds.id = memory_history.mind_id
-              where minds.retention_hours is not null and memory_history.at < ${retentionCutoff(now.toISOString())}
-              order by memory_history.rowid limit ${o.batchSize}`,
-        ),
+        deleteWhere(deps, sql`memory_history`, pastRetention("memory_history", "at", now, o.batchSize)),
       ),
   },
   {
