@@ -8,7 +8,7 @@ import { systemClock } from "../../src/clock";
 import { createDb } from "../../src/db/client";
 import { minds } from "../../src/db/schema";
 import { createShards } from "../../src/db/shards";
-import { runImport, stageImport } from "../../src/minds/import-jobs";
+import { acceptImport, runImport } from "../../src/minds/import-jobs";
 import { largeArchive } from "./large-archive";
 import { progress, report } from "./report";
 
@@ -125,7 +125,7 @@ async function measureLargeImport() {
   const accountId = (await deps.db.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, inline.mind)).get())!.accountId;
   const held = prober(otherAuth);
   const t1 = performance.now();
-  const staged = await stageImport(deps, accountId, inline.mind, body);
+  const staged = (await acceptImport(deps, accountId, inline.mind, [body])).job;
   const inlineJob = await runImport(deps, inline.mind, staged.id, () => true);
   const inlineTotal = performance.now() - t1;
   const inlineProbe = await held.stop();

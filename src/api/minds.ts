@@ -3,7 +3,7 @@ import { authenticate, requireHuman } from "../auth/middleware";
 import { agentName } from "../auth/principal";
 import { archiveStream, exportMind } from "../minds/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../minds/archive";
-import { readArchiveBody } from "../minds/archive-lines";
+import { archiveTooLarge } from "../minds/archive-lines";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../minds/import";
 import { getImportJob } from "../minds/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
@@ -169,9 +169,10 @@ mindRoutes
       method: "post", path: "/minds/{id}/import", tags, security: bearerSecurity,
       summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB, ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB`,
       description:
-        `The archive is checked as a whole before anything is written (400 naming the first bad line). An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB ` +
-        "is written before the answer (200, `imported` per table); a larger one is written in the background: 202 with the job, whose progress " +
-        "GET /minds/{id}/import/{jobId} (the Location header) shows. A job that fails leaves the mind as it was.",
+        `The archive is checked as a whole before anything is written. An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB is checked by the request ` +
+        "(400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, " +
+        "then checked and written in the background: 202 with the job, whose progress GET /minds/{id}/import/{jobId} (the Location header) shows; " +
+        "a bad line fails the job with the same error (code and message naming the line) and nothing is written. A job that fails leaves the mind as it was.",
       request: {
         params: MindParams,
         body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
@@ -179,7 +180,7 @@ mindRoutes
       responses: {
         200: jsonContent(z.object({ imported: ImportCountsSchema, job: ImportJobSchema }), "Written: rows restored, per table"),
         202: {
-          ...jsonContent(z.object({ job: ImportJobSchema }), "Checked and accepted: the rows are written in the background"),
+          ...jsonContent(z.object({ job: ImportJobSchema }), "Stored: the archive is checked and its rows written in the background"),
           headers: z.object({ Location: z.string().openapi({ description: "The job: GET it to follow the import" }) }),
         },
         ...guardedResponses,
@@ -189,7 +190,8 @@ mindRoutes
     }),
     async (c) => {
       const length = c.req.header("Content-Length");
-      const body = await readArchiveBody(c.req.raw.body, length === undefined ? null : Number(length));
+      if (length !== undefined && Number(length) > IMPORT_MAX_BYTES) throw archiveTooLarge();
+      const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
       const job = await importMind({ ...c.var.deps, importObjects: c.env.IMPORTS }, c.var.accountId, id, body);
       if (job.state === "done") return c.json({ imported: job.counts, job }, 200);

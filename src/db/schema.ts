@@ -311,9 +311,12 @@ export const importJobs = sqliteTable("import_jobs", {
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
   finishedAt: text("finished_at"),
+  /** The checking attempt that owns the staged rows (migrations/0019_import_archive.sql). */
+  stagedBy: text("staged_by"),
 });
 
-export type ImportState = "staging" | "queued" | "running" | "undoing" | "done" | "failed";
+/** staging (the request stores the archive) → checking → queued → running → done; or → undoing → failed. */
+export type ImportState = "staging" | "checking" | "queued" | "running" | "undoing" | "done" | "failed";
 export type ImportJobRow = typeof importJobs.$inferSelect;
 
 /** What an import still has to write, in write order, a slice per D1 batch. */
@@ -327,6 +330,17 @@ export const importRows = sqliteTable(
     data: text("data").notNull(),
   },
   (t) => [primaryKey({ columns: [t.jobId, t.slice, t.seq] })],
+);
+
+/** An import's archive as its request stored it, in parts, until the job has checked and staged it. */
+export const importParts = sqliteTable(
+  "import_parts",
+  {
+    jobId: text("job_id").notNull(),
+    part: integer("part").notNull(),
+    data: text("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.part] })],
 );
 
 /** Never holds a row: an insert into it fails a slice's batch written twice. */

@@ -13,32 +13,6 @@ export interface LineRef {
 
 const NEWLINE = 0x0a;
 
-/** Reads a body stream into one buffer, refusing it as soon as it passes IMPORT_MAX_BYTES. */
-export async function readArchiveBody(body: ReadableStream<Uint8Array> | null, declaredLength: number | null): Promise<Uint8Array> {
-  if (declaredLength !== null && declaredLength > IMPORT_MAX_BYTES) throw archiveTooLarge();
-  if (!body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > IMPORT_MAX_BYTES) {
-      await reader.cancel();
-      throw archiveTooLarge();
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
-}
-
 export const archiveTooLarge = () => tooLarge(`an archive is at most ${IMPORT_MAX_BYTES} bytes (${IMPORT_MAX_BYTES / 1024 / 1024} MB)`);
 
 /** Every non-empty line of the archive, bounded in count and size. */

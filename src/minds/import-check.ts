@@ -3,6 +3,7 @@ import { newId } from "../ids";
 import { storedRepoPath } from "../sessions/model";
 import type { ArchiveHeader, ArchiveLine } from "./archive";
 import { archiveLineRefs, parseLine, type LineRef } from "./archive-lines";
+import { yieldToOthers, type Pause } from "./import-pace";
 
 // The first pass of an import: every line is parsed and checked, and the archive is checked
 // as a whole (uniqueness, references, cold versions) before anything is written. What the
@@ -21,13 +22,12 @@ export interface CheckedArchive {
   messages: { session: string; ephemeral: boolean }[];
 }
 
-/** Lines, or bytes of lines, between two yields to the event loop, so other requests keep being served. */
-const LINES_PER_SLICE = 200;
-const BYTES_PER_SLICE = 256 * 1024;
-export const yieldToOthers = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+/** Lines, or bytes of lines, between two pauses, so other requests keep being served. */
+const LINES_PER_PAUSE = 50;
+const BYTES_PER_PAUSE = 64 * 1024;
 
 /** Parses and checks the whole archive; the first problem is a 400 naming its line. */
-export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
+export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthers): Promise<CheckedArchive> {
   const lines: Record<RowType, LineRef[]> = {
     memory: [], memory_history: [], note: [], cold_memory: [], cold_version: [], chat: [], session: [], message: [],
   };
@@ -52,9 +52,9 @@ export async function checkArchive(bytes: Uint8Array): Promise<CheckedArchive> {
   let since = 0;
   for (const ref of archiveLineRefs(bytes)) {
     since += ref.end - ref.start;
-    if (ref.number % LINES_PER_SLICE === 0 || since >= BYTES_PER_SLICE) {
+    if (ref.number % LINES_PER_PAUSE === 0 || since >= BYTES_PER_PAUSE) {
       since = 0;
-      await yieldToOthers();
+      await pause();
     }
     const line = parseLine(bytes, ref);
     if ((line.type === "header") !== (header === undefined)) {

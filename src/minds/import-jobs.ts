@@ -8,24 +8,26 @@ import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
 import { messageSearchText } from "../sessions/history";
-import { checkArchive, yieldToOthers } from "./import-check";
-import { stagedRows, stageRows } from "./import-stage";
+import { ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive, type ArchiveBody } from "./import-archive";
+import { checkArchive } from "./import-check";
+import { yieldToOthers, type Pause } from "./import-pace";
+import { dropStagedRows, stageArchive } from "./import-stage";
 import { nextOutsideSlice, sliceStatements, type SliceRow } from "./import-write";
 import { copySettingsToDirectory, getMind, getMindById } from "./minds";
 import { checkQuota, readUsage, writeWithinQuota } from "./quotas";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
-// An import as a job: its request checks the archive and stages its rows (import-stage.ts);
-// the import's Durable Object then writes them a slice per D1 batch, the job's progress moving
-// in the same batch, so a slice is written exactly once whatever fails and however often it is
-// retried. A job that cannot finish is undone: the mind is left empty with its settings as they
+// An import as a job: its request stores the archive (import-archive.ts); the import's Durable
+// Object checks it and stages its rows (import-stage.ts), then writes them a slice per D1 batch,
+// the job's progress moving in the same batch, so a slice is written exactly once whatever fails
+// and however often it is retried. A job that cannot finish is undone: the mind is left empty with its settings as they
 // were. Both the job and its staged rows live in the database that holds the mind.
 
 /** A job as its owner sees it. */
 export interface ImportJob {
   id: string;
   mind_id: string;
-  state: Exclude<ImportState, "staging">;
+  state: Exclude<ImportState, "staging" | "checking">;
   rows_total: number;
   rows_written: number;
   /** Rows of each table the archive holds (written once the job is done). */
@@ -50,12 +52,12 @@ export interface ImportCounts {
 
 /** A job still in `staging` this long after it began lost its request: it no longer holds the mind. */
 const STAGING_ABANDONED_MS = 15 * 60_000;
-const UNFINISHED: ImportState[] = ["staging", "queued", "running", "undoing"];
+const UNFINISHED: ImportState[] = ["staging", "checking", "queued", "running", "undoing"];
 
 const toJob = (row: ImportJobRow): ImportJob => ({
   id: row.id,
   mind_id: row.mindId,
-  state: row.state === "staging" ? "queued" : row.state,
+  state: row.state === "staging" || row.state === "checking" ? "queued" : row.state,
   rows_total: row.rowsTotal,
   rows_written: row.rowsWritten,
   counts: toCounts(row.counts),
@@ -77,62 +79,81 @@ const toCounts = (kinds: Record<string, number>): ImportCounts => ({
 });
 
 /**
- * The request's part of an import into an empty mind of the account: the archive is checked as
- * a whole (a bad line is a 400 naming it), the mind's emptiness and quotas are checked, and the
- * rows are staged. Answers the queued job; nothing of the mind has changed yet. A failure
- * removes what was staged.
+ * The request's part of an import into an empty mind of the account: the body is read as a
+ * stream and stored as the job's archive, in parts; the mind's emptiness is checked first. An
+ * archive up to IMPORT_INLINE_MAX_BYTES is also checked as a whole, with the mind's quotas,
+ * before anything is stored (a bad line is a 400 naming it); a larger one is checked by the
+ * job, which fails with that error. Answers the queued job; nothing of the mind has changed yet.
+ * A failure (a body past IMPORT_MAX_BYTES is a 413) removes what was stored.
  */
-export async function stageImport(directoryDeps: Deps, accountId: string, mindId: string, body: Uint8Array): Promise<ImportJob> {
+export async function acceptImport(directoryDeps: Deps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ job: ImportJob; bytes: number }> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   if (mind.moving) throw mindMoving();
   const db = databaseOfMind(directoryDeps, mind.shard);
   const deps = { ...directoryDeps, db };
   const before = await db.select().from(minds).where(eq(minds.id, mindId)).get();
   if (!before) throw notFound("mind");
-  const archive = await checkArchive(body);
-  if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
-  // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
-  const { settings, usage } = await readUsage(deps, mindId);
-  checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: body.length });
+  const reader = new ArchiveReader(body);
+  const head = await reader.readUpTo(IMPORT_INLINE_MAX_BYTES);
+  try {
+    if (head.ended) {
+      const bytes = joinChunks(head.chunks);
+      const archive = await checkArchive(bytes);
+      const { settings, usage } = await readUsage(deps, mindId);
+      checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
+    }
+    if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+  } catch (err) {
+    await reader.cancel();
+    throw err;
+  }
 
   const now = deps.clock.now().toISOString();
   const id = newId("imp");
   const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
   try {
-    // One unfinished import per mind (a second one would find the mind empty too), and none
-    // once a move has closed the mind's rows here: the move checks for an import in the same way.
-    const claimed = await db
-      .insert(importJobs)
-      .select(
-        db
-          .select({
-            id: sql<string>`${id}`.as("id"), mindId: sql<string>`${mindId}`.as("mind_id"), state: sql<string>`'staging'`.as("state"),
-            rowsTotal: sql<number>`0`.as("rows_total"), rowsWritten: sql<number>`0`.as("rows_written"), slicesTotal: sql<number>`0`.as("slices_total"),
-            slicesWritten: sql<number>`0`.as("slices_written"), counts: sql<string>`'{}'`.as("counts"), restore: sql<string>`${JSON.stringify(restore)}`.as("restore"),
-            errorCode: sql<null>`null`.as("error_code"), errorMessage: sql<null>`null`.as("error_message"),
-            createdAt: sql<string>`${now}`.as("created_at"), updatedAt: sql<string>`${now}`.as("updated_at"), finishedAt: sql<null>`null`.as("finished_at"),
-          })
-          .from(minds)
-          .where(and(eq(minds.id, mindId), eq(minds.writes, "open"), notExists(unfinishedImportOf(db, mindId, now)))),
-      )
-      .returning({ id: importJobs.id });
-    if (claimed.length === 0) {
-      const row = await db.select({ writes: minds.writes }).from(minds).where(eq(minds.id, mindId)).get();
-      if (row && row.writes !== "open") throw mindMoving();
-      throw conflict("an import into this mind is already under way: follow it, or wait until it ends");
-    }
-    const totals = await stageRows(db, id, stagedRows(body, archive));
+    await claimMind(db, mindId, id, now, restore);
+    const bytes = await storeArchive(db, id, head.chunks, reader);
     const [queued] = await db
       .update(importJobs)
-      .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
+      .set({ state: "checking", updatedAt: deps.clock.now().toISOString() })
       .where(and(eq(importJobs.id, id), eq(importJobs.state, "staging")))
       .returning();
-    if (!queued) throw conflict("the import was cancelled while it was staged");
-    return toJob(queued);
+    if (!queued) throw conflict("the import was cancelled while its archive was read");
+    return { job: toJob(queued), bytes };
   } catch (err) {
-    await discardJob(db, id).catch((cleanup: unknown) => console.error("staged import rows left for the daily cleanup", id, loggable(cleanup)));
+    await reader.cancel();
+    await discardJob(db, id).catch((cleanup: unknown) => console.error("a stored import archive left for the daily cleanup", id, loggable(cleanup)));
     throw err;
   }
+}
+
+/**
+ * Takes the mind for the import: one unfinished import per mind (a second one would find the
+ * mind empty too), and none once a move has closed the mind's rows here (the move checks for an
+ * import in the same way).
+ */
+async function claimMind(db: Db, mindId: string, id: string, now: string, restore: ImportJobRow["restore"]): Promise<void> {
+  const claimed = await db
+    .insert(importJobs)
+    .select(
+      db
+        .select({
+          id: sql<string>`${id}`.as("id"), mindId: sql<string>`${mindId}`.as("mind_id"), state: sql<string>`'staging'`.as("state"),
+          rowsTotal: sql<number>`0`.as("rows_total"), rowsWritten: sql<number>`0`.as("rows_written"), slicesTotal: sql<number>`0`.as("slices_total"),
+          slicesWritten: sql<number>`0`.as("slices_written"), counts: sql<string>`'{}'`.as("counts"), restore: sql<string>`${JSON.stringify(restore)}`.as("restore"),
+          errorCode: sql<null>`null`.as("error_code"), errorMessage: sql<null>`null`.as("error_message"),
+          createdAt: sql<string>`${now}`.as("created_at"), updatedAt: sql<string>`${now}`.as("updated_at"), finishedAt: sql<null>`null`.as("finished_at"),
+          stagedBy: sql<null>`null`.as("staged_by"),
+        })
+        .from(minds)
+        .where(and(eq(minds.id, mindId), eq(minds.writes, "open"), notExists(unfinishedImportOf(db, mindId, now)))),
+    )
+    .returning({ id: importJobs.id });
+  if (claimed.length > 0) return;
+  const row = await db.select({ writes: minds.writes }).from(minds).where(eq(minds.id, mindId)).get();
+  if (row && row.writes !== "open") throw mindMoving();
+  throw conflict("an import into this mind is already under way: follow it, or wait until it ends");
 }
 
 /** The mind's import that has not ended (staging that stopped long ago counts as ended). */
@@ -156,20 +177,10 @@ async function isEmpty(db: Db, mindId: string): Promise<boolean> {
   return (counted as { n: number }[][]).every((rows) => (rows[0]?.n ?? 0) === 0);
 }
 
-/** Deletes a job's staged rows a bounded statement at a time, then the job itself. */
+/** Deletes a job's staged rows a bounded statement at a time, then the job itself (its archive with it). */
 async function discardJob(db: Db, jobId: string): Promise<void> {
   await dropStagedRows(db, jobId);
   await db.delete(importJobs).where(eq(importJobs.id, jobId));
-}
-
-async function dropStagedRows(db: Db, jobId: string): Promise<void> {
-  for (;;) {
-    const gone = await db.$client
-      .prepare("delete from import_rows where rowid in (select rowid from import_rows where job_id = ? limit ?) returning 1 as one")
-      .bind(jobId, DEFAULT_ROW_BOUNDS.rows)
-      .all();
-    if (gone.results.length < DEFAULT_ROW_BOUNDS.rows) return;
-  }
 }
 
 /** The account's import job into the mind, as it stands. */
@@ -193,9 +204,12 @@ export async function listImportJobs(directoryDeps: Deps, accountId: string, min
  * Writes the job's slices in order while `more()` allows, finishing or undoing it when it comes
  * to that; answers the job as it then stands (null once the mind or the job is gone). A fault
  * at any D1 call throws, and calling again resumes from the job's progress; a refusal by the
- * domain (a quota, the mind moving) undoes the job instead.
+ * domain (a quota, the mind moving) undoes the job instead. `pause` runs between small pieces
+ * of the work (by default a yield to the event loop).
  */
-export async function runImport(directoryDeps: Deps, mindId: string, jobId: string, more: () => boolean): Promise<ImportJob | null> {
+export async function runImport(
+  directoryDeps: Deps, mindId: string, jobId: string, more: () => boolean, pause: Pause = yieldToOthers,
+): Promise<ImportJob | null> {
   const mind = await getMindById(directoryDeps, mindId).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") return null;
     throw err;
@@ -207,6 +221,10 @@ export async function runImport(directoryDeps: Deps, mindId: string, jobId: stri
     const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
     if (!job) return null;
     if (job.state === "done" || job.state === "failed" || job.state === "staging") return toJob(job);
+    if (job.state === "checking") {
+      if (!more() || !(await stageArchive(deps, job, pause))) return toJob(job);
+      continue;
+    }
     if (job.state === "undoing") {
       await undoImport(directoryDeps, db, job);
       continue;
@@ -217,12 +235,12 @@ export async function runImport(directoryDeps: Deps, mindId: string, jobId: stri
     }
     if (!more()) return toJob(job);
     try {
-      await writeSlice(deps, job);
+      await writeSlice(deps, job, pause);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
       await markUndoing(db, job, err.code, err.message);
     }
-    await yieldToOthers();
+    await pause();
   }
 }
 
@@ -233,9 +251,18 @@ export async function abandonImport(directoryDeps: Deps, mindId: string, jobId: 
   const db = databaseOfMind(directoryDeps, mind.shard);
   const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
   if (!job) return null;
-  if (job.state === "queued" || job.state === "running") {
-    await markUndoing(db, job, "internal", "the import could not be written and was undone: the mind is as it was; try again");
+  const gaveUp = { code: "internal", message: "the import could not be written and was undone: the mind is as it was; try again" };
+  if (job.state === "checking") {
+    // Nothing of the mind was written yet: the job ends with its archive and staged rows dropped.
+    const now = new Date().toISOString();
+    await db.batch([
+      db.update(importJobs).set({ state: "failed", errorCode: gaveUp.code, errorMessage: gaveUp.message, updatedAt: now, finishedAt: now })
+        .where(and(eq(importJobs.id, job.id), eq(importJobs.state, "checking"))),
+      dropArchive(db, job.id),
+    ] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    await dropStagedRows(db, job.id);
   }
+  if (job.state === "queued" || job.state === "running") await markUndoing(db, job, gaveUp.code, gaveUp.message);
   return runImport(directoryDeps, mindId, jobId, () => false);
 }
 
@@ -247,7 +274,7 @@ async function markUndoing(db: Db, job: ImportJobRow, code: string, message: str
 }
 
 /** One slice in one D1 batch: its rows, the job's progress, the guards, its staged rows gone. */
-async function writeSlice(deps: Deps, job: ImportJobRow): Promise<void> {
+async function writeSlice(deps: Deps, job: ImportJobRow, pause: Pause): Promise<void> {
   const { db } = deps;
   const slice = job.slicesWritten;
   const staged = await db
@@ -265,7 +292,7 @@ async function writeSlice(deps: Deps, job: ImportJobRow): Promise<void> {
       .where(and(eq(importRows.jobId, job.id), inArray(importRows.seq, wanted)));
     for (const r of later) nextOutside.set(r.seq, messageSearchText(job.mindId, (JSON.parse(r.data) as { content: string }).content, false));
   }
-  const { statements, need } = sliceStatements(db, job.mindId, rows, nextOutside);
+  const { statements, need } = await sliceStatements(db, job.mindId, rows, nextOutside, pause);
   const now = deps.clock.now().toISOString();
   const progress = db
     .update(importJobs)

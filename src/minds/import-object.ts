@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
 import { abandonImport, runImport, type ImportJob } from "./import-jobs";
+import { createPacer } from "./import-pace";
 import { ALARM_SLICE_MS, retryPause } from "./job-alarm";
 import { loggable } from "../errors";
 import { serialQueue } from "../serial";
@@ -15,6 +16,8 @@ const ALARM_SLICES = 10;
 const MAX_FAILURES = 8;
 const FIRST_RETRY_MS = 1_000;
 const MAX_RETRY_MS = 64_000;
+/** After each stretch of work the object rests this many times as long, leaving the isolate and D1 to others. */
+const REST_PER_WORK = 1;
 
 interface JobRef {
   mindId: string;
@@ -72,7 +75,8 @@ export class ImportObject extends DurableObject<Env> {
     const until = Date.now() + budgetMs;
     let slices = 0;
     try {
-      const job = await runImport(this.deps, ref.mindId, ref.jobId, () => Date.now() < until && slices++ < maxSlices);
+      const more = () => Date.now() < until && slices++ < maxSlices;
+      const job = await runImport(this.deps, ref.mindId, ref.jobId, more, createPacer(REST_PER_WORK));
       this.ctx.storage.kv.delete(FAILURES_KEY);
       if (job && (job.state === "queued" || job.state === "running" || job.state === "undoing")) await this.ctx.storage.setAlarm(Date.now());
       else await this.end();

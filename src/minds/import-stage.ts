@@ -1,14 +1,76 @@
+import { and, eq } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
+import { importJobs, type ImportJobRow } from "../db/schema";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
 import { newId } from "../ids";
 import { resolveSettings } from "./settings";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
-import { yieldToOthers, type CheckedArchive } from "./import-check";
+import { dropArchive, readArchive } from "./import-archive";
+import { checkArchive, type CheckedArchive } from "./import-check";
+import { yieldToOthers, type Pause } from "./import-pace";
+import { checkQuota, readUsage } from "./quotas";
+import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
 
-// The second step of an import, still inside its request: the checked archive becomes the rows
-// to write, in the order the foreign keys accept, each with its fresh ids already resolved, so
-// writing one needs nothing but itself. They are staged in D1 and cut into slices, each written
-// later in one D1 batch.
+// The first step of an import's object: the archive its request stored is checked as a whole
+// and becomes the rows to write, in the order the foreign keys accept, each with its fresh ids
+// already resolved, so writing one needs nothing but itself. They are staged in D1 and cut into
+// slices, each written later in one D1 batch.
+
+/**
+ * Checks the job's archive (every line, then the whole) and the mind's quotas, and stages its
+ * rows; the job is then `queued` and its archive dropped. A bad archive or a quota fails the job
+ * with the error a request would have answered, and nothing is written. The attempt first takes
+ * the job over, so an earlier attempt still running stages nothing more; answers false when
+ * another attempt took it meanwhile (or the job left `checking`).
+ */
+export async function stageArchive(deps: Deps, job: ImportJobRow, pause: Pause = yieldToOthers): Promise<boolean> {
+  const { db } = deps;
+  const attempt = newId("stg");
+  const owned = and(eq(importJobs.id, job.id), eq(importJobs.state, "checking"), eq(importJobs.stagedBy, attempt));
+  const taken = await db
+    .update(importJobs)
+    .set({ stagedBy: attempt, updatedAt: deps.clock.now().toISOString() })
+    .where(and(eq(importJobs.id, job.id), eq(importJobs.state, "checking")))
+    .returning({ id: importJobs.id });
+  if (taken.length === 0) return false;
+  await dropStagedRows(db, job.id);
+  const bytes = await readArchive(db, job.id);
+  let archive: CheckedArchive;
+  try {
+    archive = await checkArchive(bytes, pause);
+    // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
+    const { settings, usage } = await readUsage(deps, job.mindId);
+    checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    const now = deps.clock.now().toISOString();
+    const failed = db.update(importJobs).set({ state: "failed", errorCode: err.code, errorMessage: err.message, updatedAt: now, finishedAt: now }).where(owned);
+    await db.batch([failed, dropArchive(db, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return true;
+  }
+  const totals = await stageRows(db, job.id, attempt, stagedRows(bytes, archive), pause);
+  const queued = db
+    .update(importJobs)
+    .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
+    .where(owned)
+    .returning({ id: importJobs.id });
+  const [won] = await db.batch([queued, dropArchive(db, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  return (won as unknown[]).length > 0;
+}
+
+/** Deletes a job's staged rows a bounded statement at a time. */
+export async function dropStagedRows(db: Db, jobId: string): Promise<void> {
+  for (;;) {
+    const gone = await db.$client
+      .prepare("delete from import_rows where rowid in (select rowid from import_rows where job_id = ? limit ?) returning 1 as one")
+      .bind(jobId, DEFAULT_ROW_BOUNDS.rows)
+      .all();
+    if (gone.results.length < DEFAULT_ROW_BOUNDS.rows) return;
+  }
+}
 
 /** One row to write: what it is, and its values. */
 export interface StagedRow {
@@ -24,10 +86,10 @@ export const SLICE_ROWS = 100;
 export const SLICE_BYTES = 512 * 1024;
 /** Staged text per insert statement (one bound JSON value) and per staging batch. */
 const STAGE_STATEMENT_BYTES = 1024 * 1024;
-const STAGE_BATCH_BYTES = 4 * 1024 * 1024;
-/** Rows, or bytes of staged text, between two yields to the event loop. */
-const ROWS_PER_YIELD = 200;
-const BYTES_PER_YIELD = 256 * 1024;
+const STAGE_BATCH_BYTES = 1024 * 1024;
+/** Rows, or bytes of staged text, between two pauses. */
+const ROWS_PER_PAUSE = 50;
+const BYTES_PER_PAUSE = 64 * 1024;
 
 /** The archive's rows in write order, reading each line again, with fresh ids in place of the old. */
 export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generator<StagedRow> {
@@ -98,7 +160,7 @@ export interface StagedTotals {
  * bound JSON value (D1 binds at most 100 parameters), each slice closes at SLICE_ROWS rows or
  * SLICE_BYTES bytes. Message neighbours are named by their row's seq.
  */
-export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>): Promise<StagedTotals> {
+export async function stageRows(db: Db, jobId: string, attempt: string, rows: Iterable<StagedRow>, pause: Pause = yieldToOthers): Promise<StagedTotals> {
   let seq = 0;
   let slice = 0;
   let sliceRows = 0;
@@ -120,7 +182,7 @@ export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>
   };
   const endChunk = async () => {
     if (chunk.length === 0) return;
-    batch.push(insertChunk(db, jobId, `[${chunk.join(",")}]`));
+    batch.push(insertChunk(db, jobId, attempt, `[${chunk.join(",")}]`));
     batchBytes += chunkBytes;
     chunk = [];
     chunkBytes = 0;
@@ -147,9 +209,9 @@ export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>
       sliceBytes = 0;
     }
     sinceYield += text.length;
-    if (seq % ROWS_PER_YIELD === 0 || sinceYield >= BYTES_PER_YIELD) {
+    if (seq % ROWS_PER_PAUSE === 0 || sinceYield >= BYTES_PER_PAUSE) {
       sinceYield = 0;
-      await yieldToOthers();
+      await pause();
     }
   }
   await endChunk();
@@ -157,8 +219,10 @@ export async function stageRows(db: Db, jobId: string, rows: Iterable<StagedRow>
   return { rows: seq, slices: sliceRows > 0 ? slice + 1 : slice, counts };
 }
 
+// Only while the attempt still owns the job: one taken over or ended stages nothing more.
 const INSERT_CHUNK = `insert into import_rows (job_id, slice, seq, kind, data)
   select ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
-  from json_each(?2)`;
+  from json_each(?2)
+  where exists (select 1 from import_jobs where id = ?1 and state = 'checking' and staged_by = ?3)`;
 
-const insertChunk = (db: Db, jobId: string, json: string) => db.$client.prepare(INSERT_CHUNK).bind(jobId, json);
+const insertChunk = (db: Db, jobId: string, attempt: string, json: string) => db.$client.prepare(INSERT_CHUNK).bind(jobId, json, attempt);

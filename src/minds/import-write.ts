@@ -12,6 +12,7 @@ import type { ArchiveLine, Line } from "./archive";
 import type { QuotaNeed } from "./quotas";
 import { storedBytes } from "./quotas";
 import type { StagedKind } from "./import-stage";
+import type { Pause } from "./import-pace";
 
 // Writing one slice of a staged import: its rows become statements of one D1 batch. Rows of a
 // table that follow one another share a multi-row insert within D1's bounds.
@@ -19,6 +20,8 @@ import type { StagedKind } from "./import-stage";
 /** D1 binds at most 100 parameters per statement; a statement also carries at most this much text. */
 const MAX_PARAMS = 100;
 const BYTES_PER_STATEMENT = 512 * 1024;
+/** Characters of text indexed between two pauses (stemming costs about half a millisecond a KB). */
+const INDEXED_PER_PAUSE = 32 * 1024;
 
 export interface SliceRow {
   seq: number;
@@ -33,8 +36,18 @@ type Statement = BatchItem<"sqlite">;
  * The statements writing a slice, and what they add to the mind (for its quotas). A message is
  * indexed with its neighbours: the one before it, when an earlier slice wrote it, is read by the
  * statement itself; the one after it, when a later slice writes it, is in `nextOutside` by seq.
+ * Pauses between rows once INDEXED_PER_PAUSE characters have been indexed.
  */
-export function sliceStatements(db: Db, mindId: string, rows: SliceRow[], nextOutside: Map<number, string>): { statements: Statement[]; need: Required<QuotaNeed> } {
+export async function sliceStatements(
+  db: Db, mindId: string, rows: SliceRow[], nextOutside: Map<number, string>, pause: Pause,
+): Promise<{ statements: Statement[]; need: Required<QuotaNeed> }> {
+  let indexed = 0;
+  const paced = async (chars: number) => {
+    indexed += chars;
+    if (indexed < INDEXED_PER_PAUSE) return;
+    indexed = 0;
+    await pause();
+  };
   const statements: Statement[] = [];
   const need = { memories: 0, notes: 0, bytes: 0 };
   let pending: { table: SQLiteTable; values: Record<string, unknown>[]; bytes: number; columns: number } | null = null;
@@ -60,7 +73,9 @@ export function sliceStatements(db: Db, mindId: string, rows: SliceRow[], nextOu
   const textOf = (seq: number) => searchText.get(seq) ?? nextOutside.get(seq) ?? "";
   for (const row of rows) {
     if (row.kind === "message" && !(row.data as Data<"message">).ephemeral) {
-      searchText.set(row.seq, messageSearchText(mindId, (row.data as Data<"message">).content, false));
+      const { content } = row.data as Data<"message">;
+      searchText.set(row.seq, messageSearchText(mindId, content, false));
+      await paced(content.length);
     }
   }
   // The latest searchable message of each session written so far, within the slice.
@@ -77,6 +92,7 @@ export function sliceStatements(db: Db, mindId: string, rows: SliceRow[], nextOu
           priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
           createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(mindId, m.key, m.content, m.tags, m.context),
         });
+        await paced(m.content.length + (m.context?.length ?? 0));
         break;
       }
       case "memory_history": {
@@ -144,6 +160,7 @@ export function sliceStatements(db: Db, mindId: string, rows: SliceRow[], nextOu
         need.bytes += storedBytes(n.text);
         const fields = { mindId, agent: n.agent, text: n.text, sessionId: n.session_id, categoryHint: n.category_hint, source: n.source, confidence: n.confidence };
         insert(notes, { ...noteValues(fields, n.created_at, n.context) });
+        await paced(n.text.length + (n.context?.length ?? 0));
         break;
       }
       case "cold_memory": {

@@ -4,7 +4,7 @@ import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
 import { recordGrant } from "../../src/minds/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
-import { abandonImport, runImport, stageImport } from "../../src/minds/import-jobs";
+import { abandonImport, acceptImport, runImport } from "../../src/minds/import-jobs";
 import { depsOfMind, testDeps } from "../support/deps";
 import { faultyD1, InjectedFault } from "../support/faulty-d1";
 import { append, openSession, storedState } from "../sessions/session-helpers";
@@ -188,8 +188,11 @@ describe("an import that fails part-way", () => {
     ).bind(`mem_bulk_${t.mind.id}_${i}`, t.mind.id, `fact_${i}`, `fact number ${i}`, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z").run();
     const archive = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
     const target = await newMind(t.token);
-    const job = await stageImport(testDeps(), t.accountId, target.id, new TextEncoder().encode(archive));
-    // D1 calls of a run: the mind, then per slice the job, its rows, the quota and its batch: the second slice's batch fails.
+    const job = (await acceptImport(testDeps(), t.accountId, target.id, [new TextEncoder().encode(archive)])).job;
+    // The archive is checked and staged first; then the D1 calls of a run are the mind, then per
+    // slice the job, its rows, the quota and its batch: the second slice's batch fails.
+    let steps = 0;
+    await runImport(testDeps(), target.id, job.id, () => steps++ < 1);
     const plan = { failAt: 9, mode: "before" as const, calls: 0 };
     await expect(runImport(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), target.id, job.id, () => true)).rejects.toThrow(InjectedFault);
     expect(await rowCount("memories", target.id)).toBeGreaterThan(0);

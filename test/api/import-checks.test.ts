@@ -115,6 +115,8 @@ describe("an import is bounded", () => {
     expect(res.status).toBe(413);
     expect(res.json.error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining(String(IMPORT_MAX_BYTES)) });
     expect(await rowsOf(target.mind)).toBe(0);
+    // Nothing of it is kept: no job, no stored part.
+    expect(await countEverywhere("select count(*) as n from import_jobs where mind_id = ?", target.mind)).toBe(0);
   });
 
   it("refuses a line over its bound and more lines than allowed, naming the limit", async () => {
@@ -131,6 +133,27 @@ describe("an import is bounded", () => {
     expect(many.json.error.message).toBe(`an archive has at most ${IMPORT_MAX_LINES} lines`);
     expect(await rowsOf(target2.mind)).toBe(0);
   });
+
+  it("over a megabyte, checks the archive in its job: a bad line fails the job with the error naming it, and nothing is written", async () => {
+    const { t, lines } = await sampleArchive();
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    const memory = lines.find((l) => l.type === "memory")!;
+    const filler = Array.from({ length: 400 }, (_, i) => ({ ...memory, id: `mem_fill_${i}`, key: `fill_${i}`, content: "x".repeat(3000) }));
+    const bad = [...lines, ...filler, { ...memory, id: "mem_bad", key: "bad", priority: "urgent" }];
+    const body = jsonl(bad);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    // Answered before the archive is read as JSON: accepted, then refused by its job.
+    const res = await importInto(target, body);
+    expect(res.status).toBe(202);
+    expect(res.json.job).toMatchObject({ state: "queued", rows_written: 0 });
+    const job = await followImport(target.mind, t.token, res);
+    expect(job.json).toMatchObject({ state: "failed", rows_written: 0, error: { code: "invalid_request" } });
+    expect(job.json.error.message).toMatch(new RegExp(`^line ${bad.length}: .*priority`));
+    expect(await rowsOf(target.mind)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", res.json.job.id)).toBe(0);
+    // The mind takes a good archive afterwards.
+    expect((await followImport(target.mind, t.token, await importInto(target, jsonl([...lines, ...filler])))).json).toMatchObject({ state: "done", error: null });
+  }, 120_000);
 
   it("imports a large archive: thousands of memories and long messages", async () => {
     const t = await newTenant();

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETENTION } from "../../src/db/retention";
-import { IMPORT_RETENTION_STEP, runImport, stageImport } from "../../src/minds/import-jobs";
+import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/minds/import-jobs";
 import { advanceMove, moveProgress, startMove } from "../../src/minds/move";
 import { ADMIN_TOKEN, call, followImport, newMind, newTenant, store } from "../helpers";
 import { depsOfMind, testDeps } from "../support/deps";
@@ -24,9 +24,9 @@ describe("an import job", () => {
   it("is one at a time per mind, followed by its owner only", async () => {
     const source = await archiveOfThree();
     const target = (await newMind(source.token)).id;
-    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
-    expect(job).toMatchObject({ state: "queued", rows_written: 0, counts: { memories: 3 } });
-    // Staged, not yet written: a second import into the same (still empty) mind waits its turn.
+    const job = (await acceptImport(testDeps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
+    expect(job).toMatchObject({ state: "queued", rows_written: 0 });
+    // Stored, not yet checked nor written: a second import into the same (still empty) mind waits its turn.
     const second = await post(target, source.token, source.archive);
     expect(second.status).toBe(409);
     expect(second.json.error.message).toMatch(/already under way/);
@@ -37,16 +37,19 @@ describe("an import job", () => {
 
     await runImport(testDeps(), target, job.id, () => true);
     const done = (await call("GET", `/minds/${target}/import/${job.id}`, { token: source.token })).json;
-    expect(done).toMatchObject({ state: "done", rows_total: done.rows_written, error: null });
+    expect(done).toMatchObject({ state: "done", rows_total: done.rows_written, error: null, counts: { memories: 3 } });
     expect((await mindState(target)).counts.memories).toBe(3);
     expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", job.id)).toBe(0);
   });
 
   it("that passes a quota while it writes is undone, and says why", async () => {
     const source = await archiveOfThree();
     const target = (await newMind(source.token)).id;
-    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
-    // Staged within the quota; meanwhile the mind's owner lowers it.
+    const job = (await acceptImport(testDeps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
+    // Checked and staged within the quota; meanwhile the mind's owner lowers it.
+    let steps = 0;
+    expect(await runImport(testDeps(), target, job.id, () => steps++ < 1)).toMatchObject({ state: "queued", rows_written: 0, counts: { memories: 3 } });
     expect((await call("PATCH", `/minds/${target}`, { token: source.token, body: { settings: { max_memories: 2 } } })).status).toBe(200);
     const start = await mindState(target);
     const ended = await runImport(testDeps(), target, job.id, () => true);
@@ -67,25 +70,38 @@ describe("an import job", () => {
     expect(archive.length).toBeGreaterThan(1024 * 1024);
     const answer = await post(source.mind.id, source.token, archive);
     expect(answer.status).toBe(202);
-    expect(answer.json.job).toMatchObject({ state: "queued", rows_total: 1501 });
+    expect(answer.json.job).toMatchObject({ state: "queued", rows_written: 0 });
     const job = await followImport(source.mind.id, source.token, answer);
-    expect(job.json).toMatchObject({ state: "done", rows_written: 1501, counts: { memories: 1500 } });
+    expect(job.json).toMatchObject({ state: "done", rows_total: 1501, rows_written: 1501, counts: { memories: 1500 } });
     expect((await call("GET", "/memory/search?q=fact%201499", { token: source.token, mind: source.mind.id })).json.results.length).toBeGreaterThan(0);
   }, 120_000);
 
-  it("left in staging by a request that died is removed by the daily retention, with its rows", async () => {
+  it("over its quota when the job checks it fails, says why, and writes nothing", async () => {
     const source = await archiveOfThree();
     const target = (await newMind(source.token)).id;
-    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const job = (await acceptImport(testDeps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
+    expect((await call("PATCH", `/minds/${target}`, { token: source.token, body: { settings: { max_memories: 2 } } })).status).toBe(200);
+    const start = await mindState(target);
+    const ended = await runImport(testDeps(), target, job.id, () => true);
+    expect(ended).toMatchObject({ state: "failed", rows_total: 0, error: { code: "quota_exceeded" } });
+    expect(ended!.error!.message).toMatch(/max_memories/);
+    expect(await mindState(target)).toEqual(start);
+    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", job.id)).toBe(0);
+  });
+
+  it("left in staging by a request that died is removed by the daily retention, with its archive", async () => {
+    const source = await archiveOfThree();
+    const target = (await newMind(source.token)).id;
+    const job = (await acceptImport(testDeps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
     const db = await dataOf(target);
     await db.prepare("update import_jobs set state = 'staging', updated_at = '2020-01-01T00:00:00.000Z' where id = ?").bind(job.id).run();
-    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBeGreaterThan(0);
+    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", job.id)).toBeGreaterThan(0);
     // The mind is free for another import meanwhile.
     expect((await followImport(target, source.token, await post(target, source.token, source.archive))).json).toMatchObject({ imported: { memories: 3 } });
     const removed = await IMPORT_RETENTION_STEP.run(await depsOfMind(target), new Date(), DEFAULT_RETENTION);
     expect(removed).toBeGreaterThanOrEqual(1);
     expect(await countEverywhere("select count(*) as n from import_jobs where id = ?", job.id)).toBe(0);
-    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", job.id)).toBe(0);
   });
 
   it("and a move of the same mind never run together, whichever starts first", async () => {
@@ -96,7 +112,7 @@ describe("an import job", () => {
     const elsewhere = (shard: string) => (shard === "DB" ? "SHARD_1" : "DB");
 
     // An import under way: the move is refused at once.
-    const job = await stageImport(testDeps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const job = (await acceptImport(testDeps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
     const home = (await shardOf(target)).shard;
     const refused = await call("POST", `/shards/${elsewhere(home)}/minds`, { token: ADMIN_TOKEN, body: { mind_id: target } });
     expect(refused.status, refused.text).toBe(409);
@@ -121,7 +137,7 @@ describe("an import job", () => {
     // A move that closed the mind first: an import that passed the directory's check is refused when it claims the mind.
     const third = (await newMind(source.token)).id;
     await (await dataOf(third)).prepare("update minds set writes = 'moving' where id = ?").bind(third).run();
-    await expect(stageImport(testDeps(), source.accountId, third, new TextEncoder().encode(source.archive))).rejects.toMatchObject({ code: "mind_moving" });
+    await expect(acceptImport(testDeps(), source.accountId, third, [new TextEncoder().encode(source.archive)])).rejects.toMatchObject({ code: "mind_moving" });
     expect(await countEverywhere("select count(*) as n from import_jobs where mind_id = ?", third)).toBe(0);
   });
 });

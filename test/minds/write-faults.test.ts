@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { runInDurableObject } from "cloudflare:test";
 import { runRetentionJob } from "../../src/cron/retention";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
-import { abandonImport, runImport, stageImport } from "../../src/minds/import-jobs";
+import { abandonImport, acceptImport, runImport } from "../../src/minds/import-jobs";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { eraseDeps, testDeps } from "../support/deps";
@@ -31,9 +31,10 @@ async function mindWithArchive() {
 /** Every database seen through `wrap` (faulty or not). */
 const deps = (wrap?: (d1: D1Database) => D1Database) => ({ ...eraseDeps(testDeps({ wrap })), llm: null });
 
-/** Rows an import staged for the mind and has not written or dropped yet. */
-const stagedLeft = (mindId: string) =>
-  countEverywhere("select count(*) as n from import_rows where job_id in (select id from import_jobs where mind_id = ?)", mindId);
+/** Rows an import staged for the mind, or parts of its archive, not written or dropped yet. */
+const stagedLeft = async (mindId: string) =>
+  (await countEverywhere("select count(*) as n from import_rows where job_id in (select id from import_jobs where mind_id = ?)", mindId)) +
+  (await countEverywhere("select count(*) as n from import_parts where job_id in (select id from import_jobs where mind_id = ?)", mindId));
 
 /**
  * An import as its request and its object run it: staged, then written until it ends. A run
@@ -41,7 +42,7 @@ const stagedLeft = (mindId: string) =>
  * instead abandons the job after the first failed run, as the object does after its last retry.
  */
 async function importThrough(d: ReturnType<typeof deps>, clean: ReturnType<typeof deps>, accountId: string, mindId: string, archive: string, giveUp = false) {
-  const job = await stageImport(d, accountId, mindId, new TextEncoder().encode(archive));
+  const job = (await acceptImport(d, accountId, mindId, [new TextEncoder().encode(archive)])).job;
   for (let attempt = 0; attempt < 5; attempt++) {
     const run = await runImport(d, mindId, job.id, () => true).then((j) => j, () => null);
     if (run && (run.state === "done" || run.state === "failed")) return run;
@@ -72,7 +73,8 @@ describe("a fault at each D1 call of an import", () => {
           const what = `fault ${mode} D1 call ${failAt} of ${calls}${giveUp ? ", then given up" : ""}`;
           const job = await importThrough(deps((d1) => faultyD1(d1, plan)), deps(), source.accountId, target, source.archive, giveUp).catch(() => null);
           const after = await mindState(target);
-          // A fault while staging fails the request; a fault while writing is resumed, or undone when given up.
+          // A fault while the request stores the archive fails it; a fault while the job checks, stages or
+          // writes is resumed, or undone when given up.
           seen.add(job === null ? "request failed" : job.state);
           if (job === null) expect(after, what).toEqual(start);
           else if (job.state === "done") expect(after, what).toEqual(imported);
@@ -83,7 +85,7 @@ describe("a fault at each D1 call of an import", () => {
           expect(await mindState(target), `the import after a ${what}`).toEqual(imported);
         }
       });
-      // Faults struck while staging, while writing (resumed) and before giving up (undone), when this run took every call.
+      // Faults struck while storing, while staging or writing (resumed) and before giving up (undone), when this run took every call.
       if (tally.taken === calls) expect([...seen].sort()).toEqual(["done", "failed", "request failed"]);
     }, 300_000);
   }
@@ -93,7 +95,7 @@ describe("a fault at each D1 call of an import", () => {
     const baseline = (await newMind(source.token)).id;
     await importThrough(deps(), deps(), source.accountId, baseline, source.archive);
     const target = (await newMind(source.token)).id;
-    const job = await stageImport(deps(), source.accountId, target, new TextEncoder().encode(source.archive));
+    const job = (await acceptImport(deps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
     const runs = await Promise.allSettled([runImport(deps(), target, job.id, () => true), runImport(deps(), target, job.id, () => true)]);
     if (runs.some((r) => r.status === "rejected")) await runImport(deps(), target, job.id, () => true);
     expect(await mindState(target)).toEqual(await mindState(baseline));

@@ -61,7 +61,7 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, new Uint8Array(await file.arrayBuffer()));
+    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
     // To the job's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
