@@ -11,7 +11,10 @@ export function mindsResource(api: Api, defaultMind: string | undefined) {
   };
   return {
     /** The mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages. */
-    export: (mindId?: string) => dataOf(api.GET("/minds/{id}/export", { params: mind(mindId), parseAs: "text" })),
+    async export(mindId?: string): Promise<string> {
+      const bytes = await dataOf(api.GET("/minds/{id}/export", { params: mind(mindId), parseAs: "arrayBuffer" }));
+      return new TextDecoder().decode(bytes);
+    },
     /**
      * Restores an export into an empty mind. A small archive is written before the answer
      * (`imported` per table); a large one is written in the background: follow `job` with importJob.
