@@ -110,7 +110,7 @@ async function countingFailures(provider: OAuthProvider<Env>, request: Request, 
   const token = bearerToken(request.headers.get("Authorization") ?? undefined);
   const address = addressOf(request);
   try {
-    refuseBlockedCaller(env, address, token);
+    await refuseBlockedCaller(env, address, token);
     const response = await provider.fetch(request, env, ctx);
     if (response.status !== 401) return response;
     await countAuthFailure(env, address, token);
