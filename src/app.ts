@@ -4,7 +4,7 @@ import { createMiddleware } from "hono/factory";
 import { createSemantic } from "./embeddings/providers";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
-import { errorBody, handleError } from "./http/errors";
+import { handleError, noRoute } from "./http/errors";
 import { jobRoutes } from "./api/jobs";
 import { shardRoutes } from "./api/shards";
 import { memoryRoutes } from "./api/memory";
@@ -51,7 +51,7 @@ export function createApp(options: AppOptions = {}) {
   const app = createRouter();
 
   app.onError(handleError);
-  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound(noRoute);
 
   app.use(
     "*",
