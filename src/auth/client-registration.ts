@@ -1,6 +1,7 @@
 import type { ClientRegistrationCallbackOptions, ClientRegistrationCallbackResult } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../config";
 import { countEvent, readRateLimits } from "../limits/rate-limits";
+import { isLoopbackHost } from "../http/loopback";
 
 // Dynamic client registration is open to anyone (that is its point), so everything a client
 // registers is bounded: what it stores, what the consent page shows and what lands in that
@@ -16,7 +17,6 @@ const FIELD_MAX_CHARS = 1_000;
 /** A registered client that has not completed an authorization within a day is gone. */
 export const UNAUTHORIZED_CLIENT_TTL_SECONDS = 24 * 60 * 60;
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 const URI_FIELDS = ["client_uri", "logo_uri", "policy_uri", "tos_uri", "jwks_uri"];
 
 const refuse = (description: string, code = "invalid_client_metadata"): ClientRegistrationCallbackResult => ({ code, description, status: 400 });
@@ -35,7 +35,7 @@ function redirectProblem(uri: unknown): string | null {
   if (url.username || url.password) return "a redirect URI cannot hold credentials";
   if (url.hash) return "a redirect URI cannot hold a fragment";
   if (url.protocol === "https:") return null;
-  if (url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname)) return null;
+  if (url.protocol === "http:" && isLoopbackHost(url.hostname)) return null;
   return "a redirect URI must use https, or http on a loopback host (127.0.0.1, [::1], localhost)";
 }
 

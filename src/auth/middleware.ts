@@ -11,6 +11,7 @@ import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
 import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
 import { secretsEqual, sha256Hex } from "./secrets";
+import { isLoopbackHost } from "../http/loopback";
 
 export { AGENT_PATTERN };
 
@@ -26,10 +27,9 @@ export function bearerToken(header: string | undefined): string | null {
  * this machine (`wrangler dev`, where nothing replaces the header): one address, whatever it says.
  */
 export function addressOf(request: Request): string {
-  if (LOOPBACK_HOST.test(new URL(request.url).hostname)) return "loopback";
+  if (isLoopbackHost(new URL(request.url).hostname)) return "loopback";
   return request.headers.get("CF-Connecting-IP") ?? "unknown";
 }
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 export const clientAddress = (c: Context<AppEnv>) => addressOf(c.req.raw);
 
 // Longest key prefix a failure bucket is named after: longer "prefixes" are not keys anyway.

@@ -15,6 +15,7 @@ import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "./principal";
+import { isLoopbackHost } from "../http/loopback";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
 // /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI
@@ -41,7 +42,6 @@ export interface GrantProps {
 
 type Handler = { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> };
 
-const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /**
  * The public origin: PUBLIC_URL when set (it must then be the one clients use), else the
@@ -50,7 +50,7 @@ const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
  */
 export function publicOrigin(env: Env, requestUrl: string): string {
   const url = new URL(env.PUBLIC_URL?.trim() || requestUrl);
-  if (url.protocol === "http:" && !LOOPBACK_HOST.test(url.hostname)) url.protocol = "https:";
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) url.protocol = "https:";
   return url.origin;
 }
 
