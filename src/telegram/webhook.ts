@@ -64,9 +64,11 @@ export const telegramRoutes = createRouter();
 telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   const config = telegramConfig(c);
   const presented = c.req.header("X-Telegram-Bot-Api-Secret-Token");
-  if (!presented || !(await secretsEqual(presented, config.webhookSecret))) throw unauthorized("wrong or missing secret token");
-  const deps = c.var.deps;
+  const secretOk = presented !== undefined && (await secretsEqual(presented, config.webhookSecret));
+  // Read (within the bound) even when refused: a body left unread would break the connection.
   const body = await readBodyWithin(c.req.raw, MAX_UPDATE_BYTES);
+  if (!secretOk) throw unauthorized("wrong or missing secret token");
+  const deps = c.var.deps;
   if (!body.complete) {
     const updateId = leadingUpdateId(body.bytes);
     if (updateId !== null) await claimUpdate(deps, updateId);
