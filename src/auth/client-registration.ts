@@ -1,7 +1,7 @@
 import type { ClientRegistrationCallbackOptions, ClientRegistrationCallbackResult } from "@cloudflare/workers-oauth-provider";
 import type { Env } from "../config";
-import { countEvent, readRateLimits } from "../limits/rate-limits";
 import { isLoopbackHost } from "../http/loopback";
+import { countEvent, readRateLimits } from "../limits/rate-limits";
 
 // Dynamic client registration is open to anyone (that is its point), so everything a client
 // registers is bounded: what it stores, what the consent page shows and what lands in that

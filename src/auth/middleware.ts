@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
+import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../minds/bookmarks";
@@ -11,7 +12,6 @@ import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
 import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
 import { secretsEqual, sha256Hex } from "./secrets";
-import { isLoopbackHost } from "../http/loopback";
 
 export { AGENT_PATTERN };
 

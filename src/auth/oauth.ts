@@ -10,12 +10,12 @@ import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
 import { readBodyWithin } from "../http/body-limit";
+import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "./principal";
-import { isLoopbackHost } from "../http/loopback";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
 // /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI
@@ -41,7 +41,6 @@ export interface GrantProps {
 }
 
 type Handler = { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> };
-
 
 /**
  * The public origin: PUBLIC_URL when set (it must then be the one clients use), else the
@@ -123,14 +122,16 @@ export function withOAuth(app: Handler): Handler {
   };
 }
 
-const oauthError = (status: number, error: string, description: string, headers?: HeadersInit) =>
-  Response.json({ error, error_description: description }, { status, headers });
-
 /**
- * Registration and token requests, with their bodies bounded; a registration is counted against
- * the client's address first, and a completed code exchange keeps its client registered.
+ * Registration and token requests, with their bodies bounded (read whole first, so no refusal
+ * leaves one unread); a registration is counted against the client's address, and a completed
+ * code exchange keeps its client registered.
  */
 async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
+  if (!body.complete) {
+    return Response.json({ error: "invalid_request", error_description: `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes` }, { status: 413 });
+  }
   if (path === REGISTER_PATH) {
     try {
       await countRegistration(env, addressOf(request));
@@ -139,8 +140,6 @@ async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, requ
       return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
     }
   }
-  const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
-  if (!body.complete) return oauthError(413, "invalid_request", `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes`);
   const response = await provider.fetch(new Request(request, { body: body.bytes }), env, ctx);
   if (path === TOKEN_PATH && response.ok) {
     const clientId = clientOfCodeExchange(new URLSearchParams(new TextDecoder().decode(body.bytes)), request.headers.get("Authorization"));
