@@ -42,6 +42,7 @@ export default defineConfig({
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_IP: "0",
+          RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
           // wrangler hands the tests whatever .dev.vars holds for `npm run dev` (a model, embeddings,
           // a public URL): blank every optional setting so the suite runs the same on any checkout.
           ...Object.fromEntries(LOCAL_SETTINGS.map((name) => [name, ""])),

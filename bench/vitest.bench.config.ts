@@ -27,6 +27,7 @@ export default defineConfig({
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_KEY: "0",
           RATE_LIMIT_WRITES_PER_IP: "0",
+          RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
         },
       },
     }),

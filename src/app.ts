@@ -1,10 +1,10 @@
-import { bodyLimit } from "hono/body-limit";
+import { limitBodies, type BodyLimit } from "./http/body-limit";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import { createSemantic } from "./embeddings/providers";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
-import { errorBody, handleError } from "./http/errors";
+import { handleError, noRoute } from "./http/errors";
 import { jobRoutes } from "./api/jobs";
 import { shardRoutes } from "./api/shards";
 import { memoryRoutes } from "./api/memory";
@@ -17,12 +17,11 @@ import { usageRoutes } from "./api/usage";
 import type { AppEnv } from "./app-env";
 import { systemClock, type Clock } from "./clock";
 import { createDeps } from "./deps";
-import { AppError } from "./errors";
 import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
 import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
-import { telegramRoutes } from "./telegram/webhook";
+import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
 
 /** Work to finish after the response (waitUntil), where the runtime gives an execution context. */
 function deferrer(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | undefined {
@@ -35,8 +34,12 @@ function deferrer(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | unde
 }
 
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Only an import carries a whole mind. */
+/** Only an import carries a whole mind: read as a stream, never held whole. */
 const IMPORT_PATH = /^(\/minds\/[^/]+|\/ui)\/import$/;
+
+/** Each path's bound on its body; Telegram's webhook reads its own, to acknowledge what is too large. */
+const bodyLimitOf = (path: string): BodyLimit | null =>
+  path === WEBHOOK_PATH ? null : IMPORT_PATH.test(path) ? { maxSize: IMPORT_MAX_BODY_BYTES, stream: true } : { maxSize: MAX_BODY_BYTES, stream: false };
 
 export interface AppOptions {
   clock?: Clock;
@@ -48,20 +51,11 @@ export function createApp(options: AppOptions = {}) {
   const app = createRouter();
 
   app.onError(handleError);
-  app.notFound((c) => c.json(errorBody("not_found", `no route for ${c.req.method} ${c.req.path}`), 404));
+  app.notFound(noRoute);
 
-  const limitBody = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new AppError("payload_too_large", `request body is larger than ${maxSize} bytes`);
-      },
-    });
-  const defaultLimit = limitBody(MAX_BODY_BYTES);
-  const importLimit = limitBody(IMPORT_MAX_BODY_BYTES);
   app.use(
     "*",
-    createMiddleware<AppEnv>((c, next) => (IMPORT_PATH.test(c.req.path) ? importLimit : defaultLimit)(c, next)),
+    limitBodies(bodyLimitOf),
     createMiddleware<AppEnv>(async (c, next) => {
       c.set("deps", { ...createDeps(c.env, clock), semantic: createSemantic(c.env), defer: deferrer(c) });
       await next();

@@ -55,6 +55,7 @@ export interface Env {
   RATE_LIMIT_AUTH_FAILURES_PER_KEY?: string;
   RATE_LIMIT_WRITES_PER_KEY?: string;
   RATE_LIMIT_WRITES_PER_IP?: string;
+  RATE_LIMIT_REGISTRATIONS_PER_IP?: string;
 }
 
 export interface AuthConfig {

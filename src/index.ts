@@ -3,6 +3,7 @@ import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
 import { runCron } from "./cron/schedule";
 import { escapedError } from "./http/errors";
+import { withSecurityHeaders } from "./http/headers";
 
 export { MindJobObject } from "./minds/job-object";
 export { RateLimiterObject } from "./limits/rate-limiter";
@@ -16,9 +17,9 @@ const worker = withOAuth(createApp());
 export default {
   async fetch(request, env, ctx) {
     try {
-      return await worker.fetch(request, env, ctx);
+      return withSecurityHeaders(await worker.fetch(request, env, ctx));
     } catch (err) {
-      return escapedError(request, err);
+      return withSecurityHeaders(escapedError(request, err));
     }
   },
   async scheduled(controller, env) {

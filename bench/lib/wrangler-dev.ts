@@ -20,6 +20,12 @@ async function freePort(): Promise<number> {
   });
 }
 
+/**
+ * wrangler's own answer when its proxy lost the request on its way to the Worker (a Worker that
+ * held its isolate too long, or left a request body unread): a plain-text 503, never the Worker's.
+ */
+export const isRestarted = (status: number, text: string) => status === 503 && text.includes("restarted mid-request");
+
 export interface DevServer {
   url: string;
   stop(): Promise<void>;

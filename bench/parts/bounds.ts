@@ -2,6 +2,7 @@ import { percentile } from "../lib/metrics";
 import type { Part } from "../lib/part";
 import { table } from "../lib/table";
 import { runJob } from "../lib/workerd";
+import { describeRefusals, refusalsThroughWranglerDev } from "./bounds-dev";
 
 interface Case {
   name: string;
@@ -28,6 +29,7 @@ export const bounds: Part = {
   async run(log) {
     const r = await runJob<{ cases: Case[]; largeImport: LargeImport }>("bounds", { repeats: 5 }, log);
     const big = r.largeImport;
+    const dev = await refusalsThroughWranglerDev(log);
     const search = (name: string, ms: number[]) => [name, ms.length, percentile(ms, 50), percentile(ms, 100)];
     const markdown = [
       "Inside workerd on local D1, through the Worker's fetch handler (routing, auth, D1 reads and the work itself). Each case is repeated; the time is the whole request.",
@@ -50,7 +52,10 @@ export const bounds: Part = {
         ["another mind's search", "requests", "p50 ms", "max ms"],
         [search("idle", big.searchMs.idle), search("during the background import", big.searchMs.background), search("during the in-line import", big.searchMs.inline)],
       ),
+      "",
+      describeRefusals(dev),
     ].join("\n");
-    return { json: r, markdown };
+    if (dev.restarted > 0) throw new Error(`bounds failed: ${dev.restarted} answers were wrangler's "restarted mid-request" 503\n${markdown}`);
+    return { json: { ...r, wranglerDev: dev }, markdown };
   },
 };

@@ -5,7 +5,7 @@ import { englishText, englishVocabulary, russianText } from "../lib/long-texts";
 import { percentile } from "../lib/metrics";
 import type { Part } from "../lib/part";
 import { fmt, table } from "../lib/table";
-import { startWranglerDev } from "../lib/wrangler-dev";
+import { isRestarted, startWranglerDev } from "../lib/wrangler-dev";
 
 // Long Russian and English texts through `wrangler dev`, English and Russian alternating, as
 // many as SOAK_REQUESTS. First the product's text normalisation alone in a Worker of its own
@@ -23,6 +23,8 @@ interface Phase {
   latencies: number[];
   chars: number;
   probes: boolean[];
+  /** Answers that were wrangler's "restarted mid-request" 503, not the Worker's. */
+  restarted: number;
   seconds: number;
   died: string | null;
 }
@@ -35,7 +37,7 @@ async function drive(
   probe: (n: number) => Promise<boolean>,
   log: (line: string) => void,
 ): Promise<Phase> {
-  const phase: Phase = { name, statuses: new Map(), latencies: [], chars: 0, probes: [], seconds: 0, died: null };
+  const phase: Phase = { name, statuses: new Map(), latencies: [], chars: 0, probes: [], restarted: 0, seconds: 0, died: null };
   const t0 = Date.now();
   let next = 0;
   const worker = async () => {
@@ -47,7 +49,7 @@ async function drive(
       const started = performance.now();
       try {
         const res = await send(i, body);
-        await res.arrayBuffer();
+        if (isRestarted(res.status, await res.text())) phase.restarted++;
         phase.latencies.push(performance.now() - started);
         phase.statuses.set(res.status, (phase.statuses.get(res.status) ?? 0) + 1);
       } catch (error) {
@@ -123,16 +125,17 @@ export const soak: Part = {
       percentile(p.latencies, 50),
       percentile(p.latencies, 95),
       `${p.probes.filter(Boolean).length} of ${p.probes.length}`,
+      fmt(p.restarted, 0),
       answering(p) ? "yes" : "NO",
     ]);
     const markdown = [
       `\`wrangler dev\` started by the bench (offline), ${fmt(REQUESTS, 0)} texts of 5,000–8,000 characters per phase, English (words drawn from LoCoMo's dialogue) and Russian (stems with many endings, made from a seed) alternating, ${CONCURRENCY} at a time; every ${PROBE_EVERY} texts a probe (a short text; for the whole Worker \`GET /health\` and a search). The first phase runs the product's text normalisation in a Worker of its own (bench/workers/normalize-worker.ts); the second, one mind on the whole Worker with local D1.`,
       "",
-      table(["phase", "texts", "answered", "2xx", "other statuses", "mean chars", "seconds", "p50 ms", "p95 ms", "probes answered", "answering at the end"], rows),
+      table(["phase", "texts", "answered", "2xx", "other statuses", "mean chars", "seconds", "p50 ms", "p95 ms", "probes answered", "restarted 503s", "answering at the end"], rows),
       ...phases.filter(([p]) => p.died).map(([p]) => `\n${p.name}: the Worker stopped answering at ${p.died}.`),
     ].join("\n");
     const json = phases.map(([p, ok]) => ({ ...p, statuses: Object.fromEntries(p.statuses), latencies: undefined, ok, p50: percentile(p.latencies, 50), p95: percentile(p.latencies, 95) }));
-    const failed = phases.some(([p, ok]) => !answering(p) || (p.statuses.get(ok) ?? 0) !== REQUESTS);
+    const failed = phases.some(([p, ok]) => !answering(p) || p.restarted > 0 || (p.statuses.get(ok) ?? 0) !== REQUESTS);
     if (failed) throw new Error(`soak failed\n${markdown}`);
     return { json, markdown };
   },

@@ -33,7 +33,7 @@ export const authRoutes = createRouter().openapi(
   async (c) => {
     const config = readAuthConfig(c.env);
     const presented = bearerToken(c.req.header("Authorization"));
-    refuseBlockedClient(c, presented);
+    await refuseBlockedClient(c, presented);
     if (!presented || !(await secretsEqual(presented, config.adminToken))) await failAuthentication(c, presented, "admin token required");
     const { account } = c.req.valid("json");
     const deps = c.var.deps;

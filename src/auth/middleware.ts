@@ -3,6 +3,7 @@ import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
 import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
+import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
 import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../minds/bookmarks";
@@ -10,7 +11,7 @@ import { resolveMindContext } from "../minds/context";
 import { accountExists } from "../minds/minds";
 import { verifyAccountToken } from "./jwt";
 import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
-import { secretsEqual } from "./secrets";
+import { secretsEqual, sha256Hex } from "./secrets";
 
 export { AGENT_PATTERN };
 
@@ -20,55 +21,77 @@ export function bearerToken(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** The client's address as Cloudflare reports it ("unknown" where nothing does, as locally). */
-export const addressOf = (request: Request) => request.headers.get("CF-Connecting-IP") ?? "unknown";
+/**
+ * The client's address for the per-address limits: `CF-Connecting-IP`, which Cloudflare's edge
+ * sets on every request (replacing any a client sent). A request to a loopback host comes from
+ * this machine (`wrangler dev`, where nothing replaces the header): one address, whatever it says.
+ */
+export function addressOf(request: Request): string {
+  if (isLoopbackHost(new URL(request.url).hostname)) return "loopback";
+  return request.headers.get("CF-Connecting-IP") ?? "unknown";
+}
 export const clientAddress = (c: Context<AppEnv>) => addressOf(c.req.raw);
 
 // Longest key prefix a failure bucket is named after: longer "prefixes" are not keys anyway.
 const MAX_PREFIX_CHARS = 40;
 
-/** The buckets a failed authentication counts in: the client's address, and the key it presented. */
-function failureBuckets(env: Env, address: string, token: string | null): Bucket[] {
+/**
+ * The buckets a failed authentication counts in: the client's address, the key prefix it named
+ * and the very credential it presented (by its SHA-256). Only the last refuses before a check:
+ * the others answer a failure with 429 instead of 401, and never refuse a valid credential,
+ * whatever others sent from the same address or with the same prefix.
+ */
+async function failureBuckets(env: Env, address: string, token: string | null): Promise<{ before: Bucket[]; after: Bucket[] }> {
   const limits = readRateLimits(env);
-  const buckets: Bucket[] = [
+  const after: Bucket[] = [
     {
       name: `auth-failures:ip:${address}`,
       limit: limits.authFailuresPerIp,
       describe: "failed authentications per client address (RATE_LIMIT_AUTH_FAILURES_PER_IP)",
     },
   ];
-  if (token && looksLikeMindKey(token)) {
-    buckets.push({
+  if (!token) return { before: [], after };
+  if (looksLikeMindKey(token)) {
+    after.push({
       name: `auth-failures:key:${token.split(".", 1)[0]!.slice(0, MAX_PREFIX_CHARS)}`,
       limit: limits.authFailuresPerKey,
       describe: "failed authentications per key (RATE_LIMIT_AUTH_FAILURES_PER_KEY)",
     });
   }
-  return buckets;
+  const credential: Bucket = {
+    name: `auth-failures:credential:${await sha256Hex(token)}`,
+    limit: limits.authFailuresPerKey,
+    describe: "failed authentications with one credential (RATE_LIMIT_AUTH_FAILURES_PER_KEY)",
+  };
+  return { before: [credential], after: [...after, credential] };
 }
 
 /**
- * Before a credential is checked: a client (or key) this isolate knows to be over its limit of
- * failed authentications is refused at once (`RateLimited`), without a call to anything. Every
- * front that checks a credential (REST, /mcp, the web UI's login) calls this first.
+ * Before a credential is checked: the very credential this isolate knows to have failed too
+ * often is refused at once (`RateLimited`), without a call to anything. Nothing else is refused
+ * here, so a valid credential is always checked. Every front that checks a credential (REST,
+ * /mcp, the web UI's login) calls this first.
  */
-export function refuseBlockedCaller(env: Env, address: string, token: string | null): void {
-  refuseIfBlocked(failureBuckets(env, address, token));
+export async function refuseBlockedCaller(env: Env, address: string, token: string | null): Promise<void> {
+  refuseIfBlocked((await failureBuckets(env, address, token)).before);
 }
 
-/** Counts a failed authentication per client address and per presented key prefix; `RateLimited` once over a limit. */
+/**
+ * Counts a failed authentication per client address, per presented key prefix and per
+ * presented credential; `RateLimited` once over a limit.
+ */
 export async function countAuthFailure(env: Env, address: string, token: string | null): Promise<void> {
-  await countEvent(env.RATE_LIMITS, readRateLimits(env), failureBuckets(env, address, token));
+  await countEvent(env.RATE_LIMITS, readRateLimits(env), (await failureBuckets(env, address, token)).after);
 }
 
 /** `refuseBlockedCaller` for a request of the app. */
-export function refuseBlockedClient(c: Context<AppEnv>, token: string | null): void {
-  refuseBlockedCaller(c.env, clientAddress(c), token);
+export async function refuseBlockedClient(c: Context<AppEnv>, token: string | null): Promise<void> {
+  await refuseBlockedCaller(c.env, clientAddress(c), token);
 }
 
 /**
- * A failed authentication: counted per client address and per presented key prefix; the
- * answer is 401, or 429 once a limit is reached. Only failures cost a rate-limit call.
+ * A failed authentication: counted per client address, key prefix and credential; the answer
+ * is 401, or 429 once a limit is reached. Only failures cost a rate-limit call.
  */
 export async function failAuthentication(c: Context<AppEnv>, token: string | null, message?: string): Promise<never> {
   await countAuthFailure(c.env, clientAddress(c), token);
@@ -95,7 +118,7 @@ export async function countWrite(c: Context<AppEnv>, principal: Principal): Prom
 /** The operator's routes (the whole service, not one tenant): ADMIN_TOKEN only. */
 export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   const presented = bearerToken(c.req.header("Authorization"));
-  refuseBlockedClient(c, presented);
+  await refuseBlockedClient(c, presented);
   if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) {
     await failAuthentication(c, presented, "admin token required");
   }
@@ -109,7 +132,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   // Paths matched by two of a router's patterns pass here twice: authenticate and count once.
   if (c.var.principal) return next();
   const token = bearerToken(c.req.header("Authorization"));
-  refuseBlockedClient(c, token);
+  await refuseBlockedClient(c, token);
   if (!token) return failAuthentication(c, token, MISSING_CREDENTIALS);
   const deps = c.var.deps;
   let principal: Principal | null = null;

@@ -9,8 +9,11 @@ import {
 import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
+import { readBodyWithin } from "../http/body-limit";
+import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
+import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "./principal";
 
@@ -39,9 +42,15 @@ export interface GrantProps {
 
 type Handler = { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> };
 
-/** The public origin: PUBLIC_URL when set (it must then be the one clients use), else the request's. */
+/**
+ * The public origin: PUBLIC_URL when set (it must then be the one clients use), else the
+ * request's. Tokens are bound to HTTPS origins (plain HTTP only on a loopback host), so a plain
+ * HTTP request naming any other host (only a local server sees one) gets its HTTPS origin.
+ */
 export function publicOrigin(env: Env, requestUrl: string): string {
-  return new URL(env.PUBLIC_URL?.trim() || requestUrl).origin;
+  const url = new URL(env.PUBLIC_URL?.trim() || requestUrl);
+  if (url.protocol === "http:" && !isLoopbackHost(url.hostname)) url.protocol = "https:";
+  return url.origin;
 }
 
 function providerOptions(origin: string, app: Handler): OAuthProviderOptions<Env> {
@@ -52,6 +61,8 @@ function providerOptions(origin: string, app: Handler): OAuthProviderOptions<Env
     authorizeEndpoint: AUTHORIZE_PATH,
     tokenEndpoint: TOKEN_PATH,
     clientRegistrationEndpoint: REGISTER_PATH,
+    clientRegistrationCallback: checkClientMetadata,
+    clientRegistrationTTL: UNAUTHORIZED_CLIENT_TTL_SECONDS,
     scopesSupported: [MIND_SCOPE],
     accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS,
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
@@ -83,23 +94,58 @@ export function oauthHelpers(env: Env, requestUrl: string): OAuthHelpers {
   return getOAuthApi(providerOptions(publicOrigin(env, requestUrl), NOT_SERVED), env);
 }
 
+/** Largest body the registration and token endpoints read (their requests are a few hundred bytes). */
+export const OAUTH_MAX_BODY_BYTES = 16 * 1024;
+
 /** The whole Worker's fetch with OAuth in front of it: /mcp checked, OAuth endpoints served. */
 export function withOAuth(app: Handler): Handler {
   const providers = new Map<string, OAuthProvider<Env>>();
   return {
-    fetch(request, env, ctx) {
+    async fetch(request, env, ctx) {
       const origin = publicOrigin(env, request.url);
       let provider = providers.get(origin);
       if (!provider) {
         // A Worker answers on a few hostnames at most (workers.dev, a custom domain).
         if (providers.size >= 8) providers.clear();
-        provider = new OAuthProvider(providerOptions(origin, app));
+        try {
+          provider = new OAuthProvider(providerOptions(origin, app));
+        } catch {
+          return Response.json({ error: { code: "invalid_request", message: "the Host header names no origin this Worker serves" } }, { status: 400 });
+        }
         providers.set(origin, provider);
       }
-      if (new URL(request.url).pathname !== MCP_PATH) return provider.fetch(request, env, ctx);
-      return countingFailures(provider, request, env, ctx);
+      const path = new URL(request.url).pathname;
+      if (path === MCP_PATH) return countingFailures(provider, request, env, ctx);
+      if (request.method === "POST" && (path === REGISTER_PATH || path === TOKEN_PATH)) return boundedOAuthPost(provider, path, request, env, ctx);
+      return provider.fetch(request, env, ctx);
     },
   };
+}
+
+/**
+ * Registration and token requests, with their bodies bounded (read whole first, so no refusal
+ * leaves one unread); a registration is counted against the client's address, and a completed
+ * code exchange keeps its client registered.
+ */
+async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+  const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
+  if (!body.complete) {
+    return Response.json({ error: "invalid_request", error_description: `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes` }, { status: 413 });
+  }
+  if (path === REGISTER_PATH) {
+    try {
+      await countRegistration(env, addressOf(request));
+    } catch (err) {
+      if (!(err instanceof RateLimited)) throw err;
+      return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+    }
+  }
+  const response = await provider.fetch(new Request(request, { body: body.bytes }), env, ctx);
+  if (path === TOKEN_PATH && response.ok) {
+    const clientId = clientOfCodeExchange(new URLSearchParams(new TextDecoder().decode(body.bytes)), request.headers.get("Authorization"));
+    if (clientId) await keepAuthorizedClient(env, clientId, REFRESH_TOKEN_TTL_SECONDS);
+  }
+  return response;
 }
 
 /**
@@ -110,7 +156,7 @@ async function countingFailures(provider: OAuthProvider<Env>, request: Request, 
   const token = bearerToken(request.headers.get("Authorization") ?? undefined);
   const address = addressOf(request);
   try {
-    refuseBlockedCaller(env, address, token);
+    await refuseBlockedCaller(env, address, token);
     const response = await provider.fetch(request, env, ctx);
     if (response.status !== 401) return response;
     await countAuthFailure(env, address, token);

@@ -4,6 +4,15 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AppError, describeZodError, type ErrorCode, isMindMoving, loggable, MIND_MOVING_RETRY_SECONDS, mindMoving } from "../errors";
 import { RateLimited } from "../limits/rate-limits";
 
+/** How much of a path an answer echoes. */
+const ECHOED_PATH_CHARS = 200;
+
+/** The 404 of a path no route serves: the path is echoed (shortened) in JSON, never as markup. */
+export function noRoute(c: Context): Response {
+  const path = c.req.path.length > ECHOED_PATH_CHARS ? `${c.req.path.slice(0, ECHOED_PATH_CHARS)}…` : c.req.path;
+  return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`), 404);
+}
+
 /** The one error body every front answers with. */
 export function errorBody(code: ErrorCode, message: string) {
   return { error: { code, message } };
@@ -40,8 +49,16 @@ export function handleError(err: Error, c: Context): Response {
  * sends makes the Worker's fetch throw.
  */
 export function escapedError(request: Request, err: unknown): Response {
-  console.error("unhandled error", request.method, new URL(request.url).pathname, loggable(err));
+  console.error("unhandled error", request.method, pathOf(request.url), loggable(err));
   return Response.json(errorBody("internal", "internal error"), { status: 500 });
 }
 
 export { describeZodError };
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "(no URL)";
+  }
+}

@@ -9,6 +9,7 @@ export interface RateLimits {
   authFailuresPerKey: number;
   writesPerKey: number;
   writesPerIp: number;
+  registrationsPerIp: number;
 }
 
 /** Each limit with the var that sets it and its default. */
@@ -18,6 +19,7 @@ const LIMITS = {
   authFailuresPerKey: ["RATE_LIMIT_AUTH_FAILURES_PER_KEY", 10],
   writesPerKey: ["RATE_LIMIT_WRITES_PER_KEY", 600],
   writesPerIp: ["RATE_LIMIT_WRITES_PER_IP", 1200],
+  registrationsPerIp: ["RATE_LIMIT_REGISTRATIONS_PER_IP", 10],
 } as const satisfies Record<keyof RateLimits, readonly [keyof Env, number]>;
 
 /** The limits as configured; a var that is not a whole number ≥ 0 is a configuration error. */

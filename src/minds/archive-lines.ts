@@ -1,5 +1,6 @@
 import { describeZodError, invalid, tooLarge } from "../errors";
 import { archiveLineSchema, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES, type ArchiveLine } from "./archive";
+import { loneSurrogateIn, repeatedKeyIn } from "./archive-json";
 
 // Reading an archive's bytes line by line, within bounds: the body's size, the number of
 // lines and each line's size are checked before the text is decoded.
@@ -41,13 +42,24 @@ function isBlank(bytes: Uint8Array, start: number, end: number): boolean {
 
 const decoder = new TextDecoder();
 
-/** One line decoded and checked against the archive schema; a bad line is a 400 naming it. */
-export function parseLine(bytes: Uint8Array, ref: LineRef): ArchiveLine {
+/**
+ * One line decoded and checked against the archive schema; a bad line is a 400 naming it.
+ * `strict` (the check of a whole archive, before anything is staged) also refuses a key given
+ * twice in one object and a lone surrogate in any text.
+ */
+export function parseLine(bytes: Uint8Array, ref: LineRef, strict = false): ArchiveLine {
+  const text = decoder.decode(bytes.subarray(ref.start, ref.end));
   let value: unknown;
   try {
-    value = JSON.parse(decoder.decode(bytes.subarray(ref.start, ref.end)));
+    value = JSON.parse(text);
   } catch {
     throw invalid(`line ${ref.number}: not valid JSON`);
+  }
+  if (strict) {
+    const repeated = repeatedKeyIn(text);
+    if (repeated !== null) throw invalid(`line ${ref.number}: the key ${JSON.stringify(repeated)} is given twice in one object`);
+    const lone = loneSurrogateIn(text, value);
+    if (lone !== null) throw invalid(`line ${ref.number}: ${lone || "the line"} holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which is not text`);
   }
   const parsed = archiveLineSchema.safeParse(value);
   if (!parsed.success) throw invalid(`line ${ref.number}: ${describeZodError(parsed.error)}`);

@@ -42,7 +42,11 @@ export class ArchiveReader {
 
   /** Stops reading: the rest of the body is not wanted. */
   async cancel(): Promise<void> {
-    await this.chunks.return?.();
+    try {
+      await this.chunks.return?.();
+    } catch {
+      // A body that failed (past its bound, or the client went away) has nothing left to cancel.
+    }
   }
 
   /** Reads until more than `bytes` have come or the body ends: what came, and whether it ended. */

@@ -22,6 +22,9 @@ export interface CheckedArchive {
   messages: { session: string; ephemeral: boolean }[];
 }
 
+/** The history actions that remove a memory: by a person or agent, by retention, past its expiry. */
+const DELETIONS = ["delete", "retention", "expired"];
+
 /** Lines, or bytes of lines, between two pauses, so other requests keep being served. */
 const LINES_PER_PAUSE = 50;
 const BYTES_PER_PAUSE = 64 * 1024;
@@ -47,6 +50,8 @@ export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthe
   const sessionMessages = new Map<string, number[]>();
   const messageSessionLine = new Map<string, number>();
   const cold = new Map<string, { version: number; line: number }>();
+  // Per memory id named by history: its first history line and the last action recorded.
+  const history = new Map<string, { line: number; last: string }>();
   const coldVersions = new Map<string, { max: number; line: number }>();
 
   let since = 0;
@@ -56,7 +61,7 @@ export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthe
       since = 0;
       await pause();
     }
-    const line = parseLine(bytes, ref);
+    const line = parseLine(bytes, ref, true);
     if ((line.type === "header") !== (header === undefined)) {
       throw invalid(`line ${ref.number}: the header must be the first line, and only the first`);
     }
@@ -70,6 +75,11 @@ export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthe
         once(`memory ${line.agent}/${line.category}/${line.key}`, `memory ${line.agent}\u0000${line.category}\u0000${line.key}`, n);
         ids.set(line.id, newId("mem"));
         break;
+      case "memory_history": {
+        const seenBefore = history.get(line.memory_id);
+        history.set(line.memory_id, { line: seenBefore?.line ?? n, last: line.action });
+        break;
+      }
       case "note":
         once(`note id ${line.id}`, `id ${line.id}`, n);
         break;
@@ -115,6 +125,12 @@ export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthe
   }
   if (!header) throw invalid("the archive is empty");
 
+  for (const [memory, { line, last }] of history) {
+    // History outlives a deleted memory, and ends with its deletion; any other is an orphan.
+    if (!ids.has(memory) && !DELETIONS.includes(last)) {
+      throw invalid(`line ${line}: history of memory ${memory}, which is not in the archive and whose history does not end with its deletion`);
+    }
+  }
   for (const [session, { chat, line }] of sessionChats) {
     if (!chatIds.has(chat)) throw invalid(`line ${line}: session ${session} belongs to chat ${chat}, which is not in the archive`);
   }

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
+import { createPacer } from "./import-pace";
 import { ALARM_SLICE_MS, retryPause } from "./job-alarm";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
 import { loggable } from "../errors";
@@ -9,6 +10,8 @@ const MIND_KEY = "mind";
 /** A failed step is retried after 2, 4, 8, … seconds, at most this long. */
 const FIRST_PAUSE_MS = 2_000;
 const MAX_PAUSE_MS = 5 * 60_000;
+/** After each stretch of steps the object rests this many times as long, leaving the isolate and D1 to others. */
+const REST_PER_WORK = 0.5;
 
 declare module "../config" {
   interface Env {
@@ -47,9 +50,14 @@ export class MindJobObject extends DurableObject<Env> {
     const mindId = this.ctx.storage.kv.get<string>(MIND_KEY);
     if (!mindId) return;
     const until = Date.now() + ALARM_SLICE_MS;
+    // Steps are a few D1 calls each: without a yield between them, requests wait for the whole slice.
+    const pause = createPacer(REST_PER_WORK);
     try {
       let state = await advanceMove(this.deps, mindId);
-      while (isMoveRunning(state) && Date.now() < until) state = await advanceMove(this.deps, mindId);
+      while (isMoveRunning(state) && Date.now() < until) {
+        await pause();
+        state = await advanceMove(this.deps, mindId);
+      }
       if (isMoveRunning(state)) await this.ctx.storage.setAlarm(Date.now());
       else this.ctx.storage.kv.delete(MIND_KEY);
     } catch (error) {

@@ -83,10 +83,23 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
 
 const importUnderWay = () => conflict("an import into the mind is under way: move it when the import has ended");
 
-/** A mind already on the shard asked for: nothing to do. */
+/**
+ * A mind already on the shard asked for: nothing to copy, but the request is recorded as a
+ * finished move, so GET /shards/moves/:id answers it. A move that already switched here and is
+ * still erasing its old copy is answered as it stands.
+ */
 async function alreadyThere(deps: Deps, mindId: string, to: string, now: string): Promise<MoveProgress> {
-  const rows = await countMindRows(shardDb(deps, to), mindId);
-  return { mind_id: mindId, from: to, to, state: "done", error: null, attempts: 0, rows: { from: rows, to: rows }, started_at: now, updated_at: now, finished_at: now };
+  await directoryOf(deps).$client
+    .prepare(
+      `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
+       values (?1, ?2, ?2, 'done', null, 0, ?3, ?3, ?3)
+       on conflict (mind_id) do update set from_shard = excluded.from_shard, to_shard = excluded.to_shard, state = 'done',
+         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = excluded.finished_at
+       where mind_moves.state in ('done', 'abandoned')`,
+    )
+    .bind(mindId, to, now)
+    .run();
+  return (await moveProgress(deps, mindId))!;
 }
 
 /** Where the mind's latest move stands, with its rows on each side; null if it never moved. */

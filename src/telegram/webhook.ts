@@ -6,7 +6,8 @@ import type { AppEnv } from "../app-env";
 import { requireAdmin } from "../auth/middleware";
 import { secretsEqual } from "../auth/secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
-import { AppError, invalid, unauthorized } from "../errors";
+import { AppError, unauthorized } from "../errors";
+import { readBodyWithin } from "../http/body-limit";
 import { createRouter } from "../http/router";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
@@ -15,6 +16,10 @@ import { chatOfUpdate } from "./updates";
 
 /** Update types the bot handles; Telegram sends no others once the webhook is registered. */
 export const ALLOWED_UPDATES = ["message", "callback_query"] as const;
+
+export const WEBHOOK_PATH = "/telegram/webhook";
+/** The largest update read: Telegram's are far smaller, and a larger one is acknowledged unread. */
+export const MAX_UPDATE_BYTES = 64 * 1024;
 
 const UpdateSchema = z.looseObject({ update_id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
@@ -52,16 +57,30 @@ export const telegramRoutes = createRouter();
 /**
  * Telegram's webhook: the secret token is checked before anything else, the update id is
  * claimed in D1 (a re-delivery is answered 200 and dropped), and the update is queued in its
- * chat's object, which handles it after this answer.
+ * chat's object, which handles it after this answer. Anything that can never be handled (too
+ * large, not JSON, no update id, parts of the wrong type) is acknowledged and recorded, never
+ * refused: Telegram would deliver a refused update again and again.
  */
-telegramRoutes.post("/telegram/webhook", async (c) => {
+telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   const config = telegramConfig(c);
   const presented = c.req.header("X-Telegram-Bot-Api-Secret-Token");
-  if (!presented || !(await secretsEqual(presented, config.webhookSecret))) throw unauthorized("wrong or missing secret token");
-  const parsed = UpdateSchema.safeParse(await c.req.json().catch(() => null));
-  if (!parsed.success) throw invalid("the body is not a Telegram update");
-  const update = parsed.data as unknown as Update;
+  const secretOk = presented !== undefined && (await secretsEqual(presented, config.webhookSecret));
+  // Read (within the bound) even when refused: a body left unread would break the connection.
+  const body = await readBodyWithin(c.req.raw, MAX_UPDATE_BYTES);
+  if (!secretOk) throw unauthorized("wrong or missing secret token");
   const deps = c.var.deps;
+  if (!body.complete) {
+    const updateId = leadingUpdateId(body.bytes);
+    if (updateId !== null) await claimUpdate(deps, updateId);
+    console.warn("Telegram update over", MAX_UPDATE_BYTES, "bytes skipped", updateId ?? "(no update id)");
+    return c.json({ ok: true, ignored: "too_large" }, 200);
+  }
+  const parsed = UpdateSchema.safeParse(parseJson(body.bytes));
+  if (!parsed.success) {
+    console.warn("Telegram update without an update id skipped", body.bytes.byteLength, "bytes");
+    return c.json({ ok: true, ignored: "malformed" }, 200);
+  }
+  const update = parsed.data as unknown as Update;
   const handled = HandledParts.safeParse(parsed.data);
   if (!handled.success) {
     // Recorded (claimed, and logged without its content) so a re-delivery is dropped too.
@@ -82,6 +101,20 @@ telegramRoutes.post("/telegram/webhook", async (c) => {
   }
   return c.json({ ok: true }, 200);
 });
+
+function parseJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/** The update id an update too large to read starts with, as Telegram writes it first. */
+function leadingUpdateId(head: Uint8Array): number | null {
+  const match = /^\s*\{\s*"update_id"\s*:\s*(\d{1,15})\s*[,}]/.exec(new TextDecoder().decode(head.subarray(0, 64)));
+  return match ? Number(match[1]) : null;
+}
 
 /**
  * Registers the webhook with Telegram (this Worker's URL, the secret token, the update types

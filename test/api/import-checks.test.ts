@@ -87,6 +87,50 @@ describe("an import checks the archive as a whole before writing", () => {
     expect((await importInto(target, jsonl(lines))).status).toBe(200);
   });
 
+  it("refuses an orphan history line, a key given twice in one line and a lone surrogate, naming the line, small or large", async () => {
+    const { t, lines } = await sampleArchive();
+    const memory = first(lines, "memory");
+    const history = first(lines, "memory_history");
+    const last = lines.length + 1;
+    const text = (archive: Line[]) => jsonl(archive);
+    const cases: [string, string, RegExp][] = [
+      ["history of a memory not in the archive", text([...lines, { ...history, memory_id: "mem_ghost", action: "update" }]), new RegExp(`^line ${last}: history of memory mem_ghost, which is not in the archive`)],
+      ["a key given twice", text(lines).replace(`"key":"${memory.key}"`, `"key":"${memory.key}","key":"other_key"`), new RegExp(`^line ${lineOf(lines, memory)}: the key "key" is given twice`)],
+      ["a key given twice in a nested object", text(lines).replace('"settings":{', '"settings":{"history_cap":100,"history_cap":150,'), /^line 1: the key "history_cap" is given twice/],
+      ["a lone surrogate", text([...lines.filter((l) => l !== memory), { ...memory, content: "broken \ud800 text" }]), new RegExp(`^line ${lines.length}: content holds a lone surrogate`)],
+      ["a lone low surrogate in a tag", text([...lines.filter((l) => l !== memory), { ...memory, tags: ["ok", "x\udc00"] }]), new RegExp(`^line ${lines.length}: tags\\[1\\] holds a lone surrogate`)],
+    ];
+    const memoryLine = lines.find((l) => l.type === "memory")!;
+    const filler = Array.from({ length: 400 }, (_, i) => ({ ...memoryLine, id: `mem_fill_${i}`, key: `fill_${i}`, content: "x".repeat(3000) }));
+    for (const [name, body, message] of cases) {
+      const small = { token: t.token, mind: (await newMind(t.token)).id };
+      const res = await importInto(small, body);
+      expect(res.status, name).toBe(400);
+      expect(res.json.error.message, name).toMatch(message);
+      expect(await rowsOf(small.mind), name).toBe(0);
+      // Over a megabyte the archive's job fails with the same error.
+      const large = { token: t.token, mind: (await newMind(t.token)).id };
+      const big = await importInto(large, body + jsonl(filler));
+      expect(big.status, name).toBe(202);
+      const job = await followImport(large.mind, t.token, big);
+      expect(job.json.state, name).toBe("failed");
+      expect(job.json.error.message, name).toMatch(message);
+    }
+  }, 120_000);
+
+  it("imports the history of a memory deleted before the export (its history ends with the deletion)", async () => {
+    const { t, lines } = await sampleArchive();
+    const history = first(lines, "memory_history");
+    const gone = [
+      { ...history, memory_id: "mem_gone", action: "create", old_content: null, new_content: "Was here" },
+      { ...history, memory_id: "mem_gone", action: "delete", old_content: "Was here", new_content: null },
+    ];
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    const res = await importInto(target, jsonl([...lines, ...gone]));
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.imported.memory_history).toBe(lines.filter((l) => l.type === "memory_history").length + 2);
+  });
+
   it("imports a note that names a session deleted since, keeping the note without it", async () => {
     const { t, lines } = await sampleArchive();
     const target = { token: t.token, mind: (await newMind(t.token)).id };

@@ -279,6 +279,17 @@ describe("MCP over OAuth", () => {
     expect(switchTo(failed.text, "ru").searchParams.get("next")).toBe(url.pathname + url.search);
   });
 
+  it("keeps a client that completed an authorization as long as its grant can live; a bare registration lasts a day", async () => {
+    const tenant = await newTenant();
+    const { provider } = await authorize({ token: tenant.token, mindId: tenant.mind.id });
+    const [stored] = (await env.OAUTH_KV.list({ prefix: `client:${provider.client!.client_id}` })).keys;
+    const days = (stored!.expiration! - Date.now() / 1000) / 86_400;
+    expect(days).toBeGreaterThan(89);
+    expect(days).toBeLessThanOrEqual(90);
+    // A refresh keeps it too, and the client's tokens still work.
+    expect((await rawMcp(provider.saved!.access_token)).status).toBe(200);
+  });
+
   it("keeps mind keys working on /mcp beside OAuth", async () => {
     const tenant = await newTenant();
     const { key } = await newKey(tenant.token, tenant.mind.id);

@@ -202,14 +202,22 @@ describe("moving a mind between shards", () => {
     expect(await mindState(auth.mind)).toEqual(state);
   });
 
-  it("moving a mind to the shard it is on changes nothing", async () => {
+  it("moving a mind to the shard it is on changes nothing, and is recorded as a finished move", async () => {
     const auth = await filledMind(true);
     const home = (await shardOf(auth.mind)).shard;
     const counts = await rowsIn(home, auth.mind);
     const res = await moveTo(home, auth.mind);
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ state: "done", rows: { from: counts, to: counts } });
+    expect(res.json).toMatchObject({ state: "done", from: home, to: home, rows: { from: counts, to: counts } });
     expect(await rowsIn(home, auth.mind)).toEqual(counts);
+    const recorded = await call("GET", `/shards/moves/${auth.mind}`, { token: ADMIN_TOKEN });
+    expect(recorded.status).toBe(200);
+    expect(recorded.json).toMatchObject({ state: "done", from: home, to: home, finished_at: res.json.finished_at });
+    // A real move afterwards still starts, and the record then follows it.
+    const deps = testDeps();
+    await startMove(deps, auth.mind, other(home));
+    expect(await finishMove(deps, auth.mind)).toBe("done");
+    expect((await call("GET", `/shards/moves/${auth.mind}`, { token: ADMIN_TOKEN })).json).toMatchObject({ state: "done", from: home, to: other(home) });
   });
 
   it("refuses writes while the mind moves (503 with Retry-After), reads go on from the old copy, and a second move elsewhere is refused", async () => {

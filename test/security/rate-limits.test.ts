@@ -98,8 +98,9 @@ describe("rate limits", () => {
     expect(await memoryCount(t.mind.id)).toBe(3);
   });
 
-  it("answers 429 after too many failed authentications from one address, then refuses that address outright", async () => {
+  it("answers 429 to failed authentications from one address past its limit, and still accepts a valid credential from it", async () => {
     const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
     const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3" };
     const ip = address();
     for (const token of [undefined, "not-a-token", "emk_unknown.secret"]) {
@@ -107,23 +108,43 @@ describe("rate limits", () => {
     }
     expectLimited(await callWith(vars, "GET", "/memory", { token: "still-wrong", ip, mind: t.mind.id }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
     expectLimited(await callWith(vars, "POST", "/auth/token", { token: "wrong-admin-token", ip, body: { account: "x" } }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
-    // Until the window ends, this address is refused even with a good credential; others are not.
-    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
-    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip: address(), mind: t.mind.id })).status).toBe(200);
-    expect((await callWith(vars, "POST", "/auth/token", { token: ADMIN_TOKEN, ip: address(), body: { account: unique("a") } })).status).toBe(200);
+    // One bad client behind a shared address locks no one else out: good credentials from it work.
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(200);
+    expect((await callWith(vars, "GET", "/memory", { token: key, ip })).status).toBe(200);
+    expect((await callWith(vars, "POST", "/auth/token", { token: ADMIN_TOKEN, ip, body: { account: unique("a") } })).status).toBe(200);
+    // And the address's next failure is still refused.
+    expectLimited(await callWith(vars, "GET", "/memory", { token: "wrong-again", ip, mind: t.mind.id }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
   });
 
-  it("counts failed secrets per key prefix across addresses", async () => {
+  it("failed secrets with a key's prefix never lock the key out: past the limit they answer 429, the real secret still works", async () => {
     const t = await newTenant();
     const { key } = await newKey(t.token, t.mind.id);
     const vars = { RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
-    const guess = `${key.split(".")[0]}.wrong-secret`;
-    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
-    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
-    expectLimited(await callWith(vars, "GET", "/memory", { token: guess, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+    const prefix = key.split(".")[0];
+    // The prefix is not secret (GET /minds/:id/keys shows it): anyone can send it with guesses.
+    expect((await callWith(vars, "GET", "/memory", { token: `${prefix}.guess-1`, ip: address() })).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: `${prefix}.guess-2`, ip: address() })).status).toBe(401);
+    expectLimited(await callWith(vars, "GET", "/memory", { token: `${prefix}.guess-3`, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+    for (let n = 0; n < 5; n += 1) expectLimited(await callWith(vars, "GET", "/memory", { token: `${prefix}.guess-${4 + n}`, ip: address() }), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+    const real = await callWith(vars, "GET", "/memory", { token: key, ip: address() });
+    expect(real.status, real.text).toBe(200);
+    expect((await mcp(vars, key, address())).status).toBe(200);
   });
 
-  it("counts failed authentications on /mcp with the API's, per address and per key", async () => {
+  it("one credential that keeps failing is refused at once, from any address, without touching others", async () => {
+    const t = await newTenant();
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
+    const wrong = "not-a-valid-token";
+    expect((await callWith(vars, "GET", "/memory", { token: wrong, ip: address(), mind: t.mind.id })).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: wrong, ip: address(), mind: t.mind.id })).status).toBe(401);
+    expectLimited(await callWith(vars, "GET", "/memory", { token: wrong, ip: address(), mind: t.mind.id }), "one credential (RATE_LIMIT_AUTH_FAILURES_PER_KEY)", 2);
+    expectLimited(await callWith(vars, "GET", "/memory", { token: wrong, ip: address(), mind: t.mind.id }), "one credential (RATE_LIMIT_AUTH_FAILURES_PER_KEY)", 2);
+    // Another wrong credential is only told it is wrong; the person's own works.
+    expect((await callWith(vars, "GET", "/memory", { token: "another-wrong-one", ip: address(), mind: t.mind.id })).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip: address(), mind: t.mind.id })).status).toBe(200);
+  });
+
+  it("counts failed authentications on /mcp with the API's, per address and per key, and never refuses a valid key for them", async () => {
     const t = await newTenant();
     const { key } = await newKey(t.token, t.mind.id);
     const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3", RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
@@ -131,20 +152,20 @@ describe("rate limits", () => {
     for (const token of [undefined, "not-a-token"]) expect((await mcp(vars, token, ip)).status).toBe(401);
     expect((await callWith(vars, "GET", "/memory", { token: "wrong", ip, mind: t.mind.id })).status).toBe(401);
     expectLimited(await mcp(vars, "still-wrong", ip), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
-    // The address is refused everywhere, even with a good key; the key works from elsewhere.
-    expect((await mcp(vars, key, ip)).status).toBe(429);
-    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
-    const good = await mcp(vars, key, address());
+    // The address's good credentials still work, on /mcp and the API alike.
+    const good = await mcp(vars, key, ip);
     expect(good.status, good.text).toBe(200);
     expect(good.json.result.tools.length).toBeGreaterThan(0);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(200);
 
-    const guess = `${key.split(".")[0]}.wrong-secret`;
-    expect((await mcp(vars, guess, address())).status).toBe(401);
-    expect((await callWith(vars, "GET", "/memory", { token: guess, ip: address() })).status).toBe(401);
-    expectLimited(await mcp(vars, guess, address()), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+    const prefix = key.split(".")[0];
+    expect((await mcp(vars, `${prefix}.wrong-1`, address())).status).toBe(401);
+    expect((await callWith(vars, "GET", "/memory", { token: `${prefix}.wrong-2`, ip: address() })).status).toBe(401);
+    expectLimited(await mcp(vars, `${prefix}.wrong-3`, address()), "RATE_LIMIT_AUTH_FAILURES_PER_KEY", 2);
+    expect((await mcp(vars, key, address())).status).toBe(200);
   });
 
-  it("counts failed web UI logins, by one-time link or token, with the API's failures of the address", async () => {
+  it("counts failed web UI logins, by one-time link or token, with the API's failures of the address; a good login still gets in", async () => {
     const t = await newTenant();
     const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3" };
     const ip = address();
@@ -157,10 +178,25 @@ describe("rate limits", () => {
     expect(refused.status).toBe(429);
     expect(refused.text).toContain("RATE_LIMIT_AUTH_FAILURES_PER_IP");
     expect(Number(refused.headers.get("Retry-After"))).toBeGreaterThan(0);
-    // Refused before the credential is looked at: a good token from this address waits too.
-    expect((await login({ jwt: t.token })).status).toBe(429);
-    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(429);
-    expect((await login({ jwt: t.token }, address())).status).toBe(303);
+    // A person behind the same address logs in with a good token.
+    expect((await login({ jwt: t.token })).status).toBe(303);
+    expect((await callWith(vars, "GET", "/memory", { token: t.token, ip, mind: t.mind.id })).status).toBe(200);
+  });
+
+  it("takes the client address from CF-Connecting-IP, except on a loopback host, where every request is this machine's", async () => {
+    const t = await newTenant();
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "2" };
+    const local = async (ip: string) => {
+      const ctx = createExecutionContext();
+      const headers = { "CF-Connecting-IP": ip, Authorization: "Bearer wrong", "X-Mind-Id": t.mind.id };
+      const res = await worker.fetch(new globalThis.Request("http://127.0.0.1:8787/memory", { headers }), { ...env, ...LONG_WINDOW, ...vars }, ctx);
+      await waitOnExecutionContext(ctx);
+      return res.status;
+    };
+    // A client cannot spread its failures over made-up addresses on a local server.
+    expect(await local(address())).toBe(401);
+    expect(await local(address())).toBe(401);
+    expect(await local(address())).toBe(429);
   });
 
   it("prints what the counters cost a write (figures only, nothing asserted on time)", async () => {

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { deleteMind } from "../../src/minds/erase";
 import { readTelegramConfig } from "../../src/config";
@@ -55,12 +55,6 @@ describe("the webhook's secret", () => {
     expect(await accountsOf(p.user.id)).toBe(0);
     expect(telegram.to(p.chat.id)).toEqual([]);
   });
-
-  it("a body that is not an update is refused with the error shape", async () => {
-    const res = await postUpdate({ hello: "world" });
-    expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: { code: "invalid_request", message: "the body is not a Telegram update" } });
-  });
 });
 
 describe("malformed updates", () => {
@@ -90,6 +84,50 @@ describe("malformed updates", () => {
     // The chat still answers its next well-formed message.
     await send(p, textUpdate(p, "/help"));
     expect(telegram.to(p.chat.id, "sendMessage")).toHaveLength(1);
+  });
+});
+
+describe("updates that can never be handled are acknowledged, not refused (Telegram would retry a refusal forever)", () => {
+  it("a body without a valid update_id, or not JSON at all: 200, skipped, nothing done", async () => {
+    for (const body of [{ hello: "world" }, { update_id: -1, message: {} }, { update_id: "12", message: {} }, { update_id: 1.5 }]) {
+      const res = await postUpdate(body);
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      expect(res.json).toMatchObject({ ok: true, ignored: "malformed" });
+    }
+    const raw = await call("POST", "/telegram/webhook", { rawBody: "not json {", headers: { "X-Telegram-Bot-Api-Secret-Token": env.TELEGRAM_WEBHOOK_SECRET!, "Content-Type": "application/json" } });
+    expect(raw.status).toBe(200);
+    expect(raw.json).toMatchObject({ ok: true, ignored: "malformed" });
+  });
+
+  it("an update over 64 KB: 200, its update_id claimed so a re-delivery is dropped too, never handed to the chat", async () => {
+    const p = newPerson();
+    const model = scriptedModel(["never asked"]);
+    await useModel(p.chat.id, model.model);
+    const update = textUpdate(p, "x".repeat(70 * 1024));
+    const res = await postUpdate(update);
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ ok: true, ignored: "too_large" });
+    expect(await claimsOf(update.update_id)).toBe(1);
+    // Sent in chunks, with no length declared, the same.
+    const chunked = textUpdate(p, "y".repeat(200 * 1024));
+    const bytes = new TextEncoder().encode(JSON.stringify(chunked));
+    let at = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (at >= bytes.length) return controller.close();
+        controller.enqueue(bytes.subarray(at, (at += 8192)));
+      },
+    });
+    const answer = await exports.default.fetch(
+      new Request("https://edgemind.test/telegram/webhook", { method: "POST", body: stream, headers: { "X-Telegram-Bot-Api-Secret-Token": env.TELEGRAM_WEBHOOK_SECRET!, "Content-Type": "application/json" } }),
+    );
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toMatchObject({ ok: true, ignored: "too_large" });
+    expect(at).toBeGreaterThanOrEqual(bytes.length);
+    expect(await claimsOf(chunked.update_id)).toBe(1);
+    await sleep(300);
+    expect(model.prompts).toEqual([]);
+    expect(telegram.to(p.chat.id)).toEqual([]);
   });
 });
 

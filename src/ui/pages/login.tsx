@@ -69,6 +69,7 @@ loginRoutes.post("/login", async (c) => {
   const jwt = typeof form.jwt === "string" ? form.jwt.trim() : "";
   const next = safeNext(form.next);
   const address = addressOf(c.req.raw);
+  const presented = linkToken || jwt || null;
   // A failed login counts like a failed API authentication: past the limit the page says so (429).
   const refuse = (err: RateLimited) => {
     c.header("Retry-After", String(err.retryAfterSeconds));
@@ -76,7 +77,7 @@ loginRoutes.post("/login", async (c) => {
   };
   const fail = async (message: string) => {
     try {
-      await countAuthFailure(c.env, address, null);
+      await countAuthFailure(c.env, address, presented);
     } catch (err) {
       if (err instanceof RateLimited) return refuse(err);
       throw err;
@@ -84,7 +85,7 @@ loginRoutes.post("/login", async (c) => {
     return c.html(<LoginPage locale={c.var.locale} error={message} next={next} />, 401);
   };
   try {
-    refuseBlockedCaller(c.env, address, null);
+    await refuseBlockedCaller(c.env, address, presented);
   } catch (err) {
     if (err instanceof RateLimited) return refuse(err);
     throw err;

@@ -1,0 +1,95 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { MAX_BODY_BYTES } from "../../src/app";
+import { call, newTenant, store } from "../helpers";
+
+const fetchWorker = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
+
+/** A body sent in chunks (no Content-Length) that counts how much of it was read. */
+function chunkedBody(bytes: number, chunk = 16 * 1024) {
+  const state = { sent: 0, done: false };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (state.sent >= bytes) {
+        state.done = true;
+        controller.close();
+        return;
+      }
+      const size = Math.min(chunk, bytes - state.sent);
+      state.sent += size;
+      controller.enqueue(new Uint8Array(size).fill(0x20));
+    },
+  });
+  return { stream, state };
+}
+
+describe("any Host header gets a 4xx or a correct answer, never a 5xx (PUBLIC_URL unset)", () => {
+  it("answers every route for a host that is not loopback, over plain HTTP or HTTPS", async () => {
+    for (const origin of ["http://evil.example", "http://evil.example:8443", "https://evil.example", "http://192.0.2.1:8787"]) {
+      const health = await fetchWorker(`${origin}/health`);
+      expect(health.status, `${origin} ${await health.clone().text()}`).toBe(200);
+      const mcp = await fetchWorker(`${origin}/mcp`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+      expect(mcp.status, origin).toBe(401);
+      for (const path of ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-authorization-server", "/ui/login", "/nothing-here"]) {
+        expect((await fetchWorker(`${origin}${path}`)).status, `${origin}${path}`).toBeLessThan(500);
+      }
+    }
+    // Tokens are bound to an HTTPS origin (plain HTTP only on loopback, as `npm run dev` serves it).
+    const https = await fetchWorker("https://evil.example/.well-known/oauth-protected-resource/mcp");
+    expect(((await https.json()) as { resource: string }).resource).toBe("https://evil.example/mcp");
+    const local = await fetchWorker("http://127.0.0.1:8787/.well-known/oauth-protected-resource/mcp");
+    expect(((await local.json()) as { resource: string }).resource).toBe("http://127.0.0.1:8787/mcp");
+  });
+});
+
+describe("answers are never sniffed", () => {
+  it("the 404 echoes the path as JSON, shortened, with nosniff; so does every other answer", async () => {
+    const res = await call("GET", `/%3Cscript%3Ealert(1)%3C/script%3E${"x".repeat(500)}`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.json.error.message.length).toBeLessThan(260);
+    for (const [method, path] of [["GET", "/health"], ["GET", "/memory"], ["POST", "/oauth/token"], ["GET", "/.well-known/oauth-authorization-server"], ["GET", "/ui/login"]] as const) {
+      const answer = await call(method, path);
+      expect(answer.headers.get("X-Content-Type-Options"), `${method} ${path}`).toBe("nosniff");
+    }
+  });
+});
+
+describe("a refused body is read to its end before the answer", () => {
+  // A connection left with an unread chunked body breaks the next request on it (wrangler dev's
+  // proxy then answers that one 503 "Your worker restarted mid-request").
+  it("a chunked body over an ordinary route's bound: 413, the rest drained", async () => {
+    const t = await newTenant();
+    const { stream, state } = chunkedBody(MAX_BODY_BYTES * 3);
+    const res = await fetchWorker("https://edgemind.test/memory", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${t.token}`, "X-Mind-Id": t.mind.id, "Content-Type": "application/json" },
+      body: stream,
+    });
+    expect(res.status).toBe(413);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
+    expect(state.done).toBe(true);
+  });
+
+  it("a chunked import refused before it is read (no credentials): 401, the body drained", async () => {
+    const t = await newTenant();
+    const { stream, state } = chunkedBody(2 * 1024 * 1024, 64 * 1024);
+    const res = await fetchWorker(`https://edgemind.test/minds/${t.mind.id}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body: stream });
+    expect(res.status).toBe(401);
+    expect(state.done).toBe(true);
+  });
+
+  it("a chunked import refused after its first megabyte (the mind is not empty): 409, the rest drained", async () => {
+    const t = await newTenant();
+    await store({ token: t.token, mind: t.mind.id }, { key: "kept", content: "Already here" });
+    const { stream, state } = chunkedBody(3 * 1024 * 1024, 64 * 1024);
+    const res = await fetchWorker(`https://edgemind.test/minds/${t.mind.id}/import`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${t.token}`, "Content-Type": "application/x-ndjson" },
+      body: stream,
+    });
+    expect(res.status).toBe(409);
+    expect(state.done).toBe(true);
+  });
+});
