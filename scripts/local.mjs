@@ -30,6 +30,17 @@ export function localPorts(env = process.env) {
   };
 }
 
+/**
+ * The port a stand-in run on its own listens on: its own variable, else the loopback port the
+ * Worker is already pointed at in .dev.vars (`setting`), else the default of localPorts().
+ */
+export function standInPort(kind, setting) {
+  const own = { telegram: "STAND_IN_PORT", model: "MODEL_STAND_IN_PORT" }[kind];
+  if (process.env[own]) return Number(process.env[own]);
+  const pointed = /^http:\/\/127\.0\.0\.1:(\d+)/.exec(readVars()[setting] ?? "");
+  return pointed ? Number(pointed[1]) : localPorts()[kind];
+}
+
 /** A random secret of 32 URL-safe characters. */
 export const newSecret = () => randomBytes(24).toString("base64url");
 

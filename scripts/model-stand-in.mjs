@@ -4,13 +4,14 @@
 //   extraction    every line the person said becomes a note (JSON {"notes":[…]})
 //   consolidation the current document's facts plus every new note, by section (JSON)
 //   chat          a short reply that shows what the model was given (memory block, dialogue)
-// Settings: PORT (the Worker's, default 8787; this server listens on PORT+2), or
-// MODEL_STAND_IN_PORT. Point the Worker at it in .dev.vars (with the default ports):
+// Settings: PORT (the Worker's, default 8787; this server listens on PORT+2, or on the port
+// LLM_BASE_URL in .dev.vars already names), or MODEL_STAND_IN_PORT. Point the Worker at it in
+// .dev.vars (with the default ports):
 //   LLM_PROVIDER=openai-compatible  LLM_BASE_URL=http://127.0.0.1:8789  LLM_MODEL=stand-in
 // `npm run demo` starts it for you, already pointed at.
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
-import { localPorts } from "./local.mjs";
+import { standInPort } from "./local.mjs";
 import { answer } from "./model-stand-in-answers.mjs";
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -58,7 +59,7 @@ export function startModelStandIn({ port, log = console.log }) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const port = localPorts().model;
+  const port = standInPort("model", "LLM_BASE_URL");
   await startModelStandIn({ port });
   console.log(`OpenAI-compatible stand-in model on http://127.0.0.1:${port}/v1/chat/completions`);
 }

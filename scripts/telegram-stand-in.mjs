@@ -4,14 +4,15 @@
 //   1. npm run telegram:local        (adds the TELEGRAM_* settings to .dev.vars if missing)
 //   2. npm run dev                   (in another terminal; restart it after step 1 changed .dev.vars)
 //   3. type messages or commands here: /start, /remember I like tea, /task new docs, …
-// Settings: PORT (the Worker's, default 8787; this server listens on PORT+1), or EDGEMIND_URL
-// and STAND_IN_PORT to set either apart; LANG (ru… makes the local user Russian-speaking).
+// Settings: PORT (the Worker's, default 8787; this server listens on PORT+1, or on the port
+// TELEGRAM_API_ROOT in .dev.vars already names), or EDGEMIND_URL and STAND_IN_PORT to set either
+// apart; LANG (ru… makes the local user Russian-speaking).
 // `npm run demo` starts it for you, on ports that agree with the Worker's.
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-import { devVarsPath, localPorts, newSecret, readVars } from "./local.mjs";
+import { devVarsPath, localPorts, newSecret, readVars, standInPort } from "./local.mjs";
 
 /** The bot's settings that point the Worker at a stand-in on `port`. */
 export const telegramSettings = (port, secret = newSecret()) => ({
@@ -103,9 +104,8 @@ export async function startTelegramStandIn({ port, worker, secret, language = "e
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const ports = localPorts();
-  const port = ports.telegram;
-  const worker = (process.env.EDGEMIND_URL ?? `http://127.0.0.1:${ports.worker}`).replace(/\/+$/, "");
+  const port = standInPort("telegram", "TELEGRAM_API_ROOT");
+  const worker = (process.env.EDGEMIND_URL ?? `http://127.0.0.1:${localPorts().worker}`).replace(/\/+$/, "");
   // What `npm run dev` would create, in case this runs first, and the bot's settings.
   const wanted = { ADMIN_TOKEN: newSecret(), JWT_SECRET: newSecret(), ...telegramSettings(port) };
   const missing = Object.entries(wanted).filter(([name]) => !(name in readVars()));
