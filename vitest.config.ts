@@ -52,6 +52,8 @@ export default defineConfig({
   test: {
     setupFiles: ["./test/setup.ts"],
     include: ["test/**/*.test.ts"],
+    // Node-side tests (node --test): they read files from disk and use packages workerd cannot run.
+    exclude: ["test/node/**", "**/node_modules/**"],
     testTimeout: 30_000,
   },
 });

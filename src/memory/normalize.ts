@@ -9,7 +9,11 @@ import english from "wink-porter2-stemmer";
 // each term of the index belongs to one mind: a search walks only that mind's postings, bm25's
 // document frequencies are the mind's own, and one mind's query cannot match another's rows.
 // (The `snowball-stemmers` package aborted workerd on long texts; these two give the same
-// stems and survive a soak of thousands of long texts, see bench/jobs/soak.job.ts.)
+// stems and survive a soak of thousands of long texts, see bench/jobs/soak.job.ts. A Node-side
+// test, test/node/stemmer.test.ts, holds the Russian one to Snowball's output.)
+// Snowball's Russian algorithm reads a final -н or -л after а/я as a verb ending, so the
+// nominative of «туман», «ресторан», «канал» loses its last letter while every other case keeps
+// it («туман» → «тума», «тумане» → «туман»). Queries ask for both stems (`stemVariants`).
 
 const WORD = /[\p{L}\p{N}]+/gu;
 const CYRILLIC = /\p{Script=Cyrillic}/u;
@@ -86,12 +90,33 @@ export function toIndexText(mindId: string, text: string): string {
   return stems(text).map((s) => token + s).join(" ");
 }
 
+/** A Russian stem that ends where Snowball's verb step may have cut a final н or л. */
+const CUT_STEM = /[ая]$/u;
+const CUT_LETTER = /^[нл]/u;
+/** A Russian stem that still holds the н or л that other forms of its word lose. */
+const UNCUT_STEM = /[ая][нл]$/u;
+
+/**
+ * The stems a normalised word's other forms may be indexed under: its own stem, and for a
+ * Russian noun in -ан/-ал (-ян/-ял) the one Snowball gives its other cases, with or without the
+ * н/л. «туман» and «туманы» ask for «тума» and «туман»; «тумане» for «туман» and «тума». Verb
+ * forms such as «читала» gain a stem no verb form has, so they match as before.
+ */
+export function stemVariants(word: string): string[] {
+  const own = stem(word);
+  if (!CYRILLIC.test(word)) return [own];
+  const cut = word.slice(own.length);
+  if (CUT_STEM.test(own) && word.startsWith(own) && CUT_LETTER.test(cut)) return [own, own + cut[0]];
+  if (UNCUT_STEM.test(own)) return [own, own.slice(0, -1)];
+  return [own];
+}
+
 /** Distinct stems to search for: stop words dropped unless the query is nothing else. */
 export function queryTerms(query: string): string[] {
   const all = words(query);
   const meaningful = all.filter((w) => !STOP_WORDS.has(w));
-  const chosen = meaningful.length > 0 ? meaningful : all;
-  return [...new Set(chosen.map(stem))].slice(0, MAX_QUERY_TERMS);
+  const chosen = new Set(meaningful.length > 0 ? meaningful : all);
+  return [...new Set([...chosen].flatMap(stemVariants))].slice(0, MAX_QUERY_TERMS);
 }
 
 /**

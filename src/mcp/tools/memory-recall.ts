@@ -2,16 +2,15 @@ import { z } from "zod";
 import { CATEGORIES } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { jsonResult, runTool, type RegisterTool } from "../context";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_recall",
     {
-      description:
-        "Recall structured memories as plain text: critical first, then newest; expired ones hidden, unverified ones marked. " +
-        "Use max_tokens to fit a budget.",
+      description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: {
-        limit: z.number().int().min(1).max(500).optional().describe("Most memories to include (default 100)"),
+        limit: z.number().int().min(1).max(500).optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.limit),
         category: z.enum(CATEGORIES).optional(),
         max_tokens: z.number().int().min(50).max(100_000).optional(),
       },

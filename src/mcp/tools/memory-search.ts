@@ -3,19 +3,18 @@ import { memoryTag, searchQuery } from "../../memory/fields";
 import { CATEGORIES } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../context";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_search",
     {
-      description:
-        "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, " +
-        "best first. Returns each memory's id for memory_forget.",
+      description: TOOL_DESCRIPTIONS.memory_search,
       inputSchema: {
-        q: searchQuery.describe("Words to look for"),
-        tag: memoryTag.optional().describe("Only memories carrying this whole tag"),
+        q: searchQuery.describe(ARGUMENT_DESCRIPTIONS.memory_search.q),
+        tag: memoryTag.optional().describe(ARGUMENT_DESCRIPTIONS.memory_search.tag),
         category: z.enum(CATEGORIES).optional(),
-        limit: z.number().int().min(1).max(100).optional().describe("Default 10"),
+        limit: z.number().int().min(1).max(100).optional().describe(ARGUMENT_DESCRIPTIONS.memory_search.limit),
       },
     },
     ({ q, tag, category, limit }) =>

@@ -3,25 +3,24 @@ import { storeMemory } from "../../memory/memories";
 import { isoDateTime, memoryContent, memoryContext, memoryKey, memoryTags } from "../../memory/fields";
 import { CATEGORIES, PRIORITIES } from "../../memory/model";
 import { jsonResult, runTool, type RegisterTool } from "../context";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_store",
     {
-      description:
-        "Store a structured memory under a stable (category, key); storing the same category and key again updates it in place. " +
-        "Your memories are unverified until a person verifies them.",
+      description: TOOL_DESCRIPTIONS.memory_store,
       inputSchema: {
         category: z.enum(CATEGORIES),
-        key: memoryKey.describe("Stable snake_case key, e.g. coffee_order"),
+        key: memoryKey.describe(ARGUMENT_DESCRIPTIONS.memory_store.key),
         content: memoryContent,
-        tags: memoryTags.optional().describe("2–5 short tags"),
+        tags: memoryTags.optional().describe(ARGUMENT_DESCRIPTIONS.memory_store.tags),
         priority: z.enum(PRIORITIES).optional(),
         confidence: z.number().min(0).max(1).optional(),
-        expires_at: isoDateTime.optional().describe("ISO 8601; the memory is hidden after it"),
+        expires_at: isoDateTime.optional().describe(ARGUMENT_DESCRIPTIONS.memory_store.expires_at),
         context: memoryContext
           .optional()
-          .describe("Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content"),
+          .describe(ARGUMENT_DESCRIPTIONS.memory_store.context),
       },
     },
     (input) =>

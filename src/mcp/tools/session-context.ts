@@ -2,20 +2,17 @@ import { z } from "zod";
 import { contextQuery } from "../../memory/fields";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../sessions/context";
 import { jsonResult, runTool, type RegisterTool } from "../context";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "session_context",
     {
-      description:
-        "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent " +
-        "conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and " +
-        "fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the " +
-        "conversation; `parts` says what was included or dropped, why, and its token cost.",
+      description: TOOL_DESCRIPTIONS.session_context,
       inputSchema: {
-        sessionId: z.string().trim().min(1).max(100).describe("The session's id, ses_…"),
-        q: contextQuery.optional().describe("The message being answered: memories matching it are searched for"),
-        max_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional().describe("Token budget (default 4000)"),
+        sessionId: z.string().trim().min(1).max(100).describe(ARGUMENT_DESCRIPTIONS.session_context.sessionId),
+        q: contextQuery.optional().describe(ARGUMENT_DESCRIPTIONS.session_context.q),
+        max_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional().describe(ARGUMENT_DESCRIPTIONS.session_context.max_tokens),
       },
     },
     ({ sessionId, q, max_tokens }) =>

@@ -1,0 +1,36 @@
+import { answered, dataOf, type Api } from "./call.js";
+import { EdgemindError } from "./errors.js";
+import type { ImportCounts, ImportJob } from "./types.js";
+
+/** A mind's export and import (a human's token: they are the owner's). */
+export function mindsResource(api: Api, defaultMind: string | undefined) {
+  const mind = (id: string | undefined) => {
+    const found = id ?? defaultMind;
+    if (!found) throw new EdgemindError(400, "invalid_request", "name the mind: pass its id or give the client a mindId");
+    return { path: { id: found } };
+  };
+  return {
+    /** The mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages. */
+    async export(mindId?: string): Promise<string> {
+      const bytes = await dataOf(api.GET("/minds/{id}/export", { params: mind(mindId), parseAs: "arrayBuffer" }));
+      return new TextDecoder().decode(bytes);
+    },
+    /**
+     * Restores an export into an empty mind. A small archive is written before the answer
+     * (`imported` per table); a large one is written in the background: follow `job` with importJob.
+     */
+    async import(archive: string, mindId?: string): Promise<{ job: ImportJob; imported: ImportCounts | null }> {
+      const { data } = await answered(
+        api.POST("/minds/{id}/import", {
+          params: mind(mindId),
+          body: archive,
+          bodySerializer: (body: string) => body,
+          headers: { "Content-Type": "application/x-ndjson" },
+        }),
+      );
+      return { job: data.job, imported: "imported" in data ? data.imported : null };
+    },
+    importJob: (jobId: string, mindId?: string) =>
+      dataOf(api.GET("/minds/{id}/import/{jobId}", { params: { path: { ...mind(mindId).path, jobId } } })),
+  };
+}

@@ -1,0 +1,44 @@
+// What a model is told about edgemind's memory tools, shared by the Worker's MCP server
+// (src/mcp/tools) and the AI SDK tools of this package, so an agent sees the same tools either way.
+
+export const TOOL_DESCRIPTIONS = {
+  memory_search:
+    "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, " +
+    "best first. Returns each memory's id for memory_forget.",
+  memory_store:
+    "Store a structured memory under a stable (category, key); storing the same category and key again updates it in place. " +
+    "Your memories are unverified until a person verifies them.",
+  memory_recall:
+    "Recall structured memories as plain text: critical first, then newest; expired ones hidden, unverified ones marked. " +
+    "Use max_tokens to fit a budget.",
+  session_context:
+    "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent " +
+    "conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and " +
+    "fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the " +
+    "conversation; `parts` says what was included or dropped, why, and its token cost.",
+} as const;
+
+export type ToolName = keyof typeof TOOL_DESCRIPTIONS;
+
+/** The descriptions of the tools' arguments (those that have one). */
+export const ARGUMENT_DESCRIPTIONS = {
+  memory_search: {
+    q: "Words to look for",
+    tag: "Only memories carrying this whole tag",
+    limit: "Default 10",
+  },
+  memory_store: {
+    key: "Stable snake_case key, e.g. coffee_order",
+    tags: "2–5 short tags",
+    expires_at: "ISO 8601; the memory is hidden after it",
+    context: "Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content",
+  },
+  memory_recall: {
+    limit: "Most memories to include (default 100)",
+  },
+  session_context: {
+    sessionId: "The session's id, ses_…",
+    q: "The message being answered: memories matching it are searched for",
+    max_tokens: "Token budget (default 4000)",
+  },
+} as const satisfies Record<ToolName, Record<string, string>>;
