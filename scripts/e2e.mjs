@@ -235,6 +235,8 @@ async function drive(base, seeded) {
     await page.fill("#jwt", seeded.token);
     await Promise.all([page.waitForURL("**/ui/memories"), page.click("form:has(#jwt) button[type=submit]")]);
     check((await page.locator("article.memory").count()) === 3, "logged in with a JWT: three memory cards");
+    check((await page.evaluate(() => document.compatMode)) === "CSS1Compat", "the page renders in standards mode (<!DOCTYPE html>)");
+    check((await fetch(`${base}/favicon.ico`)).status === 204, "/favicon.ico is answered, not a 404");
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === "edgemind_ui");
     check(session?.httpOnly === true && session.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
@@ -311,9 +313,24 @@ async function drive(base, seeded) {
     await page.screenshot({ path: path.join(artifacts, "22-minds.png"), fullPage: true });
     await page.goto(`${base}/ui/notes`);
     await page.screenshot({ path: path.join(artifacts, "23-notes.png"), fullPage: true });
+    await checkKeys(page, base);
   } finally {
     await browser.close();
   }
+}
+
+/** A mind key made in the UI is shown once, works, and stops working once revoked there. */
+async function checkKeys(page, base) {
+  await page.goto(`${base}/ui/keys`);
+  await page.fill("#agent", "browser");
+  await Promise.all([page.waitForURL(`${base}/ui/keys`), page.click("form:has(#agent) button[type=submit]")]);
+  const key = (await page.locator("#new-key pre").textContent()).trim();
+  const list = () => fetch(`${base}/memory`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status);
+  check(key.startsWith("emk_") && (await list()) === 200, "a key made on the Keys page is shown once and opens the mind");
+  await page.screenshot({ path: path.join(artifacts, "24-keys.png"), fullPage: true });
+  const card = page.locator(".card.key", { hasText: "browser" });
+  await Promise.all([page.waitForURL(/ok=keyRevoked/), card.locator("button", { hasText: "Revoke" }).click()]);
+  check((await list()) === 401 && (await page.locator("#new-key").count()) === 0, "Revoke on the Keys page stops the key, and its secret is not shown again");
 }
 
 async function main() {
