@@ -5,7 +5,7 @@
 // request outside the Worker refused.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -14,6 +14,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromium } from "playwright-core";
+import { applyMigrations } from "./local.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
@@ -341,11 +342,7 @@ async function main() {
   const adminToken = randomBytes(24).toString("base64url");
   const secrets = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
   // Every database wrangler.toml declares (the directory and each shard) gets the migrations.
-  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
-  for (const [, database] of toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)) {
-    const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local", "--persist-to", state], { cwd: root, env, encoding: "utf8" });
-    if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
-  }
+  if (!(await applyMigrations({ persistTo: state }))) throw new Error("migrations failed");
   log("migrations applied to a fresh local D1");
 
   const port = await freePort();

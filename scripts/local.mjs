@@ -76,10 +76,11 @@ export function d1Bindings() {
 /**
  * Applies the migrations to every local database, all at once. wrangler prints the whole table
  * of migrations after each one it applies; that is kept for a failure, and each database gets
- * one line instead. Resolves true when every database is up to date.
+ * one line instead. `persistTo` names another local state directory than wrangler's default.
+ * Resolves true when every database is up to date.
  */
-export async function applyMigrations() {
-  const results = await Promise.all(d1Bindings().map(migrate));
+export async function applyMigrations({ persistTo } = {}) {
+  const results = await Promise.all(d1Bindings().map((database) => migrate(database, persistTo)));
   for (const { database, code, output } of results) {
     if (code !== 0) {
       console.error(`${database}: the migrations failed (wrangler exited with ${code}):\n${output}`);
@@ -91,9 +92,10 @@ export async function applyMigrations() {
   return results.every((r) => r.code === 0);
 }
 
-function migrate(database) {
+function migrate(database, persistTo) {
+  const args = ["d1", "migrations", "apply", database, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
   return new Promise((resolve) => {
-    const child = spawn(wrangler, ["d1", "migrations", "apply", database, "--local"], { cwd: root, env: wranglerEnv, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(wrangler, args, { cwd: root, env: wranglerEnv, stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (chunk) => (output += chunk));
     child.stderr.on("data", (chunk) => (output += chunk));
