@@ -86,10 +86,15 @@ export async function applyMigrations({ persistTo } = {}) {
       console.error(`${database}: the migrations failed (wrangler exited with ${code}):\n${output}`);
       continue;
     }
-    const applied = new Set([...output.matchAll(/│\s*(\S+\.sql)\s*│\s*✅/g)].map((m) => m[1])).size;
+    const applied = migrationsApplied(output);
     console.log(`${database}: ${applied === 0 ? "migrations up to date" : `${applied} migrations applied`}`);
   }
   return results.every((r) => r.code === 0);
+}
+
+/** How many migrations wrangler's output marks applied (✅), each counted once however often its table is printed. */
+export function migrationsApplied(output) {
+  return new Set([...output.matchAll(/│\s*(\S+\.sql)\s*│\s*✅/g)].map((m) => m[1])).size;
 }
 
 function migrate(database, persistTo) {
