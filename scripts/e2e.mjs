@@ -5,7 +5,7 @@
 // request outside the Worker refused.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -14,6 +14,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromium } from "playwright-core";
+import { applyMigrations } from "./local.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
@@ -235,6 +236,8 @@ async function drive(base, seeded) {
     await page.fill("#jwt", seeded.token);
     await Promise.all([page.waitForURL("**/ui/memories"), page.click("form:has(#jwt) button[type=submit]")]);
     check((await page.locator("article.memory").count()) === 3, "logged in with a JWT: three memory cards");
+    check((await page.evaluate(() => document.compatMode)) === "CSS1Compat", "the page renders in standards mode (<!DOCTYPE html>)");
+    check((await fetch(`${base}/favicon.ico`)).status === 204, "/favicon.ico is answered, not a 404");
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === "edgemind_ui");
     check(session?.httpOnly === true && session.sameSite === "Strict", "the session cookie is HttpOnly and SameSite=Strict");
@@ -311,9 +314,24 @@ async function drive(base, seeded) {
     await page.screenshot({ path: path.join(artifacts, "22-minds.png"), fullPage: true });
     await page.goto(`${base}/ui/notes`);
     await page.screenshot({ path: path.join(artifacts, "23-notes.png"), fullPage: true });
+    await checkKeys(page, base);
   } finally {
     await browser.close();
   }
+}
+
+/** A mind key made in the UI is shown once, works, and stops working once revoked there. */
+async function checkKeys(page, base) {
+  await page.goto(`${base}/ui/keys`);
+  await page.fill("#agent", "browser");
+  await Promise.all([page.waitForURL(`${base}/ui/keys`), page.click("form:has(#agent) button[type=submit]")]);
+  const key = (await page.locator("#new-key pre").textContent()).trim();
+  const list = () => fetch(`${base}/memory`, { headers: { Authorization: `Bearer ${key}` } }).then((r) => r.status);
+  check(key.startsWith("emk_") && (await list()) === 200, "a key made on the Keys page is shown once and opens the mind");
+  await page.screenshot({ path: path.join(artifacts, "24-keys.png"), fullPage: true });
+  const card = page.locator(".card.key", { hasText: "browser" });
+  await Promise.all([page.waitForURL(/ok=keyRevoked/), card.locator("button", { hasText: "Revoke" }).click()]);
+  check((await list()) === 401 && (await page.locator("#new-key").count()) === 0, "Revoke on the Keys page stops the key, and its secret is not shown again");
 }
 
 async function main() {
@@ -324,11 +342,7 @@ async function main() {
   const adminToken = randomBytes(24).toString("base64url");
   const secrets = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
   // Every database wrangler.toml declares (the directory and each shard) gets the migrations.
-  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
-  for (const [, database] of toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)) {
-    const migrate = spawnSync(wrangler, ["d1", "migrations", "apply", database, "--local", "--persist-to", state], { cwd: root, env, encoding: "utf8" });
-    if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
-  }
+  if (!(await applyMigrations({ persistTo: state }))) throw new Error("migrations failed");
   log("migrations applied to a fresh local D1");
 
   const port = await freePort();

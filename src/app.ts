@@ -64,6 +64,8 @@ export function createApp(options: AppOptions = {}) {
 
   app.get("/", landingPage);
   app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
+  // Browsers ask every site for an icon; an empty answer, kept for a day, instead of a 404.
+  app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   app.route("/", authRoutes);
   app.route("/", mindRoutes);
   app.route("/", memoryRoutes);

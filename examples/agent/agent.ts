@@ -1,7 +1,7 @@
 // An agent with edgemind as its memory, offline: it stores what the user says, searches memory
 // before answering, and answers from the context edgemind assembles (printed, part by part).
 //   terminal 1: npm run dev                 the Worker on http://127.0.0.1:8787 (PORT=… for another)
-//   terminal 2: npm run model:local         the stand-in model on http://127.0.0.1:8082
+//   terminal 2: npm run model:local         the stand-in model on http://127.0.0.1:8789 (PORT+2)
 //   terminal 3: npm run client:build && npx tsx examples/agent/agent.ts ["something to say" …]
 // EDGEMIND_URL and MODEL_URL point elsewhere; EDGEMIND_KEY uses an existing mind key instead of
 // making a new mind with the ADMIN_TOKEN of .dev.vars.
@@ -13,7 +13,8 @@ import { edgemindTools } from "@edgemind/client/ai";
 import { generateText, stepCountIs } from "ai";
 
 const url = process.env.EDGEMIND_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-const modelUrl = process.env.MODEL_URL ?? `http://127.0.0.1:${process.env.MODEL_STAND_IN_PORT ?? 8082}/v1`;
+// The stand-in model listens on PORT+2 unless MODEL_STAND_IN_PORT says otherwise (scripts/local.mjs).
+const modelUrl = process.env.MODEL_URL ?? `http://127.0.0.1:${process.env.MODEL_STAND_IN_PORT ?? Number(process.env.PORT ?? 8787) + 2}/v1`;
 const conversation = process.argv.length > 2
   ? process.argv.slice(2)
   : ["I drink green tea in the morning, never coffee.", "I deploy the edgemind Worker on Fridays.", "What do I drink in the morning?"];

@@ -7,6 +7,8 @@ import { archiveTooLarge } from "../minds/archive-lines";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../minds/import";
 import { getImportJob } from "../minds/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
+import { createLoginLink } from "../auth/login-links";
+import { publicOrigin } from "../auth/oauth";
 import { deleteMind } from "../minds/erase";
 import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
@@ -83,6 +85,10 @@ const ImportJobSchema = z
     finished_at: z.string().nullable(),
   })
   .openapi("ImportJob");
+const LoginLinkSchema = z
+  .object({ url: z.string(), expires_at: z.string() })
+  .openapi("LoginLink", { description: "A one-time link that signs its opener into the web UI, in this mind; it works once, for 10 minutes" });
+
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
 const tags = ["minds"];
 
@@ -244,6 +250,20 @@ mindRoutes
       const mind = await getMind(c.var.deps, c.var.accountId, id);
       await revokeMindKey(c.var.deps, mind.id, keyId);
       return c.body(null, 204);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post", path: "/minds/{id}/login-link", summary: "A one-time web UI login link for this mind (as the bot's /login gives)", tags,
+      security: bearerSecurity,
+      request: { params: MindParams },
+      responses: { 201: jsonContent(LoginLinkSchema, "The link, shown once"), ...guardedResponses },
+    }),
+    async (c) => {
+      const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
+      const link = await createLoginLink(c.var.deps, { accountId: c.var.accountId, mindId: mind.id });
+      const url = `${publicOrigin(c.env, c.req.url)}/ui/login?token=${encodeURIComponent(link.token)}`;
+      return c.json({ url, expires_at: link.expires_at }, 201);
     },
   );
 

@@ -313,17 +313,25 @@ export async function expiringMemories(
 
 /**
  * Deletes a memory named by its id, or every memory of the scope's namespace with that key
- * (whatever its category); returns what went. Nothing found is not_found.
+ * (of one category when `category` is given, else whatever its category); returns what went.
+ * Nothing found is not_found.
  */
-export async function forgetMemory(ctx: MindContext, keyOrId: string): Promise<Memory[]> {
+export async function forgetMemory(ctx: MindContext, keyOrId: string, category?: Category): Promise<Memory[]> {
   const { scope } = ctx;
-  const byId = await ctx.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
+  const byId = category ? undefined : await ctx.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
   const rows = byId
     ? [byId]
     : await ctx.db
         .select()
         .from(memories)
-        .where(and(eq(memories.key, keyOrId), eq(memories.mindId, scope.mindId), eq(memories.agent, scope.agentFilter ?? scope.agent)));
+        .where(
+          and(
+            eq(memories.key, keyOrId),
+            eq(memories.mindId, scope.mindId),
+            eq(memories.agent, scope.agentFilter ?? scope.agent),
+            category ? eq(memories.category, category) : undefined,
+          ),
+        );
   if (rows.length === 0) throw notFound("memory");
   for (const row of rows) await deleteMemory(ctx, row.id);
   return rows.map(toMemory);

@@ -16,6 +16,7 @@ export const MAX_GRANTS_LISTED = 100;
 export interface GrantInfo {
   id: string;
   mind_id: string;
+  account_id: string;
   agent: string | null;
   client_id: string;
   client_name: string;
@@ -106,6 +107,7 @@ export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: str
 const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({
   id: row.id,
   mind_id: row.mindId,
+  account_id: row.accountId,
   agent: row.agent,
   client_id: row.clientId,
   client_name: row.clientName,
@@ -117,11 +119,38 @@ const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({
 
 /** What revoking needs from the OAuth provider, which keeps the tokens. */
 export interface GrantTokens {
-  listUserGrants(userId: string, options?: { limit?: number; cursor?: string }): Promise<{ items: { id: string; metadata: unknown }[]; cursor?: string }>;
+  listUserGrants(
+    userId: string,
+    options?: { limit?: number; cursor?: string },
+  ): Promise<{ items: { id: string; metadata: unknown; expiresAt?: number }[]; cursor?: string }>;
   revokeGrant(grantId: string, userId: string): Promise<void>;
 }
 
 const MAX_PROVIDER_PAGES = 20;
+
+/**
+ * The clients connected to a mind: its grants whose authorization code was exchanged for tokens
+ * that still live. A grant whose code was never exchanged (the client gave up, or registered
+ * again and started over) has no tokens at the provider, and is left out.
+ */
+export async function listConnectedGrants(deps: Deps, tokens: GrantTokens, mindId: string): Promise<GrantInfo[]> {
+  const grants = await listGrants(deps, mindId);
+  const live = new Set<string>();
+  for (const accountId of new Set(grants.map((g) => g.account_id))) {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PROVIDER_PAGES; page++) {
+      const listed = await tokens.listUserGrants(accountId, { limit: 100, cursor });
+      for (const item of listed.items) {
+        // The provider sets a grant's expiry when its code is exchanged; before that it has none.
+        const grantId = (item.metadata as { grantId?: unknown } | null)?.grantId;
+        if (typeof grantId === "string" && item.expiresAt !== undefined) live.add(grantId);
+      }
+      if (!listed.cursor) break;
+      cursor = listed.cursor;
+    }
+  }
+  return grants.filter((g) => live.has(g.id));
+}
 
 /**
  * Revokes a client's grant on a mind: the record first (every /mcp call checks it, so the client

@@ -102,7 +102,7 @@ export async function acceptImport(directoryDeps: Deps, accountId: string, mindI
       const { settings, usage } = await readUsage(deps, mindId);
       checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
     }
-    if (!(await isEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
+    if (!(await mindIsEmpty(db, mindId))) throw conflict("the mind is not empty: import restores into an empty mind only");
   } catch (err) {
     await reader.cancel();
     throw err;
@@ -169,7 +169,8 @@ export const unfinishedImportOf = (db: Db, mindId: string, now: string) =>
       ),
     );
 
-async function isEmpty(db: Db, mindId: string): Promise<boolean> {
+/** Whether the mind holds nothing an import would restore: only such a mind takes an import. */
+export async function mindIsEmpty(db: Db, mindId: string): Promise<boolean> {
   const tables = [memories, memoryHistory, notes, coldMemory, coldVersions, chats, sessions] as const;
   const counted = await db.batch(
     tables.map((t) => db.select({ n: count() }).from(t).where(eq(t.mindId, mindId))) as unknown as [BatchItem<"sqlite">],

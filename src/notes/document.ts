@@ -2,7 +2,8 @@ import { normalizeText, words } from "../memory/normalize";
 
 // Cold memory is one markdown document in sections, in the mind's language. Each line under a
 // heading is one atomic fact; empty sections are left out. Headings of either language are
-// recognised when reading, so a mind that changes language keeps its facts.
+// recognised when reading, so a mind that changes language keeps its facts. A heading a person
+// wrote in their own words (`## profile`) is kept as they wrote it.
 
 export const SECTION_IDS = ["profile", "preferences", "avoid", "techniques", "context", "glossary"] as const;
 export type SectionId = (typeof SECTION_IDS)[number];
@@ -41,6 +42,8 @@ export interface ColdDocument {
   sections: Record<SectionId, string[]>;
   /** Sections under headings edgemind does not know, kept as they are, in order. */
   other: { heading: string; lines: string[] }[];
+  /** A known section's heading as a person wrote it, when it is not one of edgemind's own. */
+  headings: Partial<Record<SectionId, string>>;
 }
 
 export type DocumentLocale = "en" | "ru";
@@ -58,6 +61,7 @@ export function sectionForHint(hint: string | null | undefined): SectionId {
 export const headingOf = (id: SectionId, locale: DocumentLocale) => HEADINGS[id][locale];
 
 const headingKey = (heading: string) => words(heading).join(" ");
+const OWN_HEADINGS = new Map<string, SectionId>(SECTION_IDS.flatMap((id) => [[HEADINGS[id].en, id] as const, [HEADINGS[id].ru, id] as const]));
 const SECTION_BY_HEADING = new Map<string, SectionId>(
   SECTION_IDS.flatMap((id) => [
     [headingKey(HEADINGS[id].en), id],
@@ -76,8 +80,10 @@ export function parseDocument(text: string): ColdDocument {
     const heading = HEADING_LINE.exec(raw);
     if (heading) {
       const id = SECTION_BY_HEADING.get(headingKey(heading[1]!));
-      if (id) target = doc.sections[id];
-      else {
+      if (id) {
+        target = doc.sections[id];
+        if (!OWN_HEADINGS.has(heading[1]!) && doc.headings[id] === undefined) doc.headings[id] = heading[1]!;
+      } else {
         const other = { heading: heading[1]!, lines: [] };
         doc.other.push(other);
         target = other.lines;
@@ -90,13 +96,16 @@ export function parseDocument(text: string): ColdDocument {
   return doc;
 }
 
-/** Writes the document with the language's headings, one "- fact" line per fact, empty sections left out. */
+/**
+ * Writes the document with the language's headings (or the person's own, where they wrote one),
+ * one "- fact" line per fact, empty sections left out.
+ */
 export function renderDocument(doc: ColdDocument, locale: DocumentLocale): string {
   const blocks: string[] = [];
   if (doc.preamble.length > 0) blocks.push(doc.preamble.join("\n"));
   for (const id of SECTION_IDS) {
     const facts = doc.sections[id];
-    if (facts.length > 0) blocks.push([`## ${headingOf(id, locale)}`, ...facts.map((f) => `- ${f}`)].join("\n"));
+    if (facts.length > 0) blocks.push([`## ${doc.headings[id] ?? headingOf(id, locale)}`, ...facts.map((f) => `- ${f}`)].join("\n"));
   }
   for (const other of doc.other) {
     blocks.push([`## ${other.heading}`, ...other.lines.map((f) => `- ${f}`)].join("\n"));
@@ -109,7 +118,23 @@ export function emptyDocument(): ColdDocument {
     preamble: [],
     sections: { profile: [], preferences: [], avoid: [], techniques: [], context: [], glossary: [] },
     other: [],
+    headings: {},
   };
+}
+
+/**
+ * The document as a reader in `locale` sees it: edgemind's own headings said in their language,
+ * everything else (facts, a person's own headings) exactly as written.
+ */
+export function localizeHeadings(text: string, locale: DocumentLocale): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      const heading = /^(#{1,6})\s+(.+?)\s*$/.exec(line);
+      const id = heading ? OWN_HEADINGS.get(heading[2]!) : undefined;
+      return id ? `${heading![1]} ${headingOf(id, locale)}` : line;
+    })
+    .join("\n");
 }
 
 /** A fact as one trimmed line: a fact never spans lines in the document. */

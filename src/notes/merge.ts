@@ -91,7 +91,8 @@ function userPrompt(input: MergeInput, known: string): string {
 /**
  * Merges notes into cold memory with the model. Only the known sections go to the model;
  * text under headings it does not know is kept as it was. The answer is validated, then
- * cleaned of duplicate facts before it is rendered in the mind's language.
+ * cleaned of duplicate facts before it is rendered in the mind's language (a person's own
+ * headings kept as they wrote them).
  */
 export async function mergeWithModel(
   deps: Deps,
@@ -99,7 +100,7 @@ export async function mergeWithModel(
   input: MergeInput & { mindId: string; budget: number | null },
 ): Promise<ModelAnswer<string>> {
   const doc = parseDocument(input.current);
-  const known: ColdDocument = { preamble: [], sections: doc.sections, other: [] };
+  const known: ColdDocument = { preamble: [], sections: doc.sections, other: [], headings: {} };
   const answer = await generateObjectFor(
     deps,
     model,
@@ -112,7 +113,7 @@ export async function mergeWithModel(
     },
     MergedSections,
   );
-  const merged: ColdDocument = { preamble: doc.preamble, sections: answer.value, other: doc.other };
+  const merged: ColdDocument = { preamble: doc.preamble, sections: answer.value, other: doc.other, headings: doc.headings };
   const seen = new Set<string>(doc.other.flatMap((o) => o.lines.map(factKey)));
   for (const id of SECTION_IDS) merged.sections[id] = keepNew(merged.sections[id], seen);
   return { ...answer, value: renderDocument(merged, input.locale) };

@@ -8,6 +8,7 @@ import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
+import type { ChatState } from "./context";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
 import { loggable } from "../errors";
@@ -15,6 +16,7 @@ import { serialQueue } from "../serial";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
+const STATE_PREFIX = "state:";
 /** Handlings of one update at most; after the last failure the person is told and the update dropped. */
 export const MAX_ATTEMPTS = 4;
 const BACKOFF_MS = [1_000, 2_000, 4_000];
@@ -76,6 +78,12 @@ export class TelegramChatObject extends DurableObject<Env> {
     return createLanguageModel(readLlmConfig(this.env));
   }
 
+  /** The chat's own state between updates, beside (not inside) the queue and the journals. */
+  private chatState(): ChatState {
+    const kv = this.ctx.storage.kv;
+    return { get: (name) => kv.get(`${STATE_PREFIX}${name}`), put: (name, value) => kv.put(`${STATE_PREFIX}${name}`, value) };
+  }
+
   private async drain(): Promise<void> {
     const kv = this.ctx.storage.kv;
     for (;;) {
@@ -102,7 +110,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       const config = readTelegramConfig(this.env);
       if (!config) throw new Error("TELEGRAM_BOT_TOKEN is not set");
-      const services = { deps: this.deps, llm: this.model(), journal: kvJournal(this.ctx.storage.kv, journalPrefix(item)), origin: item.origin };
+      const services = { deps: this.deps, llm: this.model(), journal: kvJournal(this.ctx.storage.kv, journalPrefix(item)), state: this.chatState(), origin: item.origin };
       await createBot(config, services).handleUpdate(item.update);
       return { done: true };
     } catch (thrown) {
@@ -121,7 +129,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     const config = safely(() => readTelegramConfig(this.env));
     if (!where || !config) return;
     const journal = kvJournal(this.ctx.storage.kv, `${journalPrefix(item)}gave-up:`);
-    const bot = createBot(config as TelegramConfig, { deps: this.deps, llm: null, journal, origin: item.origin });
+    const bot = createBot(config as TelegramConfig, { deps: this.deps, llm: null, journal, state: this.chatState(), origin: item.origin });
     try {
       await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
     } catch (error) {

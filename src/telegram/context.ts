@@ -7,11 +7,18 @@ import type { TelegramIdentity } from "./identity";
 import type { Journal } from "./journal";
 import { splitMessage } from "./split";
 
-/** What the bot's handlers use besides the update: the domain, the model and the journal. */
+/** What a chat keeps from one update to the next (in its object's storage). */
+export interface ChatState {
+  get<T>(name: string): T | undefined;
+  put(name: string, value: unknown): void;
+}
+
+/** What the bot's handlers use besides the update: the domain, the model, the journal and the chat's state. */
 export interface BotServices {
   deps: SessionDeps;
   llm: LanguageModel | null;
   journal: Journal;
+  state: ChatState;
   /** The Worker's public origin, for links. */
   origin: string;
 }

@@ -1,3 +1,5 @@
+import { EN_DATA, RU_DATA } from "./i18n-data";
+
 export const UI_LOCALES = ["en", "ru"] as const;
 export type UiLocale = (typeof UI_LOCALES)[number];
 
@@ -112,7 +114,7 @@ const en = {
   back: "Back",
   apps: "Apps",
   connections: "Connected apps",
-  connectionsHelp: "Apps that connected to this mind by OAuth (MCP clients added by URL). Revoking one stops it at once; mind keys are under the API.",
+  connectionsHelp: "Apps that connected to this mind by OAuth (MCP clients added by URL). Revoking one stops it at once; mind keys are under Keys.",
   noConnections: "No app is connected to this mind.",
   grantedAt: "Granted",
   lastUsedAt: "Last used",
@@ -188,6 +190,7 @@ const en = {
   landingOpenapi: "The OpenAPI document",
   landingMcp: "MCP endpoint for agents (a mind key, or OAuth: add it to a client by URL)",
   landingHealth: "Health check",
+  ...EN_DATA,
 } as const;
 
 export type Dictionary = Record<keyof typeof en, string>;
@@ -303,13 +306,13 @@ const ru: Dictionary = {
   back: "Назад",
   apps: "Приложения",
   connections: "Подключённые приложения",
-  connectionsHelp: "Приложения, подключённые к этому хранилищу по OAuth (MCP-клиенты, добавленные по адресу). Отзыв останавливает приложение сразу; ключи хранилища — в API.",
+  connectionsHelp: "Приложения, подключённые к этому хранилищу по OAuth (MCP-клиенты, добавленные по адресу). Отзыв останавливает приложение сразу; ключи хранилища — в разделе «Ключи».",
   noConnections: "К этому хранилищу не подключено ни одно приложение.",
   grantedAt: "Доступ выдан",
   lastUsedAt: "Последнее обращение",
   never: "никогда",
   revoke: "Отозвать",
-  revoked: "Доступ отозван: приложение больше не может работать с этим умом.",
+  revoked: "Доступ отозван: приложение больше не может работать с этим хранилищем.",
   authorizeTitle: "Подключить приложение к памяти",
   authorizeAsks: "просит доступ к одному из ваших хранилищ памяти.",
   authorizeUnverified: "Приложение само назвало себя при регистрации; это имя не проверено.",
@@ -379,6 +382,7 @@ const ru: Dictionary = {
   landingOpenapi: "Документ OpenAPI",
   landingMcp: "MCP для агентов (ключ хранилища или OAuth: добавьте в клиент по адресу)",
   landingHealth: "Проверка работы",
+  ...RU_DATA,
 };
 
 export const DICTIONARIES: Record<UiLocale, Dictionary> = { en, ru };

@@ -7,6 +7,12 @@ export function label(t: Dictionary, prefix: string, value: string): string {
   return key in t ? t[key as keyof Dictionary] : value;
 }
 
+/** A chat as a person names it: a Telegram chat, or an API chat by its name and agent namespace. */
+export function chatLabel(t: Dictionary, chat: { kind: string; external_id: string; agent: string }): string {
+  if (chat.kind === "telegram") return `${t.chatTelegram} ${chat.external_id}`;
+  return `${t.chatApi.replace("{name}", chat.external_id)} · ${t.agentNs}: ${chat.agent}`;
+}
+
 /** Who wrote a version or a change, as a person reads it (see actorOf). */
 export function authorLabel(t: Dictionary, author: string, accountId: string): string {
   const rollback = /^rollback to (\d+) by (.+)$/.exec(author);

@@ -1,3 +1,4 @@
+import { raw } from "hono/html";
 import type { Child } from "hono/jsx";
 import type { Dictionary, UiLocale } from "./i18n";
 
@@ -27,7 +28,7 @@ ul.tasks{list-style:none;padding:0;margin:0}ul.tasks li{padding:.35rem 0;border-
 a.task{color:#1f3a5f;font-weight:600;text-decoration:none}a.task:hover{text-decoration:underline}a.task:visited{color:#1f3a5f}
 table.versions td:last-child .actions{flex-wrap:wrap}
 @media (max-width:30rem){table.versions,table.versions tbody,table.versions tr,table.versions td{display:block;width:100%}table.versions tr:first-child{display:none}table.versions tr{border-bottom:2px solid #d9dde3}table.versions td{border:0;padding:.2rem .5rem}}
-.msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
+.content{white-space:pre-wrap}.msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
 @media (max-width:30rem){main{padding:.6rem}header{padding:.5rem .6rem}nav{font-size:.9rem}}
 `;
 
@@ -54,6 +55,7 @@ const NAV = [
   ["/ui/usage", "usage"],
   ["/ui/data", "data"],
   ["/ui/apps", "apps"],
+  ["/ui/keys", "keys"],
   ["/ui/minds", "minds"],
 ] as const;
 
@@ -68,48 +70,52 @@ function inLanguage(query: string | undefined, locale: UiLocale): string {
 export function Layout(props: LayoutProps) {
   const { t, locale } = props;
   const other = locale === "en" ? "ru" : "en";
+  // Standards mode: without a doctype browsers lay the page out in quirks mode.
   return (
-    <html lang={locale}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="same-origin" />
-        <title>{`${props.title} · ${t.app}`}</title>
-        <style>{STYLE}</style>
-      </head>
-      <body>
-        <header>
-          <a class="brand" href="/ui">
-            {t.app}
-            {props.mindName ? ` · ${props.mindName}` : ""}
-          </a>
-          {props.signedIn ? (
-            <nav>
-              {NAV.map(([href, key]) => (
-                <a href={href} aria-current={props.path.startsWith(href) ? "page" : undefined}>
-                  {t[key]}
-                </a>
-              ))}
-            </nav>
-          ) : null}
-          <a href={inLanguage(props.query, other)} lang={other}>
-            {other === "ru" ? "Русский" : "English"}
-          </a>
-          {props.signedIn && props.csrf ? (
-            <form method="post" action="/ui/logout" style="margin:0">
-              <CsrfField token={props.csrf} />
-              <button class="secondary" type="submit">{t.logout}</button>
-              <button class="secondary" type="submit" name="everywhere" value="1">{t.logoutEverywhere}</button>
-            </form>
-          ) : null}
-        </header>
-        <main>
-          <h1>{props.title}</h1>
-          {props.flash ? <div class={props.flash.error ? "flash error" : "flash"} role="status">{props.flash.text}</div> : null}
-          {props.children}
-        </main>
-      </body>
-    </html>
+    <>
+      {raw("<!DOCTYPE html>")}
+      <html lang={locale}>
+        <head>
+          <meta charset="utf-8" />
+          <meta name="viewport" content="width=device-width, initial-scale=1" />
+          <meta name="referrer" content="same-origin" />
+          <title>{`${props.title} · ${t.app}`}</title>
+          <style>{STYLE}</style>
+        </head>
+        <body>
+          <header>
+            <a class="brand" href="/ui">
+              {t.app}
+              {props.mindName ? ` · ${props.mindName}` : ""}
+            </a>
+            {props.signedIn ? (
+              <nav>
+                {NAV.map(([href, key]) => (
+                  <a href={href} aria-current={props.path.startsWith(href) ? "page" : undefined}>
+                    {t[key]}
+                  </a>
+                ))}
+              </nav>
+            ) : null}
+            <a href={inLanguage(props.query, other)} lang={other}>
+              {other === "ru" ? "Русский" : "English"}
+            </a>
+            {props.signedIn && props.csrf ? (
+              <form method="post" action="/ui/logout" style="margin:0">
+                <CsrfField token={props.csrf} />
+                <button class="secondary" type="submit">{t.logout}</button>
+                <button class="secondary" type="submit" name="everywhere" value="1">{t.logoutEverywhere}</button>
+              </form>
+            ) : null}
+          </header>
+          <main>
+            <h1>{props.title}</h1>
+            {props.flash ? <div class={props.flash.error ? "flash error" : "flash"} role="status">{props.flash.text}</div> : null}
+            {props.children}
+          </main>
+        </body>
+      </html>
+    </>
   );
 }
 

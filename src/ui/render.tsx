@@ -5,8 +5,16 @@ import type { Dictionary } from "./i18n";
 import { Layout } from "./layout";
 import type { UiEnv } from "./ui-env";
 
-/** Renders a signed-in page. A `?ok=` naming a dictionary entry shows as a confirmation. */
-export function page(c: Context<UiEnv>, title: string, body: Child, options: { error?: string; notice?: string; status?: ContentfulStatusCode; mindName?: string } = {}) {
+/**
+ * Renders a signed-in page. A `?ok=` naming a dictionary entry shows as a confirmation. The
+ * header names the mind the page works in; `mindName` overrides it (null: no mind, as after an erasure).
+ */
+export function page(
+  c: Context<UiEnv>,
+  title: string,
+  body: Child,
+  options: { error?: string; notice?: string; status?: ContentfulStatusCode; mindName?: string | null } = {},
+) {
   const { t } = c.var;
   const ok = c.req.query("ok");
   const flash = options.error
@@ -18,7 +26,7 @@ export function page(c: Context<UiEnv>, title: string, body: Child, options: { e
       : null;
   c.header("Cache-Control", "no-store");
   return c.html(
-    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} query={new URL(c.req.url).search} flash={flash} signedIn mindName={c.var.mindContext?.mind.name ?? options.mindName} csrf={c.var.csrf}>
+    <Layout t={t} locale={c.var.locale} title={title} path={c.req.path} query={new URL(c.req.url).search} flash={flash} signedIn mindName={options.mindName === undefined ? c.var.mindContext?.mind.name : (options.mindName ?? undefined)} csrf={c.var.csrf}>
       {body}
     </Layout>,
     options.status ?? 200,

@@ -10,6 +10,7 @@ import { activityPages } from "./pages/activity";
 import { appPages, authorizePages } from "./pages/connect";
 import { coldPages } from "./pages/cold";
 import { dataPages } from "./pages/data";
+import { keyPages } from "./pages/keys";
 import { loginRoutes } from "./pages/login";
 import { memoryPages } from "./pages/memories";
 import { mindPages } from "./pages/minds";
@@ -88,6 +89,7 @@ uiRoutes.route("/", coldPages);
 uiRoutes.route("/", sessionPages);
 uiRoutes.route("/", dataPages);
 uiRoutes.route("/", appPages);
+uiRoutes.route("/", keyPages);
 
 /** A failed action shows on a page in the UI's frame, not as the API's JSON. */
 export function handleUiError(err: Error, c: Context<UiEnv>) {

@@ -24,7 +24,17 @@ const secretOf = <E extends WithEnv>(c: Context<E>) => {
   readAuthConfig(c.env);
   return `ui-session:${c.env.JWT_SECRET}`;
 };
-const secure = <E extends WithEnv>(c: Context<E>) => c.env.ENVIRONMENT === "production";
+/**
+ * Secure unless the page is served over plain HTTP on this machine (`wrangler dev`), where a
+ * browser would not send a Secure cookie back: over HTTPS, on any other host, or in production.
+ */
+const secure = <E extends WithEnv>(c: Context<E>) => {
+  const url = new URL(c.req.url);
+  return url.protocol === "https:" || !isLoopback(url.hostname) || c.env.ENVIRONMENT === "production";
+};
+
+const isLoopback = (hostname: string) =>
+  hostname === "localhost" || hostname.endsWith(".localhost") || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
 
 /** Starts (or replaces) the UI session of an account. */
 export async function startUiSession<E extends WithEnv>(c: Context<E>, accountId: string, mindId: string | null): Promise<void> {

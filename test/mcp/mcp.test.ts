@@ -92,6 +92,26 @@ describe("MCP server", () => {
     expect(data(await tool(client, "memory_forget", { id: "home_city" }))).toEqual({ forgotten: [byKey.memory.id] });
   });
 
+  it("forgets by key as documented, of one category when asked, in the caller's namespace only", async () => {
+    const { client, token, mind } = await agentOfNewMind("coder");
+    const editor = data(await tool(client, "memory_store", { category: "preference", key: "editor", content: "Uses Helix" }));
+    const skill = data(await tool(client, "memory_store", { category: "skill", key: "editor", content: "Writes Helix plugins" }));
+    const other = await agentOfNewMind();
+    const { key: writerKey } = await newKey(token, mind.id, "writer");
+    const writer = await connectMcp(writerKey);
+    const theirs = data(await tool(writer, "memory_store", { category: "preference", key: "editor", content: "Uses Vim" }));
+
+    expect(data(await tool(client, "memory_forget", { key: "editor", category: "skill" }))).toEqual({ forgotten: [skill.memory.id] });
+    expect(data(await tool(client, "memory_forget", { key: "editor" }))).toEqual({ forgotten: [editor.memory.id] });
+    expect((await call("GET", `/memory/${theirs.memory.id}`, { token, mind: mind.id })).status).toBe(200);
+    expect(textOf(await tool(other.client, "memory_forget", { key: "editor" }))).toBe("not_found: memory not found");
+
+    const neither = await tool(client, "memory_forget", {});
+    expect(neither.isError).toBe(true);
+    expect(textOf(neither)).toBe("invalid_request: give either id or key");
+    expect(textOf(await tool(client, "memory_forget", { id: theirs.memory.id, key: "editor" }))).toBe("invalid_request: give either id or key");
+  });
+
   it("gives a session's assembled context: the LLM window without ephemeral output, search hits and cold memory", async () => {
     const { client, token, mind } = await agentOfNewMind();
     const auth = { token, mind: mind.id };

@@ -248,7 +248,7 @@ describe("/done", () => {
     expect(telegram.calls.some((c) => c.method === "answerCallbackQuery")).toBe(true);
 
     await send(p, callbackUpdate(p, `done:y:${session.id}`, 78));
-    expect(telegram.to(p.chat.id, "editMessageText").at(-1)!.payload.text).toBe("Cleared 1 temporary messages.");
+    expect(telegram.to(p.chat.id, "editMessageText").at(-1)!.payload.text).toBe("Cleared one temporary message.");
     expect(await messagesOf(session.id)).toEqual([{ role: "user", content: "run the tests", ephemeral: 0 }]);
   });
 
@@ -274,10 +274,10 @@ describe("memory commands", () => {
 
     await send(p, textUpdate(p, "/recall"));
     expect(lastText(p)).toBe(
-      "One memory (1 verified, 0 unverified), most important first:\n1. ✅ My name is Alice and I work on billing\n    identity · normal priority",
+      "One memory (1 verified, 0 unverified), most important first:\n1. ✅ My name is Alice and I work on billing\n    identity · normal priority\n\n/forget <number> forgets an item of this list.",
     );
     await send(p, textUpdate(p, "/search billing"));
-    expect(lastText(p)).toBe("Found for “billing”:\n✅ My name is Alice and I work on billing");
+    expect(lastText(p)).toBe("Found for “billing”:\n1. ✅ My name is Alice and I work on billing\n\n/forget <number> forgets an item of this list.");
     await send(p, textUpdate(p, `/forget ${stored.key}`));
     expect(lastText(p)).toBe("Forgotten: My name is Alice and I work on billing");
     await send(p, textUpdate(p, "/forget no_such_key"));
@@ -304,13 +304,15 @@ describe("memory commands", () => {
       (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
     });
     await send(p, textUpdate(p, "/remember"));
-    expect(lastText(p)).toBe("Я нашёл в недавнем диалоге 2 факта. Они ждут как непроверенные воспоминания: /verify — проверить.");
+    expect(lastText(p)).toBe(
+      "Я нашёл в недавнем диалоге 2 факта и записал их. В течение часа консолидация внесёт их в вашу память (/memory) как есть; до тех пор /verify покажет их, чтобы подтвердить или удалить.",
+    );
     await send(p, textUpdate(p, "/verify"));
     const sent = telegram.to(p.chat.id, "sendMessage").slice(-3);
     expect(sent.map((c) => c.payload.text)).toEqual([
       "2 непроверенных воспоминания ждут вашей проверки:",
-      "Выкатывает релизы по пятницам\n— найдено в диалоге, ждёт консолидации",
-      "Пишет на Go\n— найдено в диалоге, ждёт консолидации",
+      "Выкатывает релизы по пятницам\n— найдено в диалоге; ежечасная консолидация внесёт это в память",
+      "Пишет на Go\n— найдено в диалоге; ежечасная консолидация внесёт это в память",
     ]);
     const [verify, remove] = sent.slice(1).map((c) => c.payload.reply_markup.inline_keyboard[0][0].callback_data as string);
     expect(verify).toMatch(/^note:v:note_/);

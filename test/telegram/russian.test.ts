@@ -185,6 +185,8 @@ describe("the bot in Russian", () => {
     await say("/task new перевод docs/ru");
     await say("/task switch перевод");
     await say("/task switch нет_такой");
+    await say("/done");
+    await say("/forget 99");
     const session = await activeSessionId(p);
     const sessionCtx = { ...(await inMind({ ...deps, sessionObjects: env.SESSIONS } as never, { mindId: mind_id })), sessionObjects: env.SESSIONS };
     await appendMessage(sessionCtx, session, { role: "tool", content: "12 тестов прошли", ephemeral: true, tool: "vitest" });
@@ -237,9 +239,12 @@ describe("the bot in Russian", () => {
       "Сообщение сохранено в задаче «основная».",
       "Это сейчас меняется",
       "Забыл 2 записи с ключом tea_1",
-      "Я нашёл в недавнем диалоге 1 факт.",
-      "Я нашёл в недавнем диалоге 2 факта.",
-      "Я нашёл в недавнем диалоге 5 фактов.",
+      "Я нашёл в недавнем диалоге 1 факт и записал его.",
+      "Я нашёл в недавнем диалоге 2 факта и записал их.",
+      "Я нашёл в недавнем диалоге 5 фактов и записал их.",
+      "В этой задаче нет временного вывода инструментов",
+      "В последнем списке /recall или /search нет пункта 99.",
+      "/forget <номер> забывает пункт этого списка.",
       "Я прочитал недавний диалог и не нашёл ничего нового.",
       "непроверенных воспоминаний ждут вашей проверки",
       "## Предпочтения",

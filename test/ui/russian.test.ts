@@ -74,6 +74,8 @@ describe("the web UI in Russian", () => {
       "/ui/usage",
       "/ui/data",
       "/ui/minds",
+      "/ui/keys",
+      "/ui/apps",
       "/",
     ];
     const catalogue = englishCatalogue();

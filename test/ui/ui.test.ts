@@ -31,7 +31,8 @@ describe("UI login", () => {
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
     expect(cookie).toMatch(/Path=\/ui/);
-    expect(cookie).not.toMatch(/Secure/);
+    // Served over HTTPS: Secure (plain HTTP on loopback is test/ui/newcomer.test.ts's).
+    expect(cookie).toMatch(/Secure/);
     expect((await b.get("/ui/memories")).status).toBe(200);
     const reuse = await browser().post("/ui/login", { token });
     expect(reuse.status).toBe(401);
@@ -192,14 +193,14 @@ describe("UI pages", () => {
     expect(posted.headers.get("Location")).toMatch(/^\/ui\/import\/imp_/);
     const imported = await b.get(posted.headers.get("Location")!);
     expect(imported.status).toBe(200);
-    expect(imported.text).toContain("memories: 1");
+    expect(imported.text).toContain("Memories: 1");
     expect((await b.get("/ui/memories")).text).toContain("exported_fact");
 
     const wrong = await b.post("/ui/erase", { _csrf: csrfOf(minds.text), confirm: "not the name" });
     expect(wrong.status).toBe(400);
     const erased = await b.post("/ui/erase", { _csrf: csrfOf(minds.text), confirm: "restored" });
     expect(erased.status).toBe(200);
-    expect(erased.text).toMatch(/<td>memories<\/td><td>1<\/td>/);
+    expect(erased.text).toMatch(/<td>Memories<\/td><td>1<\/td>/);
     expect((await b.get("/ui/memories")).headers.get("Location")).toBe("/ui/minds");
     const left = await call("GET", "/minds", { token });
     expect(left.json.minds.map((m: { name: string }) => m.name)).not.toContain("restored");

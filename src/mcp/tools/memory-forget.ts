@@ -1,17 +1,28 @@
 import { z } from "zod";
 import { forgetMemory } from "../../memory/memories";
+import { memoryKey } from "../../memory/fields";
+import { CATEGORIES } from "../../memory/model";
+import { invalid } from "../../errors";
 import { jsonResult, runTool, type RegisterTool } from "../context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
     "memory_forget",
     {
-      description: "Delete a structured memory by its id (mem_…, from memory_search or memory_store) or by its key. Its history is kept.",
-      inputSchema: { id: z.string().trim().min(1).max(100).describe("The memory's id (mem_…) or its key") },
+      description:
+        "Delete a structured memory by its id (mem_…, from memory_search or memory_store), or by its key in your namespace " +
+        "(every category, or only `category`). Give `id` or `key`. Its history is kept.",
+      inputSchema: {
+        id: z.string().trim().min(1).max(100).optional().describe("The memory's id (mem_…); an older client may put a key here too"),
+        key: memoryKey.optional().describe("The memory's key, as memory_store was given it"),
+        category: z.enum(CATEGORIES).optional().describe("With key: only the memory of this category"),
+      },
     },
-    ({ id }) =>
+    ({ id, key, category }) =>
       runTool(async () => {
-        const forgotten = await forgetMemory(ctx, id);
+        if ((id === undefined) === (key === undefined)) throw invalid("give either id or key");
+        if (category !== undefined && key === undefined) throw invalid("category goes with key");
+        const forgotten = await forgetMemory(ctx, (key ?? id)!, category);
         return jsonResult({ forgotten: forgotten.map((m) => m.id) });
       }),
   );

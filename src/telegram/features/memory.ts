@@ -5,11 +5,14 @@ import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { readCold } from "../../notes/cold-memory";
+import { localizeHeadings } from "../../notes/document";
+import { AppError } from "../../errors";
 import { retrieveNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import { activeTask } from "./tasks";
+import { listedItem, saveListing, type ListedItem } from "../listing";
 
 const MAX_FACT_CHARS = 2000;
 const RECALL_TOKENS = 1500;
@@ -37,16 +40,37 @@ memoryFeature.command("remember", async (ctx) => {
   await ctx.reply(ctx.t(id, { notes: extraction.notes }));
 });
 
+// /forget takes what the person saw: a number of the last /recall or /search list, or a key or id.
 memoryFeature.command("forget", async (ctx) => {
   const what = argumentsOf(ctx);
   if (!what) return void (await ctx.reply(ctx.t("forget-usage")));
-  const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.mindContext, what));
-  await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? memoryTitle(gone[0]!, 200) : what }));
+  const number = /^\d{1,4}$/.test(what) ? Number(what) : null;
+  const item = number === null ? undefined : listedItem(ctx, number);
+  if (item) {
+    const content = await ctx.services.journal.once("forget", () => forgetListed(ctx, item));
+    return void (await ctx.reply(ctx.t("forgotten", { count: 1, what: memoryTitle({ content }, 200) })));
+  }
+  try {
+    const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.mindContext, what));
+    await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? memoryTitle(gone[0]!, 200) : what }));
+  } catch (error) {
+    // A number that is neither in the last list nor a key: say which list numbers count.
+    if (number === null || !(error instanceof AppError) || error.code !== "not_found") throw error;
+    await ctx.reply(ctx.t("forget-no-item", { number }));
+  }
 });
 
+/** Deletes a memory or a note of the last list; answers what it said. */
+async function forgetListed(ctx: BotContext, item: ListedItem): Promise<string> {
+  if (item.kind === "note") return (await deleteNote(ctx.mindContext, item.id)).text;
+  const [memory] = await forgetMemory(ctx.mindContext, item.id);
+  return memory!.content;
+}
+
+// Cold memory in the reader's language: edgemind's own headings follow the person, not the mind.
 memoryFeature.command("memory", async (ctx) => {
   const cold = await readCold(ctx.mindContext);
-  await replyLong(ctx, cold.text.trim() || ctx.t("memory-empty"));
+  await replyLong(ctx, localizeHeadings(cold.text.trim(), ctx.locale) || ctx.t("memory-empty"));
 });
 
 memoryFeature.command("recall", async (ctx) => {
@@ -58,7 +82,9 @@ memoryFeature.command("recall", async (ctx) => {
     (m, i) =>
       `${i + 1}. ${mark(m.verified)} ${m.content}\n    ${ctx.t(`category-${m.category}`)} · ${ctx.t(`priority-${m.priority}`)}${m.tags.length > 0 ? ` · #${m.tags.join(" #")}` : ""}`,
   );
-  await replyLong(ctx, [ctx.t("recall-header", { count: recall.memories.length, verified, unverified: recall.memories.length - verified }), ...lines].join("\n"));
+  saveListing(ctx, recall.memories.map((m) => ({ kind: "memory", id: m.id })));
+  const header = ctx.t("recall-header", { count: recall.memories.length, verified, unverified: recall.memories.length - verified });
+  await replyLong(ctx, [header, ...lines, "", ctx.t("forget-hint")].join("\n"));
 });
 
 memoryFeature.command("search", async (ctx) => {
@@ -68,11 +94,14 @@ memoryFeature.command("search", async (ctx) => {
     retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
     retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
   ]);
-  const lines = [
-    ...memories.map(({ memory: m }) => `${mark(m.verified)} ${m.content}`),
-    ...notes.map(({ note: n }) => `${mark(n.source === "user")} ${n.text}`),
+  const found = [
+    ...memories.map(({ memory: m }) => ({ item: { kind: "memory", id: m.id } as const, line: `${mark(m.verified)} ${m.content}` })),
+    ...notes.map(({ note: n }) => ({ item: { kind: "note", id: n.id } as const, line: `${mark(n.source === "user")} ${n.text}` })),
   ];
-  await replyLong(ctx, lines.length > 0 ? [ctx.t("search-results", { q }), ...lines].join("\n") : ctx.t("search-empty", { q }));
+  if (found.length === 0) return void (await ctx.reply(ctx.t("search-empty", { q })));
+  saveListing(ctx, found.map((f) => f.item));
+  const lines = found.map((f, i) => `${i + 1}. ${f.line}`);
+  await replyLong(ctx, [ctx.t("search-results", { q }), ...lines, "", ctx.t("forget-hint")].join("\n"));
 });
 
 // One review for everything no person has confirmed: memories agents wrote and facts taken

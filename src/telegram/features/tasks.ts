@@ -1,7 +1,7 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { completeSession } from "../../sessions/messages";
 import type { Chat, Session } from "../../sessions/model";
-import { activateSession, activeSession, deleteSession, listSessions, openSession } from "../../sessions/sessions";
+import { activateSession, activeSession, deleteSession, getSessionWithState, listSessions, openSession } from "../../sessions/sessions";
 import { argumentsOf, replyLong, type BotContext } from "../context";
 import type { MindContext } from "../../minds/context";
 
@@ -60,6 +60,9 @@ taskFeature.command("task", async (ctx) => {
 
 taskFeature.command("done", async (ctx) => {
   const session = await ctx.services.journal.once("session", () => activeTask(ctx));
+  // Only tool output an agent reports through the API is temporary; without any, say so plainly.
+  const { state } = await getSessionWithState(ctx.mindContext, session.id);
+  if (!state.ephemeral_pending && !state.completion_pending) return void (await ctx.reply(ctx.t("done-nothing")));
   const keyboard = new InlineKeyboard().text(ctx.t("done-yes"), `done:y:${session.id}`).text(ctx.t("done-no"), `done:n:${session.id}`);
   await ctx.reply(ctx.t("done-question"), { reply_markup: keyboard });
 });

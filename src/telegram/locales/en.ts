@@ -15,13 +15,15 @@ not-text = I only read text messages.
 remembered = Remembered ({ $category }): { $content }
 remember-extracted = { $notes ->
     [0] I read the recent dialogue and found nothing new to remember.
-    [one] I found one fact in the recent dialogue. It waits as an unverified memory: /verify to check it.
-   *[other] I found { $notes } facts in the recent dialogue. They wait as unverified memories: /verify to check them.
+    [one] I found one fact in the recent dialogue and noted it. Within the hour the consolidation folds it into your memory (/memory) as it is; until then /verify shows it, to confirm or delete.
+   *[other] I found { $notes } facts in the recent dialogue and noted them. Within the hour the consolidation folds them into your memory (/memory) as they are; until then /verify shows them, to confirm or delete.
   }
 remember-nothing = There is nothing new in the dialogue to remember.
 remember-no-model = No language model is configured, so I cannot extract facts. Use /remember followed by the fact.
 remember-later = I could not read the dialogue now (daily limit or model error); I will do it later.
-forget-usage = Tell me what to forget: /forget <key or id>
+forget-usage = Tell me what to forget: /forget <number> from the last /recall or /search list, or /forget <key or id>
+forget-no-item = The last /recall or /search list has no item { $number }. Ask for the list again, then /forget <number>.
+forget-hint = /forget <number> forgets an item of this list.
 forgotten = { $count ->
     [one] Forgotten: { $what }
    *[other] Forgotten { $count } memories with the key { $what }
@@ -47,7 +49,12 @@ task-not-found = There is no task “{ $task }”. /task list shows them.
 done-question = Done with this part of the task? “Yes” clears the temporary tool output from the conversation; “No” keeps it.
 done-yes = Yes
 done-no = No
-done-cleared = Cleared { $count } temporary messages.
+done-cleared = { $count ->
+    [0] There was no temporary output left to clear.
+    [one] Cleared one temporary message.
+   *[other] Cleared { $count } temporary messages.
+  }
+done-nothing = This task has no temporary tool output, so there is nothing to clear. (Temporary output comes from tools an agent reports through the API.)
 done-kept = Kept everything.
 verify-empty = Nothing waits for your check: there are no unverified memories.
 verify-intro = { $count ->
@@ -70,7 +77,7 @@ error-budget = Today's model budget is used up; I will be able to answer tomorro
 cmd-start = Start and introduce yourself
 cmd-help = What the bot can do
 cmd-remember = Remember a fact (without text: from the dialogue)
-cmd-forget = Forget a memory by key or id
+cmd-forget = Forget a memory: its number in a list, key or id
 cmd-memory = Show the consolidated memory
 cmd-recall = List memories, most important first
 cmd-search = Search memory
@@ -83,7 +90,7 @@ recall-header = { $count ->
    *[other] { $count } memories ({ $verified } verified, { $unverified } unverified), most important first:
   }
 written-by-agent = written by an agent
-from-dialogue = found in the dialogue, waiting for consolidation
+from-dialogue = found in the dialogue; the hourly consolidation folds it into memory
 category-identity = identity
 category-preference = preference
 category-fact = fact

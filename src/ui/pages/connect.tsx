@@ -3,7 +3,9 @@ import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import { checkAgentName } from "../../auth/principal";
 import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers } from "../../auth/oauth";
-import { listGrants, recordGrant, revokeGrant } from "../../minds/grants";
+import { listConnectedGrants, recordGrant, revokeGrant, type GrantInfo } from "../../minds/grants";
+import { resolveMindContext } from "../../minds/context";
+import { listNamespaces } from "../../minds/namespaces";
 import { getMind, listMinds, type Mind } from "../../minds/minds";
 import type { Dictionary } from "../i18n";
 import { CsrfField, Layout, PostButton } from "../layout";
@@ -42,8 +44,9 @@ authorizePages.get("/oauth/authorize", async (c) => {
   if (minds.length === 0) return standalone(c, t.authorizeTitle, <p><a href="/ui/minds">{t.authorizeNoMind}</a></p>);
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
+  const namespaces = await namespacesOf(c, session.accountId, minds);
   const body = (
-    <ConsentForm t={t} details={details} handle={consent.handle} minds={minds} session={session} csrf={await csrfToken(c, session)} />
+    <ConsentForm t={t} details={details} handle={consent.handle} minds={minds} namespaces={namespaces} session={session} csrf={await csrfToken(c, session)} />
   );
   const response = await standalone(c, t.authorizeTitle, body);
   for (const [name, value] of consent.headers) response.headers.append(name, value);
@@ -105,7 +108,29 @@ async function parseOrFail(c: Context<UiEnv>, oauth: OAuthHelpers): Promise<Auth
   }
 }
 
-function ConsentForm(props: { t: Dictionary; details: ConsentDescription; handle: string; minds: Mind[]; session: UiSession; csrf: string }) {
+/** Minds whose namespaces the consent page offers; a person with more picks the rest by name. */
+const MINDS_WITH_NAMESPACES = 20;
+
+/** The agent namespaces of the person's minds, each with the mind that holds it. */
+async function namespacesOf(c: Context<UiEnv>, accountId: string, minds: Mind[]): Promise<{ agent: string; mind: string }[]> {
+  const found = await Promise.all(
+    minds.slice(0, MINDS_WITH_NAMESPACES).map(async (mind) => {
+      const ctx = await resolveMindContext(c.var.deps, { kind: "human", accountId }, { mindId: mind.id });
+      return (await listNamespaces(ctx)).map((ns) => ({ agent: ns.agent, mind: mind.name }));
+    }),
+  );
+  return found.flat();
+}
+
+function ConsentForm(props: {
+  t: Dictionary;
+  details: ConsentDescription;
+  handle: string;
+  minds: Mind[];
+  namespaces: { agent: string; mind: string }[];
+  session: UiSession;
+  csrf: string;
+}) {
   const { t, details } = props;
   return (
     <form method="post" action={AUTHORIZE_PATH} class="card" id="consent">
@@ -120,7 +145,11 @@ function ConsentForm(props: { t: Dictionary; details: ConsentDescription; handle
         {props.minds.map((m) => <option value={m.id} selected={m.id === props.session.mindId}>{m.name}</option>)}
       </select>
       <label for="agent">{t.authorizeAgent}</label>
-      <input id="agent" name="agent" maxlength={64} pattern="[a-z0-9][a-z0-9_\-]{0,63}" autocomplete="off" />
+      <input id="agent" name="agent" list="namespaces" maxlength={64} pattern="[a-z0-9][a-z0-9_\-]{0,63}" autocomplete="off" />
+      <datalist id="namespaces">
+        {props.namespaces.map((ns) => <option value={ns.agent}>{ns.mind}</option>)}
+      </datalist>
+      <p class="meta">{t.authorizeAgentList}</p>
       <h2>{t.authorizeCan}</h2>
       <ul>
         <li>{t.authorizeCanRead}</li>
@@ -151,23 +180,44 @@ const escapeAttribute = (value: string) => value.replace(/[&<>"']/g, (ch) => `&#
 
 export const appPages = new Hono<UiEnv>();
 
+/**
+ * Connections of one app as a person sees it: the same name, destination and namespace. An app
+ * that registered again (a new client id) is one card with a line per connection.
+ */
+function byApp(grants: GrantInfo[]): GrantInfo[][] {
+  const apps = new Map<string, GrantInfo[]>();
+  for (const g of grants) {
+    const key = JSON.stringify([g.client_name, g.redirect_host, g.agent]);
+    apps.set(key, [...(apps.get(key) ?? []), g]);
+  }
+  return [...apps.values()];
+}
+
 appPages.get("/apps", async (c) => {
   const { t, deps, mindContext: { mind }, csrf } = c.var;
-  const grants = await listGrants(deps, mind.id);
+  const grants = await listConnectedGrants(deps, oauthHelpers(c.env, c.req.url), mind.id);
   return page(
     c,
     t.connections,
     <>
       <p class="meta">{t.connectionsHelp}</p>
       {grants.length === 0 ? <p>{t.noConnections}</p> : null}
-      {grants.map((g) => (
+      {byApp(grants).map((app) => (
         <div class="card app">
-          <h3>{g.client_name}</h3>
-          <div class="meta">{`${g.redirect_host}${g.agent ? ` · ${g.agent}` : ""}`}</div>
-          <div class="meta">{`${t.grantedAt}: ${shortTime(g.created_at)} · ${t.lastUsedAt}: ${g.last_used_at ? shortTime(g.last_used_at) : t.never}`}</div>
-          <div class="actions">
-            <PostButton action="/ui/apps/revoke" csrf={csrf} label={t.revoke} kind="danger" fields={{ grant: g.id }} />
-          </div>
+          <h3>{app[0]!.client_name}</h3>
+          <div class="meta">{`${app[0]!.redirect_host}${app[0]!.agent ? ` · ${t.agentNs}: ${app[0]!.agent}` : ""}`}</div>
+          <ul class="tasks">
+            {app.map((g) => (
+              <li class="connection">
+                <span class="meta">
+                  {`${app.length > 1 ? `${t.connectionOf} ${g.client_id.slice(0, 8)}… · ` : ""}${t.grantedAt}: ${shortTime(g.created_at)} · ${t.lastUsedAt}: ${g.last_used_at ? shortTime(g.last_used_at) : t.never}`}
+                </span>
+                <div class="actions">
+                  <PostButton action="/ui/apps/revoke" csrf={csrf} label={t.revoke} kind="danger" fields={{ grant: g.id }} />
+                </div>
+              </li>
+            ))}
+          </ul>
         </div>
       ))}
     </>,

@@ -2,8 +2,9 @@ import { Hono, type Context } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../minds/export";
 import { importMind, type ImportJob } from "../../minds/import";
-import { getImportJob } from "../../minds/import-jobs";
+import { getImportJob, mindIsEmpty } from "../../minds/import-jobs";
 import { deleteMind } from "../../minds/erase";
+import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
 import { switchUiMind } from "../session";
@@ -13,7 +14,12 @@ import type { UiEnv } from "../ui-env";
 
 export const dataPages = new Hono<UiEnv>();
 
-function DataPage({ v }: { v: UiEnv["Variables"] }) {
+/** Rows per table as a person reads them: their words for each table, the empty ones left out. */
+const rowsWritten = <T extends { [K in keyof T]: number }>(t: UiEnv["Variables"]["t"], counts: T) =>
+  (Object.entries(counts) as [string, number][]).filter(([, n]) => n > 0).map(([table, n]) => [label(t, "table", table), n] as const);
+
+/** The data page; `empty` says whether the mind can take an import (only an empty one can). */
+function DataPage({ v, empty }: { v: UiEnv["Variables"]; empty: boolean }) {
   const { t, csrf } = v;
   return (
     <>
@@ -24,12 +30,18 @@ function DataPage({ v }: { v: UiEnv["Variables"] }) {
       </section>
       <section class="card">
         <h2>{t.importTitle}</h2>
-        <p>{t.importHelp}</p>
-        <form method="post" action="/ui/import" enctype="multipart/form-data">
-          <CsrfField token={csrf} />
-          <input type="file" name="archive" accept=".jsonl,application/x-ndjson,application/json" required />
-          <div class="actions"><button type="submit">{t.importButton}</button></div>
-        </form>
+        {empty ? (
+          <>
+            <p>{t.importHelp}</p>
+            <form method="post" action="/ui/import" enctype="multipart/form-data">
+              <CsrfField token={csrf} />
+              <input type="file" name="archive" accept=".jsonl,application/x-ndjson,application/json" required />
+              <div class="actions"><button type="submit">{t.importButton}</button></div>
+            </form>
+          </>
+        ) : (
+          <p id="import-not-empty">{t.importNotEmpty} <a href="/ui/minds">{t.minds}</a></p>
+        )}
       </section>
       <section class="card">
         <h2>{t.eraseTitle}</h2>
@@ -44,7 +56,11 @@ function DataPage({ v }: { v: UiEnv["Variables"] }) {
   );
 }
 
-dataPages.get("/data", (c) => page(c, c.var.t.data, <DataPage v={c.var} />));
+/** The data page as the mind stands now. */
+const dataPage = async (c: Context<UiEnv>, options: Parameters<typeof page>[3] = {}) =>
+  page(c, c.var.t.data, <DataPage v={c.var} empty={await mindIsEmpty(c.var.mindContext.db, c.var.mindContext.mind.id)} />, options);
+
+dataPages.get("/data", (c) => dataPage(c));
 
 dataPages.get("/export", async (c) => {
   const { deps, session, mindContext: { mind } } = c.var;
@@ -66,7 +82,7 @@ dataPages.post("/import", async (c) => {
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return page(c, t.data, <DataPage v={c.var} />, { error: err.message, status: err.status });
+    return dataPage(c, { error: err.message, status: err.status });
   }
 });
 
@@ -78,9 +94,9 @@ dataPages.get("/import/:jobId", async (c) => {
 
 function importPage(c: Context<UiEnv>, job: ImportJob) {
   const { t } = c.var;
-  const summary = Object.entries(job.counts).map(([table, n]) => `${table}: ${n}`).join(", ");
-  if (job.state === "done") return page(c, t.data, <DataPage v={c.var} />, { notice: `${t.imported}: ${summary}` });
-  if (job.state === "failed") return page(c, t.data, <DataPage v={c.var} />, { error: `${t.importFailed}: ${job.error?.message ?? ""}`, status: 200 });
+  const summary = rowsWritten(t, job.counts).map(([what, n]) => `${what}: ${n}`).join(", ");
+  if (job.state === "done") return dataPage(c, { notice: `${t.imported}: ${summary}` });
+  if (job.state === "failed") return dataPage(c, { error: `${t.importFailed}: ${job.error?.message ?? ""}`, status: 200 });
   return page(
     c,
     t.data,
@@ -89,7 +105,7 @@ function importPage(c: Context<UiEnv>, job: ImportJob) {
         <p>{t.importProgress}: {job.rows_written} / {job.rows_total}</p>
         <p><a class="button secondary" href={`/ui/import/${job.id}`}>{t.refresh}</a></p>
       </section>
-      <DataPage v={c.var} />
+      <DataPage v={c.var} empty={false} />
     </>,
     { notice: t.importRunning },
   );
@@ -98,7 +114,7 @@ function importPage(c: Context<UiEnv>, job: ImportJob) {
 dataPages.post("/erase", async (c) => {
   const { t, deps, session, mindContext: { mind } } = c.var;
   if ((await formText(c, "confirm")).trim() !== mind.name) {
-    return page(c, t.data, <DataPage v={c.var} />, { error: t.eraseMismatch, status: 400 });
+    return dataPage(c, { error: t.eraseMismatch, status: 400 });
   }
   const deleted = await deleteMind({ ...deps, sessionObjects: c.env.SESSIONS }, session.accountId, mind.id);
   await switchUiMind(c, session, null);
@@ -109,9 +125,10 @@ dataPages.post("/erase", async (c) => {
       <p>{t.receipt}</p>
       <table>
         <tr><th>{t.table}</th><th>{t.rows}</th></tr>
-        {Object.entries(deleted).map(([table, n]) => <tr><td>{table}</td><td>{n}</td></tr>)}
+        {rowsWritten(t, deleted).map(([what, n]) => <tr><td>{what}</td><td>{n}</td></tr>)}
       </table>
       <p><a class="button secondary" href="/ui/minds">{t.minds}</a></p>
     </section>,
+    { mindName: null },
   );
 });

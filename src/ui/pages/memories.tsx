@@ -16,7 +16,7 @@ const oneOf = <T extends string>(values: readonly T[], value: string | undefined
 function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variables"]["t"] }) {
   return (
     <article class="card memory" data-key={m.key}>
-      <h3>{memoryTitle(m)}</h3>
+      <h3 class="content">{m.content}</h3>
       <div class="meta">
         <span class="badge">{label(t, "category", m.category)}</span>
         <span class="badge">{`${t.priority}: ${label(t, "priority", m.priority)}`}</span>
@@ -25,7 +25,6 @@ function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variabl
         {m.agent !== "default" ? <span class="badge">{m.agent}</span> : null}
         {m.tags.map((tag) => <span class="badge">#{tag}</span>)}
       </div>
-      <p class="content">{m.content}</p>
       <div class="meta">{`${t.key}: ${m.key} · ${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
       <div class="actions">
         {m.verified ? null : <PostButton action={`/ui/memories/${m.id}/verify`} csrf={csrf} label={t.verify} />}

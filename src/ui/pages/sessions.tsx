@@ -4,7 +4,7 @@ import { listChats } from "../../sessions/chats";
 import { uiHistory } from "../../sessions/windows";
 import { completeSession } from "../../sessions/messages";
 import { getSessionWithState, listSessions } from "../../sessions/sessions";
-import { counted, label } from "../labels";
+import { chatLabel, counted, label } from "../labels";
 import { PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
@@ -27,7 +27,7 @@ sessionPages.get("/sessions", async (c) => {
       <>
         {chats.map((chat, i) => (
           <section class="card">
-            <h3>{`${t.chat}: ${chat.kind} · ${chat.external_id}`}</h3>
+            <h3>{chatLabel(t, chat)}</h3>
             <ul class="tasks">
               {(perChat[i] ?? []).map((s) => (
                 <li>
@@ -53,7 +53,7 @@ sessionPages.get("/sessions/:id", async (c) => {
     c,
     `${t.task}: ${session.task_name}`,
     <>
-      <p class="meta">{`${t.chat}: ${session.chat.kind} · ${session.chat.external_id}${session.repo_path ? ` · ${session.repo_path}` : ""} · ${counted(c.var.locale, "messages", history.total)}`}</p>
+      <p class="meta">{`${chatLabel(t, { ...session.chat, agent: session.agent })}${session.repo_path ? ` · ${session.repo_path}` : ""} · ${counted(c.var.locale, "messages", history.total)}`}</p>
       {ephemeralCount > 0 || session.state.completion_pending ? (
         <div class="card" id="done">
           <p>{t.done}</p>

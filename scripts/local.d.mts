@@ -1,0 +1,17 @@
+// Types of scripts/local.mjs for the TypeScript that imports it (test/node).
+import type { ChildProcess, StdioOptions } from "node:child_process";
+
+export const root: string;
+export const wrangler: string;
+export const devVarsPath: string;
+export const wranglerEnv: NodeJS.ProcessEnv;
+export function localPorts(env?: Record<string, string | undefined>): { worker: number; telegram: number; model: number };
+export function standInPort(kind: "telegram" | "model", setting: string): number;
+export function newSecret(): string;
+export function portIsFree(port: number): Promise<boolean>;
+export function readVars(file?: string): Record<string, string>;
+export function ensureDevVars(): void;
+export function d1Bindings(): string[];
+export function applyMigrations(options?: { persistTo?: string }): Promise<boolean>;
+export function migrationsApplied(output: string): number;
+export function startWorker(port: number, extraArgs?: string[], options?: { stdio?: StdioOptions }): ChildProcess;

@@ -1,0 +1,118 @@
+// What `npm run dev` and `npm run demo` share: the local settings file, the D1 migrations of
+// every local database, and `wrangler dev` itself. Local D1 and Durable Objects only: no
+// Cloudflare account and no network are needed.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import path from "node:path";
+
+export const root = path.resolve(import.meta.dirname, "..");
+export const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+export const devVarsPath = path.join(root, ".dev.vars");
+export const wranglerEnv = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: "false",
+  CLOUDFLARE_CF_FETCH_ENABLED: "false",
+  WRANGLER_HIDE_BANNER: "true",
+};
+
+/**
+ * The local ports, all from PORT (default 8787): the Worker on PORT, the Telegram stand-in on
+ * PORT+1 and the model stand-in on PORT+2, unless STAND_IN_PORT or MODEL_STAND_IN_PORT say otherwise.
+ */
+export function localPorts(env = process.env) {
+  const worker = Number(env.PORT ?? 8787);
+  return {
+    worker,
+    telegram: Number(env.STAND_IN_PORT ?? worker + 1),
+    model: Number(env.MODEL_STAND_IN_PORT ?? worker + 2),
+  };
+}
+
+/**
+ * The port a stand-in run on its own listens on: its own variable, else the loopback port the
+ * Worker is already pointed at in .dev.vars (`setting`), else the default of localPorts().
+ */
+export function standInPort(kind, setting) {
+  const own = { telegram: "STAND_IN_PORT", model: "MODEL_STAND_IN_PORT" }[kind];
+  if (process.env[own]) return Number(process.env[own]);
+  const pointed = /^http:\/\/127\.0\.0\.1:(\d+)/.exec(readVars()[setting] ?? "");
+  return pointed ? Number(pointed[1]) : localPorts()[kind];
+}
+
+/** A random secret of 32 URL-safe characters. */
+export const newSecret = () => randomBytes(24).toString("base64url");
+
+/** Whether 127.0.0.1:port can be listened on now. */
+export function portIsFree(port) {
+  return new Promise((resolve) => {
+    const probe = createServer()
+      .once("error", () => resolve(false))
+      .listen(port, "127.0.0.1", () => probe.close(() => resolve(true)));
+  });
+}
+
+/** The settings of a `.dev.vars`-style file (NAME=value lines); {} when it does not exist. */
+export function readVars(file = devVarsPath) {
+  if (!existsSync(file)) return {};
+  const lines = readFileSync(file, "utf8").split("\n").filter((l) => l.includes("="));
+  return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
+}
+
+/** Creates .dev.vars with a random ADMIN_TOKEN and JWT_SECRET when there is none. */
+export function ensureDevVars() {
+  if (existsSync(devVarsPath)) return;
+  writeFileSync(devVarsPath, `ADMIN_TOKEN=${newSecret()}\nJWT_SECRET=${newSecret()}\n`, { mode: 0o600 });
+  console.log("created .dev.vars with a random ADMIN_TOKEN and JWT_SECRET");
+}
+
+/** The D1 bindings wrangler.toml declares, in order: the directory (DB) and each shard. */
+export function d1Bindings() {
+  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+  return [...toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)].map((m) => m[1]);
+}
+
+/**
+ * Applies the migrations to every local database, all at once. wrangler prints the whole table
+ * of migrations after each one it applies; that is kept for a failure, and each database gets
+ * one line instead. `persistTo` names another local state directory than wrangler's default.
+ * Resolves true when every database is up to date.
+ */
+export async function applyMigrations({ persistTo } = {}) {
+  const results = await Promise.all(d1Bindings().map((database) => migrate(database, persistTo)));
+  for (const { database, code, output } of results) {
+    if (code !== 0) {
+      console.error(`${database}: the migrations failed (wrangler exited with ${code}):\n${output}`);
+      continue;
+    }
+    const applied = migrationsApplied(output);
+    console.log(`${database}: ${applied === 0 ? "migrations up to date" : `${applied} migrations applied`}`);
+  }
+  return results.every((r) => r.code === 0);
+}
+
+/** How many migrations wrangler's output marks applied (✅), each counted once however often its table is printed. */
+export function migrationsApplied(output) {
+  return new Set([...output.matchAll(/│\s*(\S+\.sql)\s*│\s*✅/g)].map((m) => m[1])).size;
+}
+
+function migrate(database, persistTo) {
+  const args = ["d1", "migrations", "apply", database, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
+  return new Promise((resolve) => {
+    const child = spawn(wrangler, args, { cwd: root, env: wranglerEnv, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => (output += chunk));
+    child.stderr.on("data", (chunk) => (output += chunk));
+    child.on("close", (code) => resolve({ database, code: code ?? 1, output }));
+  });
+}
+
+/** Starts `wrangler dev` on 127.0.0.1:port with cron triggers reachable over HTTP. */
+export function startWorker(port, extraArgs = [], options = {}) {
+  return spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", ...extraArgs], {
+    cwd: root,
+    env: wranglerEnv,
+    stdio: options.stdio ?? "inherit",
+  });
+}
