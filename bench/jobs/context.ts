@@ -5,6 +5,7 @@ import type { Deps } from "../../src/deps";
 import { inMind } from "./bench-deps";
 import { searchMemories } from "../../src/memory/search";
 import { assembleContext, type PackingOptions } from "../../src/sessions/context";
+import { loadTokenCounter } from "../../src/llm/tokens";
 
 /** What an LLM would be handed for one question: the text, and which turns it holds. */
 export interface AssembledContext {
@@ -17,21 +18,44 @@ export interface AssembledContext {
 /** One way of building that context. */
 export type ContextSource = (deps: Deps, scope: MindContext, question: string) => Promise<AssembledContext>;
 
-/** The top-k search hits, one line each. */
-export const topSearchHits =
-  (k: number): ContextSource =>
+/** A search hit as a user would hand it to a model: the whole memory, its tags beside it. */
+const hitLine = (m: { content: string; tags: string[] }) => `- ${m.content} (${m.tags.join(", ")})`;
+
+/** Hits fetched for the baseline, more than any budget here holds whole. */
+const BASELINE_FETCH = 200;
+
+/**
+ * The baseline a user would otherwise write: `searchMemories`' hits in rank order, each whole on
+ * its line, as many (k) as fit the budget together.
+ */
+export const topHitsWithin =
+  (budget: number): ContextSource =>
   async (deps, scope, question) => {
-    const hits = await searchMemories(inMind(deps, scope), { q: question, limit: k });
-    return {
-      text: hits.map((h) => `- ${h.memory.content} (${h.memory.tags.join(", ")})`).join("\n"),
-      turnIds: hits.map((h) => h.memory.key),
-    };
+    const count = await loadTokenCounter();
+    const hits = await searchMemories(inMind(deps, scope), { q: question, limit: BASELINE_FETCH });
+    const lines: string[] = [];
+    const keys: string[] = [];
+    let tokens = 0;
+    for (const hit of hits) {
+      // Lines are joined by one newline, a token of its own at most.
+      const cost = count(hitLine(hit.memory)) + (lines.length > 0 ? 1 : 0);
+      if (tokens + cost > budget) break;
+      tokens += cost;
+      lines.push(hitLine(hit.memory));
+      keys.push(hit.memory.key);
+    }
+    while (lines.length > 0 && count(lines.join("\n")) > budget) {
+      lines.pop();
+      keys.pop();
+    }
+    return { text: lines.join("\n"), turnIds: keys };
   };
 
 /**
  * The product's context assembly (`assembleContext`, what the bot and MCP's session_context
  * hand a model) for the question as the current message, with no session dialogue: the system
- * text with its memory block. Turns inside are the memories it included (search and recall).
+ * text with its memory block. Turns inside are the memories it included (search and recall),
+ * and those folded into an item it shows.
  * `packing` departs from the product's packing defaults, for the ablation.
  */
 export const assembled =
@@ -46,7 +70,9 @@ export const assembled =
       t.tokens += p.tokens;
       t.items++;
     }
-    const ids = included.filter((p) => p.part === "search" || p.part === "recall").map((p) => p.ref);
+    // A memory folded into an item already shown (the same line) is in the text too.
+    const shown = context.parts.filter((p) => p.included || p.reason === "duplicate");
+    const ids = shown.filter((p) => p.part === "search" || p.part === "recall").map((p) => p.ref);
     const keys: string[] = [];
     // D1 binds at most 100 values a statement.
     for (let i = 0; i < ids.length; i += 90) {

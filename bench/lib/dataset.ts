@@ -14,6 +14,8 @@ export interface Question {
   text: string;
   category: number;
   evidence: string[];
+  /** LoCoMo's gold answer, as text; none for the adversarial questions. */
+  answer?: string;
 }
 
 export interface Conversation {

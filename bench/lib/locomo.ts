@@ -14,7 +14,7 @@ interface RawTurn {
 interface RawSample {
   sample_id: string;
   conversation: Record<string, unknown>;
-  qa: { question: string; category: number; evidence: string[] }[];
+  qa: { question: string; category: number; evidence: string[]; answer?: string | number }[];
 }
 
 export interface Locomo {
@@ -58,7 +58,12 @@ export function loadLocomo(file = LOCOMO_PATH): Locomo {
         questionsWithoutEvidence++;
         continue;
       }
-      questions.push({ text: qa.question, category: qa.category, evidence: [...new Set(evidence)] });
+      questions.push({
+        text: qa.question,
+        category: qa.category,
+        evidence: [...new Set(evidence)],
+        ...(qa.answer !== undefined && { answer: String(qa.answer) }),
+      });
     }
     turnCount += turns.length;
     return { id: sample.sample_id, turns, questions };

@@ -85,9 +85,16 @@ export class Fitter {
   private readonly headings = new Set<string>();
   used: number;
 
+  /**
+   * `overhead`: tokens spent before any item (instructions, the block's frame). `partHeadings`:
+   * the tokens of each part's heading, paid by the first item taken in that part, so a part
+   * left empty costs nothing.
+   */
   constructor(
     readonly budget: number,
     overhead: number,
+    private readonly partHeadings: Partial<Record<ContextPart, number>> = {},
+    private readonly fold = true,
   ) {
     this.used = overhead;
   }
@@ -128,6 +135,7 @@ export class Fitter {
 
   private repeats(item: ContextItem): string | undefined {
     if (item.part === "window" || item.part === "cold") return undefined;
+    if (!this.fold) return this.seen.get(`memory:${item.ref}`);
     const exact = this.seen.get(`fact:${factKey(factOf(item))}`) ?? this.seen.get(`memory:${item.ref}`);
     if (exact !== undefined) return exact;
     const stems = stemSet(factOf(item));
@@ -135,16 +143,19 @@ export class Fitter {
     return this.facts.find((f) => f.stems.size >= MIN_STEMS_FOR_NEAR && similarity(stems, f.stems) >= NEAR_DUPLICATE)?.ref;
   }
 
-  /** An item's tokens, with its heading's when it is the first taken under it. */
+  /** An item's tokens, with its headings' when it is the first taken under them. */
   private cost(item: ContextItem): number {
     const heading = HEADINGS.get(item);
-    return item.tokens + (heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0);
+    const group = heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0;
+    const part = this.headings.has(item.part) ? 0 : (this.partHeadings[item.part] ?? 0);
+    return item.tokens + group + part;
   }
 
   private take(item: ContextItem, reason: ContextReason): void {
     const heading = HEADINGS.get(item);
     Object.assign(item, { included: true, reason, tokens: this.cost(item) });
     this.used += item.tokens;
+    this.headings.add(item.part);
     if (heading) this.headings.add(`${item.part}:${heading.text}`);
     if (item.part === "window" || item.part === "cold") return;
     this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);

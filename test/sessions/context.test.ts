@@ -134,25 +134,44 @@ describe("context assembly", () => {
     expect(roomy.parts.filter((p: any) => p.included && p.text.includes("Unrelated remark")).length).toBe(20);
   });
 
-  it("cuts a long memory to its first sentence and those sharing the message's words, marking the cut; verified items carry no mark", async () => {
+  it("cuts only a memory long for the budget, to its first sentence, those sharing the message's words and the sentence after each; verified items carry no mark", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);
-    const long = "Spent May in Lisbon with the team. The weather was mild. We rented bikes every day. The flat had a piano in it.";
+    const long =
+      "Spent May in Lisbon with the team. The weather was mild and the evenings were long and warm. We rented bikes every day. They were red and heavy. The flat had a piano in it. The neighbours played it at night, loudly, every single night.";
     await store(auth, { key: "trip_log", content: long });
-    await store(auth, { key: "piano_lessons", content: "Plays the piano on Sundays. Started as a child. Teaches it to a neighbour. Wants a grand one." });
     const { key } = await newKey(auth.token, auth.mind);
-    await store({ token: key }, { key: "bike_brand", content: "Owns a Brompton. Folds it for the train. Rides bikes to work in summer. Never in snow." });
+    const short = "Owns a Brompton. Folds it for the train. Rides bikes to work in summer. Never in snow.";
+    await store({ token: key }, { key: "bike_brand", content: short });
 
-    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("where did they rent bikes?")}`);
+    const q = `?q=${encodeURIComponent("where did they rent bikes?")}`;
+    const tight = memoryBlock((await contextOf(auth, s.id, `${q}&max_tokens=300`)).system);
+    expect(tight).toContain("- trip_log: Spent May in Lisbon with the team. … We rented bikes every day. They were red and heavy. …");
+    // Short for the budget: whole, though some of its sentences share no word with the message.
+    expect(tight).toContain(`- [unverified] bike_brand: ${short}`);
+    expect(tight).not.toContain("[verified]");
+    const roomy = await contextOf(auth, s.id, q);
+    expect(roomy.system).toContain("… marks what was left out");
+    // The default budget holds it whole.
+    expect(memoryBlock(roomy.system)).toContain(`- trip_log: ${long}`);
+  });
+
+  it("lists memories under their tags, and the leading hits with what was said around them, each line once", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const said = { category: "context", tags: ["8 may 2023"] };
+    await store(auth, { ...said, key: "d1_2", content: "Anna: I finally went to the pottery class", context: "Ben: What did you do on Sunday?\nBen: Did you make anything?" });
+    await store(auth, { ...said, key: "d1_3", content: "Ben: Did you make anything?", context: "Anna: I finally went to the pottery class\nAnna: A black bowl" });
+    await store(auth, { key: "kiln", content: "The pottery class has a gas kiln" });
+
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("pottery class")}`);
     const block = memoryBlock(ctx.system);
-    expect(block).toContain("### fact\n- trip_log: Spent May in Lisbon with the team. … We rented bikes every day. …");
-    expect(block).toContain("- [unverified] bike_brand: Owns a Brompton. … Rides bikes to work in summer. …");
-    expect(ctx.system).toContain("… marks what was left out");
-    // No sentence shares a word with the message (found with what is left): shown whole.
-    expect(block).toContain("- piano_lessons: Plays the piano on Sundays. Started as a child. Teaches it to a neighbour. Wants a grand one.");
-    expect(block).not.toContain("[verified]");
-    // Without a message nothing is cut.
-    expect(memoryBlock((await contextOf(auth, s.id)).system)).toContain(`- trip_log: ${long}`);
+    expect(block).toContain("### 8 may 2023\n- Anna: I finally went to the pottery class\n- Ben: What did you do on Sunday?\n- Ben: Did you make anything?");
+    expect(block).toContain("### fact\n- The pottery class has a gas kiln");
+    expect(block.match(/Did you make anything/g)).toHaveLength(1);
+    const folded = ctx.parts.find((p: any) => p.part === "search" && p.reason === "duplicate" && p.text.includes("Did you make anything"));
+    expect(folded.duplicate_of).toMatch(/^mem_.*:context:2$/);
+    expect(ctx.tokens).toBeLessThanOrEqual(ctx.budget);
   });
 
   it("says a category once over its memories, and a key only when it adds words to the text", async () => {

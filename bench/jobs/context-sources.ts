@@ -1,0 +1,24 @@
+import type { PackingOptions } from "../../src/sessions/context";
+import { ABLATION, assemblyRow, baselineRow, BUDGETS } from "../lib/context-rows";
+import { assembled, topHitsWithin, type ContextSource } from "./context";
+
+/** Each idea of the packing taken out alone (its option set back), at 1,500 tokens; then all of them. */
+const WITHOUT: Record<string, Partial<PackingOptions>> = {
+  "− cut only when long for the budget (every text over 80 characters cut to its matching sentences, as before)": { cut: "always" },
+  "− dates beside the items (listed under their category, not their tags)": { tagHeadings: false },
+  "− neighbours of the leading hits, one per 150 budget tokens (what was said around them)": { tokensPerNeighbours: 0 },
+  "− duplicates folded": { fold: false },
+  "− headings paid only when used (every part's heading paid up front)": { lazyHeadings: false },
+  "+ no instructions at all (what they cost)": { instructions: false },
+  "as before: every text over 80 characters cut, category headings, no neighbours, headings up front": {
+    ...{ cut: "always", tagHeadings: false, tokensPerNeighbours: 0, lazyHeadings: false },
+  },
+};
+
+/** Every row of the context bench: product and baseline at each budget, then the ablation. */
+export function contextSources(): Record<string, ContextSource> {
+  return {
+    ...Object.fromEntries(BUDGETS.flatMap((b) => [[assemblyRow(b), assembled(b)], [baselineRow(b), topHitsWithin(b)]])),
+    ...Object.fromEntries(Object.entries(WITHOUT).map(([name, packing]) => [`${ABLATION}${name}`, assembled(1500, packing)])),
+  };
+}

@@ -1,0 +1,97 @@
+import type { TokenCounter } from "../llm/tokens";
+import type { Memory } from "../memory/model";
+import { stem, words } from "../memory/normalize";
+import { oneLine } from "../notes/document";
+import type { Note } from "../notes/notes";
+import { stating, under, type ContextItem } from "./context-packing";
+import { isCut, trimToMatches, type CutRule } from "./context-trim";
+
+// How a memory or a note is written into the memory block: one line, never able to close the
+// block or start a heading of its own; under its tags (the day it was said, its project) or its
+// category, said once as a heading over the items sharing it.
+
+/** How items are written: tokens counted, verified ones marked or not, labels grouped or not, long texts cut to the message's stems. */
+export interface Render {
+  count: TokenCounter;
+  budget: number;
+  markVerified: boolean;
+  groupLabels: boolean;
+  tagHeadings: boolean;
+  cut: CutRule;
+  stems: ReadonlySet<string>;
+}
+
+/** An item's mark: `[unverified]` always, `[verified]` only when asked for. */
+const marker = (render: Render, verified: boolean) => (verified ? (render.markVerified ? "[verified] " : "") : "[unverified] ");
+
+/**
+ * Stored text as one line that cannot close the data block, open another or start an item or
+ * heading of its own: every angle bracket becomes its look-alike, every line break a space.
+ */
+export function asData(text: string): string {
+  return oneLine(text).replace(/</g, "‹").replace(/>/g, "›");
+}
+
+const DIGIT = /\p{N}/u;
+
+/**
+ * Whether a key tells the model more than the text it labels: a word of it (not an id such as
+ * D1:3 or 2024-05) that the text does not hold.
+ */
+function keyAddsWords(key: string, text: string): boolean {
+  const said = new Set(words(text).map(stem));
+  return words(key).some((w) => !DIGIT.test(w) && !said.has(stem(w)));
+}
+
+/** The text as shown: whole, or cut to the message's sentences when the rule says it is long. */
+function shown(text: string, render: Render): string {
+  const rule = render.cut;
+  if (render.stems.size === 0 || !isCut(rule, text, render.count(text), render.budget)) return text;
+  return trimToMatches(text, render.stems, rule !== "always");
+}
+
+/** The heading a memory is listed under: its tags when it has any and they are asked for, else its category. */
+function headingOf(m: Memory, render: Render): string {
+  return `### ${asData(render.tagHeadings && m.tags.length > 0 ? m.tags.join(", ") : m.category)}`;
+}
+
+export function memoryItem(part: "search" | "recall", m: Memory, render: Render): ContextItem {
+  const fact = asData(shown(m.content, render));
+  const label = !render.groupLabels
+    ? `${asData(m.category)}/${asData(m.key)}: `
+    : keyAddsWords(m.key, fact)
+      ? `${asData(m.key)}: `
+      : "";
+  const text = `- ${marker(render, m.verified)}${label}${fact}`;
+  const item = stating({ part, ref: m.id, verified: m.verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
+  if (!render.groupLabels) return item;
+  const heading = headingOf(m, render);
+  return under(item, { text: heading, tokens: render.count(heading) + 1 });
+}
+
+/** A line of context longer than this share of the budget is left out rather than cut. */
+const NEIGHBOUR_SHARE = 1 / 16;
+
+/**
+ * A search hit's context (the dialogue said around it, one turn a line) as items of their own,
+ * under the hit's heading, each marked as the hit is. A line already taken is folded like any
+ * repeated fact, and a later hit repeating one of them is folded into it.
+ */
+export function neighbourItems(m: Memory, render: Render): ContextItem[] {
+  const lines = (m.context ?? "").split("\n").map(asData).filter((l) => l !== "");
+  const heading = headingOf(m, render);
+  return lines.flatMap((line, i) => {
+    const text = `- ${marker(render, m.verified)}${line}`;
+    const tokens = render.count(text) + 1;
+    if (tokens > render.budget * NEIGHBOUR_SHARE) return [];
+    const item = stating({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, included: false, reason: "fits" }, line);
+    return [render.groupLabels ? under(item, { text: heading, tokens: render.count(heading) + 1 }) : item];
+  });
+}
+
+export function noteItem(n: Note, render: Render): ContextItem {
+  const verified = n.source === "user";
+  const fact = asData(shown(n.text, render));
+  const text = `- ${marker(render, verified)}note: ${fact}`;
+  return stating({ part: "search", ref: n.id, verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
+}
