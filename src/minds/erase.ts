@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { databaseOfMind, directoryOf, type Db } from "../db/client";
 import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
@@ -132,19 +132,19 @@ async function forgetVectors(deps: EraseDeps, db: Db, mindId: string): Promise<v
   }
 }
 
-/**
- * Finishes erasures left unfinished (their request failed or ended halfway), at most `limit`,
- * and forgets finished ones past keeping; answers how many it finished.
- */
-export async function finishInterruptedErasures(deps: EraseDeps, now: Date, limit = 20): Promise<number> {
-  const directory = directoryOf(deps);
-  const stale = await directory
-    .select()
-    .from(mindErasures)
-    .where(and(isNull(mindErasures.finishedAt), lt(mindErasures.startedAt, new Date(now.getTime() - ERASURE_STALE_MS).toISOString())))
-    .orderBy(asc(mindErasures.startedAt))
-    .limit(limit);
-  for (const erasure of stale) await finishErasure(deps, erasure);
-  await directory.delete(mindErasures).where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()));
-  return stale.length;
+/** Finishes the mind's erasure if one is recorded and unfinished; answers whether it did. */
+export async function finishInterruptedErasure(deps: EraseDeps, mindId: string): Promise<boolean> {
+  const erasure = await directoryOf(deps).select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
+  if (!erasure || erasure.finishedAt !== null) return false;
+  await finishErasure(deps, erasure);
+  return true;
+}
+
+/** Forgets finished erasures past keeping; answers how many. */
+export async function forgetFinishedErasures(deps: Deps, now: Date): Promise<number> {
+  const gone = await directoryOf(deps)
+    .delete(mindErasures)
+    .where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()))
+    .returning({ mindId: mindErasures.mindId });
+  return gone.length;
 }

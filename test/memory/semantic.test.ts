@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { dataOf, firstEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
-import { runEmbeddingsJob } from "../../src/cron/embeddings";
+import { runNow } from "../support/jobs";
 import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
@@ -96,7 +96,7 @@ describe("recall by meaning", () => {
     await (await dataOf(scope.mindId)).prepare("update embeddings set next_attempt_at = ? where row_id = ?").bind(new Date(0).toISOString(), m.id).run();
     const up = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
-    await runEmbeddingsJob(up.deps, counts);
+    await runNow("embeddings", up.deps, counts);
     expect(counts).toMatchObject({ embedded: 1, failed: 0 });
     expect(await record("memory", m.id)).toMatchObject({ state: "done" });
 
@@ -133,13 +133,13 @@ describe("recall by meaning", () => {
     const index = memoryIndex();
     const on = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
-    await runEmbeddingsJob(on.deps, counts);
+    await runNow("embeddings", on.deps, counts);
     expect(index.stored.get(scope.mindId)?.has(old.id)).toBe(true);
     expect(index.stored.get(scope.mindId)?.get(note.id)?.kind).toBe("note");
 
     // Consolidation and retention delete notes in SQL; the hourly job removes their vectors.
     await (await dataOf(scope.mindId)).prepare("delete from notes where id = ?").bind(note.id).run();
-    await runEmbeddingsJob(on.deps, {});
+    await runNow("embeddings", on.deps, {});
     expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
 
     const erased = await deleteMind(eraseDeps(on.deps), accountId, scope.mindId);
