@@ -1,33 +1,35 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/semantic";
-import { idsAfter, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
+import { newId } from "../ids";
+import { enqueueDue } from "./produce";
+import { idsAfter, type QueueJob, type UnitSource, type WorkDeps, type WorkOutcome } from "./work-deps";
 
 // What one message does at most; a unit with more left goes round again.
 const EMBED_ROUNDS = 4;
 const REMOVE_BATCH = 100;
 const BACKFILL_ROWS = 200;
 
+/** Minds with rows due for a vector (failed writes' retries included). */
+const dueRows: UnitSource = {
+  page(_shard, after, limit, now) {
+    const [mindId] = idsAfter(after);
+    const from = mindId === undefined ? sql`` : sql`and mind_id > ${mindId}`;
+    return sql`select 'embed ' || mind_id as unit from embeddings
+      where state = 'pending' and next_attempt_at <= ${now.toISOString()} ${from}
+      group by mind_id order by mind_id limit ${limit}`;
+  },
+};
+
 /**
- * Hourly, where recall by meaning is configured: every mind with rows due for a vector (failed
- * writes' retries included), one message each; and on every database one message that removes
- * the vectors of rows that went and marks rows that never had one (backfill).
+ * Hourly, where recall by meaning is configured: every mind with rows due for a vector, one
+ * message each; and on every database one message that removes the vectors of rows that went
+ * and marks rows that never had one (backfill).
  */
 export const embeddingsJob: QueueJob = {
   name: "embeddings",
   skipped: (deps) => (deps.loadSemantic() ? null : "no embeddings configured"),
-  sources: [
-    {
-      page(_shard, after, limit, now) {
-        const [mindId] = idsAfter(after);
-        const from = mindId === undefined ? sql`` : sql`and mind_id > ${mindId}`;
-        return sql`select 'embed ' || mind_id as unit from embeddings
-          where state = 'pending' and next_attempt_at <= ${now.toISOString()} ${from}
-          group by mind_id order by mind_id limit ${limit}`;
-      },
-    },
-    { page: (_shard, after) => (after === null ? sql`select 'vectors' as unit` : null) },
-  ],
+  sources: [dueRows, { page: (_shard, after) => (after === null ? sql`select 'vectors' as unit` : null) }],
 };
 
 const inShard = (deps: WorkDeps, shard: string): Deps => ({ ...deps, db: deps.shards.db(shard), semantic: deps.loadSemantic() });
@@ -52,5 +54,7 @@ export async function vectorsUnit(deps: WorkDeps, shard: string): Promise<WorkOu
   const at = inShard(deps, shard);
   const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
   const marked = await markMissing(at, null, BACKFILL_ROWS);
+  // Rows just marked are embedded now, by messages of their minds, rather than an hour later.
+  if (marked > 0) await enqueueDue(deps, shard, dueRows, newId("run"), { pages: 0, enqueued: 0, already_queued: 0 });
   return { status: "done", counts: { vectors_removed: removed, backfill_marked: marked }, more: removed >= REMOVE_BATCH || marked >= BACKFILL_ROWS };
 }

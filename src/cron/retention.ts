@@ -55,7 +55,7 @@ export async function retentionUnit(deps: WorkDeps, shard: string, options: Rete
     if (deleted >= options.batchSize * options.maxRounds) more = true;
   }
   if (shard === DIRECTORY) counts.erasures_forgotten = await forgetFinishedErasures(deps, now);
-  if (!more) counts.optimize = await optimizeDatabase(inShard);
+  if (!more) counts.optimize = `${shard}: ${await optimizeDatabase(inShard)}`;
   return { status: "done", counts, more };
 }
 

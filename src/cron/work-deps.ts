@@ -8,14 +8,7 @@ import { createSemantic } from "../embeddings/providers";
 import { createLimitedModel } from "../llm/limited-model";
 import type { LanguageModel } from "../llm/providers";
 import type { SessionDeps } from "../sessions/objects";
-import type { Unit, WorkMessage, WorkQueue } from "../work/units";
-
-declare module "../config" {
-  interface Env {
-    /** The work queue: cron runs send one message per due unit, the same Worker consumes them. */
-    JOBS?: Queue<WorkMessage>;
-  }
-}
+import type { Unit, WorkQueue } from "../work/units";
 
 /**
  * What the producers and the consumers need, built once per cron run or message batch: every

@@ -106,17 +106,23 @@ export async function redriveDeadLetters(deps: Deps, queue: WorkQueue, filter: {
   const now = deps.clock.now();
   const expires = new Date(now.getTime() + DEAD_HOLD_MS).toISOString();
   // The marks first: a unit sent back is held by this run, so the hourly runs leave it to this message.
+  const mark = { runId: run, queuedAt: now.toISOString(), expiresAt: expires, attempts: 0, lastError: null };
   for (const shard of new Set(letters.map((l) => l.shard))) {
     const units = letters.filter((l) => l.shard === shard).map((l) => l.unit);
-    await databaseOfMind(deps, shard)
-      .insert(queuedUnits)
-      .values(units.map((unit) => ({ unit, runId: run, queuedAt: now.toISOString(), expiresAt: expires, attempts: 0, lastError: null })))
-      .onConflictDoUpdate({ target: queuedUnits.unit, set: { runId: run, queuedAt: now.toISOString(), expiresAt: expires, attempts: 0, lastError: null } });
+    // D1 binds at most 100 values a statement: six a mark.
+    for (let i = 0; i < units.length; i += 15) {
+      await databaseOfMind(deps, shard)
+        .insert(queuedUnits)
+        .values(units.slice(i, i + 15).map((unit) => ({ unit, ...mark })))
+        .onConflictDoUpdate({ target: queuedUnits.unit, set: mark });
+    }
   }
   await sendAll(queue, letters.map((l) => ({ unit: l.unit, shard: l.shard, run })));
   for (const shard of new Set(letters.map((l) => l.shard))) {
     const units = letters.filter((l) => l.shard === shard).map((l) => l.unit);
-    await db.delete(deadLetters).where(and(eq(deadLetters.shard, shard), inArray(deadLetters.unit, units)));
+    for (let i = 0; i < units.length; i += 90) {
+      await db.delete(deadLetters).where(and(eq(deadLetters.shard, shard), inArray(deadLetters.unit, units.slice(i, i + 90))));
+    }
   }
   return letters.length;
 }

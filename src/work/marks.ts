@@ -62,3 +62,32 @@ export async function readMark(db: Db, unit: string) {
   return (await db.select().from(queuedUnits).where(eq(queuedUnits.unit, unit)).get()) ?? null;
 }
 
+
+/** What the work queue holds, as the marks tell it: units enqueued and not done, those failing, the oldest. */
+export interface QueueBacklog {
+  queued: number;
+  /** Units whose message failed at least once and is waiting to be retried. */
+  retrying: number;
+  oldest_queued_at: string | null;
+}
+
+/** The marks of every database summed: one statement per database. */
+export async function queueBacklog(dbs: Db[], now: Date): Promise<QueueBacklog> {
+  const total: QueueBacklog = { queued: 0, retrying: 0, oldest_queued_at: null };
+  for (const db of dbs) {
+    const row = await db
+      .select({
+        queued: sql<number>`count(*)`,
+        retrying: sql<number>`coalesce(sum(${queuedUnits.attempts} > 0), 0)`,
+        oldest: sql<string | null>`min(${queuedUnits.queuedAt})`,
+      })
+      .from(queuedUnits)
+      .where(sql`${queuedUnits.expiresAt} > ${now.toISOString()}`)
+      .get();
+    if (!row) continue;
+    total.queued += row.queued;
+    total.retrying += row.retrying;
+    if (row.oldest && (total.oldest_queued_at === null || row.oldest < total.oldest_queued_at)) total.oldest_queued_at = row.oldest;
+  }
+  return total;
+}

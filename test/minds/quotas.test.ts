@@ -198,7 +198,7 @@ describe("per-mind quotas", () => {
 
     const counts: Record<string, number | string> = {};
     await runNow("consolidation", testDeps(), counts);
-    expect(counts.failed).toBeGreaterThanOrEqual(1);
+    expect(counts.quota).toBeGreaterThanOrEqual(1);
     const [failed] = await consolidationsOf(m.mindId);
     expect(failed).toMatchObject({ status: "failed" });
     expect(failed!.error).toMatch(/^quota_exceeded: quota reached: max_bytes is \d+/);
