@@ -1,0 +1,58 @@
+import type { BacklogRow } from "../lib/backlog-data";
+import type { Part } from "../lib/part";
+import { startSlowModel } from "../lib/slow-model";
+import { fmt, table } from "../lib/table";
+import { runJob } from "../lib/workerd";
+
+const SIZES = (process.env.BENCH_BACKLOG ?? "100,1000,5000").split(",").map(Number);
+const MODEL_MS = 200;
+// The shared limiter's setting for the run: high enough that the consumer, not the limiter, sets the pace.
+const REQUESTS_PER_MINUTE = Number(process.env.BENCH_BACKLOG_RPM ?? 60_000);
+// From wrangler.toml: invocations at once × messages an invocation works on at once.
+const CONCURRENCY = 10 * 10;
+
+const seconds = (ms: number | null) => (ms === null ? "—" : fmt(ms / 1000, 1));
+
+export const backlog: Part = {
+  name: "backlog",
+  title: "Consolidation backlog: one hourly run until every namespace is consolidated, queue against the serial job",
+  async run(log) {
+    const model = await startSlowModel(MODEL_MS);
+    try {
+      const bindings = {
+        LLM_PROVIDER: "openai-compatible",
+        LLM_BASE_URL: model.url,
+        LLM_MODEL: "stand-in",
+        LLM_REQUESTS_PER_MINUTE: String(REQUESTS_PER_MINUTE),
+        LLM_TOKENS_PER_MINUTE: "0",
+      };
+      const job = await runJob<{ rows: BacklogRow[] }>("backlog", { sizes: SIZES, model: model.url, drainTimeoutMs: 30 * 60_000, bindings }, log);
+      const rows = job.rows.map((r) => {
+        const ideal = (r.namespaces * MODEL_MS) / CONCURRENCY;
+        return [
+          fmt(r.namespaces, 0),
+          r.path === "queue" ? "after: queue" : "before: serial job",
+          `${fmt(r.consolidated, 0)} of ${fmt(r.namespaces, 0)}`,
+          r.path === "queue" ? seconds(r.drainMs) : `${seconds(r.producerMs)} (${fmt(Math.ceil(r.namespaces / 25), 0)} hourly runs for all)`,
+          r.path === "queue" && r.drainMs !== null ? `${fmt(r.drainMs / ideal, 2)}×` : "—",
+          fmt(r.maxInFlight, 0),
+          fmt(r.modelCalls, 0),
+          seconds(r.producerMs),
+          fmt(r.producerStatements, 0),
+          r.pages === null ? "—" : fmt(r.pages, 0),
+        ];
+      });
+      const markdown = [
+        `Namespaces with one waiting note each, spread over both databases (DB and SHARD_1) by the product's placement; the model is a stand-in OpenAI-compatible server (scripts/model-stand-in-answers.mjs) answering every call after a fixed ${MODEL_MS} ms. ` +
+          `"after": one hourly cron run as \`scheduled()\` runs it (\`runCronWith\`, the producers), then the Worker's own \`queue()\` consumer (local Queues in workerd, wrangler.toml's settings: ${CONCURRENCY} units at once at most) until no note waits; the shared model limiter at ${fmt(REQUESTS_PER_MINUTE, 0)} requests a minute. ` +
+          `"before": one run of the serial hourly job as it was (bench/jobs/serial-consolidation.ts: 25 namespaces a run, one after another) over the same namespaces. ` +
+          `Drain vs ideal: drain time ÷ (namespaces × ${MODEL_MS} ms ÷ ${CONCURRENCY}). Producer statements: every D1 statement of the hourly run (both jobs' records, the claim sweep and the pages); for the serial job, its whole run.`,
+        "",
+        table(["namespaces", "path", "consolidated", "until all consolidated, s", "drain vs ideal", "model calls in flight, max", "model calls", "cron run wall time, s", "cron run D1 statements", "pages"], rows),
+      ].join("\n");
+      return { json: { modelMs: MODEL_MS, requestsPerMinute: REQUESTS_PER_MINUTE, concurrency: CONCURRENCY, rows: job.rows }, markdown };
+    } finally {
+      await model.stop();
+    }
+  },
+};
