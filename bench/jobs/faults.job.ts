@@ -6,5 +6,6 @@ import { report } from "./report";
 import "../../test/notes/extraction-faults.test";
 import "../../test/minds/write-faults.test";
 import "../../test/minds/move.test";
+import "../../test/notes/consolidation-faults.test";
 
 afterAll(() => report({ tests: faultTally }));
