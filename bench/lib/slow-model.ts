@@ -54,6 +54,10 @@ export async function startSlowModel(delayMs: number): Promise<SlowModel> {
       }, delayMs);
     });
   });
+  // workerd keeps connections open between calls: closing them after Node's 5 s default would
+  // fail the first call after a pause on a dead connection, which is not what is measured here.
+  server.keepAliveTimeout = 10 * 60_000;
+  server.headersTimeout = 10 * 60_000 + 1_000;
   await new Promise<void>((resolve) => server.listen(Number(process.env.SLOW_MODEL_PORT ?? 0), "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
