@@ -28,7 +28,9 @@ export const backlog: Part = {
       };
       const job = await runJob<{ rows: BacklogRow[] }>("backlog", { sizes: SIZES, model: model.url, drainTimeoutMs: 30 * 60_000, bindings }, log);
       const rows = job.rows.map((r) => {
-        const ideal = (r.namespaces * MODEL_MS) / CONCURRENCY;
+        // Local Queues deliver one batch at a time (max_concurrency is a deployment's setting), so the
+        // concurrency the drain is held to is what was measured: the most model calls in flight.
+        const ideal = (r.namespaces * MODEL_MS) / Math.max(1, r.maxInFlight);
         return [
           fmt(r.namespaces, 0),
           r.path === "queue" ? "after: queue" : "before: serial job",
@@ -44,9 +46,9 @@ export const backlog: Part = {
       });
       const markdown = [
         `Namespaces with one waiting note each, spread over both databases (DB and SHARD_1) by the product's placement; the model is a stand-in OpenAI-compatible server (scripts/model-stand-in-answers.mjs) answering every call after a fixed ${MODEL_MS} ms. ` +
-          `"after": one hourly cron run as \`scheduled()\` runs it (\`runCronWith\`, the producers), then the Worker's own \`queue()\` consumer (local Queues in workerd, wrangler.toml's settings: ${CONCURRENCY} units at once at most) until no note waits; the shared model limiter at ${fmt(REQUESTS_PER_MINUTE, 0)} requests a minute. ` +
+          `"after": one hourly cron run as \`scheduled()\` runs it (\`runCronWith\`, the producers), then the Worker's own \`queue()\` consumer (local Queues in workerd with wrangler.toml's settings; deployed, ${CONCURRENCY} units at once at most) until no note waits; the shared model limiter at ${fmt(REQUESTS_PER_MINUTE, 0)} requests a minute. ` +
           `"before": one run of the serial hourly job as it was (bench/jobs/serial-consolidation.ts: 25 namespaces a run, one after another) over the same namespaces. ` +
-          `Drain vs ideal: drain time ÷ (namespaces × ${MODEL_MS} ms ÷ ${CONCURRENCY}). Producer statements: every D1 statement of the hourly run (both jobs' records, the claim sweep and the pages); for the serial job, its whole run.`,
+          `Drain vs ideal: drain time ÷ (namespaces × ${MODEL_MS} ms ÷ the most model calls in flight); locally Miniflare hands the consumer one batch at a time, so that is max_batch_size, where a deployment runs max_concurrency batches at once. Producer statements: every D1 statement of the hourly run (both jobs' records, the claim sweep and the pages); for the serial job, its whole run.`,
         "",
         table(["namespaces", "path", "consolidated", "until all consolidated, s", "drain vs ideal", "model calls in flight, max", "model calls", "cron run wall time, s", "cron run D1 statements", "pages"], rows),
       ].join("\n");

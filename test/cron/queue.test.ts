@@ -8,7 +8,7 @@ import { runCronWith } from "../../src/cron/schedule";
 import { recordUsage } from "../../src/llm/ledger";
 import { ModelRateLimited } from "../../src/llm/limited-model";
 import { readMark } from "../../src/work/marks";
-import { DEAD_LETTER_QUEUE, WORK_QUEUE, type WorkMessage } from "../../src/work/units";
+import { DEAD_LETTER_QUEUE, parseMessage, parseUnit, unitText, WORK_QUEUE, type Unit, type WorkMessage } from "../../src/work/units";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, manualClock } from "../support/deps";
 import { memoryQueue, workDeps } from "../support/jobs";
@@ -38,6 +38,31 @@ describe("the work queue's configuration", () => {
     for (const key of ["max_batch_size", "max_batch_timeout", "max_retries", "max_concurrency"]) expect(consumer).toMatch(new RegExp(`${key} = \\d+`));
     expect(consumer).toContain(`dead_letter_queue = "${DEAD_LETTER_QUEUE}"`);
     expect(wranglerToml).toMatch(new RegExp(`\\[\\[queues\\.consumers\\]\\]\\s*queue = "${DEAD_LETTER_QUEUE}"`));
+  });
+});
+
+describe("units of work", () => {
+  it("a unit's text names it exactly, and sorts as its ids do, so producers page by it", () => {
+    const units: Unit[] = [
+      { kind: "consolidate", mindId: "mind_a", agent: "default" },
+      { kind: "extract", mindId: "mind_a", sessionId: "ses_1" },
+      { kind: "embed", mindId: "mind_b" },
+      { kind: "vectors" },
+      { kind: "retention" },
+      { kind: "erase", mindId: "mind_c" },
+    ];
+    for (const unit of units) expect(parseUnit(unitText(unit))).toEqual(unit);
+    const ids = [["mind_a", "a-b"], ["mind_a", "a"], ["mind_a_b", "a"], ["mind_a", "a_b"], ["mind_ab", "z"]];
+    const byText = ids.map(([mindId, agent]) => unitText({ kind: "consolidate", mindId: mindId!, agent: agent! })).sort();
+    const byIds = [...ids].sort(([m1, a1], [m2, a2]) => (m1! < m2! ? -1 : m1! > m2! ? 1 : a1! < a2! ? -1 : a1! > a2! ? 1 : 0));
+    expect(byText).toEqual(byIds.map(([m, a]) => `consolidate ${m} ${a}`));
+  });
+
+  it("a message that names no unit is not worked on", () => {
+    for (const body of [null, "consolidate mind_a default", { unit: "drop table notes", shard: "DB", run: "r" }, { unit: "consolidate mind_a", shard: "DB", run: "r" }, { unit: "retention", shard: 1, run: "r" }, { unit: "erase MIND", shard: "DB", run: "r" }]) {
+      expect(parseMessage(body), JSON.stringify(body)).toBeNull();
+    }
+    expect(parseMessage({ unit: "retention", shard: "SHARD_1", run: "job_1" })).toEqual({ message: { unit: "retention", shard: "SHARD_1", run: "job_1" }, unit: { kind: "retention" } });
   });
 });
 
