@@ -2,7 +2,10 @@
 // database, MINDS minds (60) each with one waiting note written over HTTP, one hourly cron run
 // fired through /__scheduled, then the time until every mind's cold memory holds its note.
 // Fails if that takes longer than LIMIT_S (240). PORT (8787) is where wrangler dev listens.
+// Without a model the notes are merged offline; with MODEL_URL (an OpenAI-compatible server such
+// as `npm run model:local`) every namespace is merged by it.
 //   node scripts/backlog-check.mjs
+//   MODEL_URL=http://127.0.0.1:8082 node scripts/backlog-check.mjs
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,7 +25,8 @@ for (const db of ["DB", "SHARD_1"]) {
   const run = spawnSync(WRANGLER, ["d1", "migrations", "apply", db, "--local", "--persist-to", state], { cwd: ROOT, env, encoding: "utf8" });
   if (run.status !== 0) throw new Error(run.stderr || run.stdout);
 }
-const vars = { ADMIN_TOKEN: ADMIN, JWT_SECRET: "check-jwt-secret-0123456789abcdef", LLM_PROVIDER: "none", RATE_LIMIT_WRITES_PER_KEY: "0", RATE_LIMIT_WRITES_PER_IP: "0" };
+const model = process.env.MODEL_URL ? { LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: process.env.MODEL_URL, LLM_MODEL: "stand-in" } : { LLM_PROVIDER: "none" };
+const vars = { ADMIN_TOKEN: ADMIN, JWT_SECRET: "check-jwt-secret-0123456789abcdef", ...model, RATE_LIMIT_WRITES_PER_KEY: "0", RATE_LIMIT_WRITES_PER_IP: "0" };
 const args = ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--test-scheduled", "--show-interactive-dev-session=false"];
 for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
 const dev = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
