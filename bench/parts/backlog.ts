@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import type { BacklogRow } from "../lib/backlog-data";
 import type { Part } from "../lib/part";
 import { startSlowModel } from "../lib/slow-model";
@@ -8,8 +10,15 @@ const SIZES = (process.env.BENCH_BACKLOG ?? "100,1000,5000").split(",").map(Numb
 const MODEL_MS = 200;
 // The shared limiter's setting for the run: high enough that the consumer, not the limiter, sets the pace.
 const REQUESTS_PER_MINUTE = Number(process.env.BENCH_BACKLOG_RPM ?? 60_000);
-// From wrangler.toml: invocations at once × messages an invocation works on at once.
-const CONCURRENCY = 10 * 10;
+/** wrangler.toml's work-queue consumer: messages an invocation works on at once, and invocations at once when deployed. */
+function consumerSettings(): { batch: number; concurrency: number } {
+  const toml = readFileSync(path.join(import.meta.dirname, "../../wrangler.toml"), "utf8");
+  const block = /\[\[queues\.consumers\]\]\s*queue = "edgemind-jobs"[^[]*/.exec(toml)?.[0] ?? "";
+  const read = (key: string) => Number(new RegExp(`${key} = (\\d+)`).exec(block)?.[1] ?? NaN);
+  return { batch: read("max_batch_size"), concurrency: read("max_concurrency") };
+}
+const CONSUMER = consumerSettings();
+const CONCURRENCY = CONSUMER.batch * CONSUMER.concurrency;
 
 const seconds = (ms: number | null) => (ms === null ? "—" : fmt(ms / 1000, 1));
 
@@ -46,7 +55,7 @@ export const backlog: Part = {
       });
       const markdown = [
         `Namespaces with one waiting note each, spread over both databases (DB and SHARD_1) by the product's placement; the model is a stand-in OpenAI-compatible server (scripts/model-stand-in-answers.mjs) answering every call after a fixed ${MODEL_MS} ms. ` +
-          `"after": one hourly cron run as \`scheduled()\` runs it (\`runCronWith\`, the producers), then the Worker's own \`queue()\` consumer (local Queues in workerd with wrangler.toml's settings; deployed, ${CONCURRENCY} units at once at most) until no note waits; the shared model limiter at ${fmt(REQUESTS_PER_MINUTE, 0)} requests a minute. ` +
+          `"after": one hourly cron run as \`scheduled()\` runs it (\`runCronWith\`, the producers), then the Worker's own \`queue()\` consumer (local Queues in workerd with wrangler.toml's settings; deployed, ${CONSUMER.concurrency} invocations × ${CONSUMER.batch} messages = ${CONCURRENCY} units at once at most) until no note waits; the shared model limiter at ${fmt(REQUESTS_PER_MINUTE, 0)} requests a minute. ` +
           `"before": one run of the serial hourly job as it was (bench/jobs/serial-consolidation.ts: 25 namespaces a run, one after another) over the same namespaces. ` +
           `Drain vs ideal: drain time ÷ (namespaces × ${MODEL_MS} ms ÷ the most model calls in flight); locally Miniflare hands the consumer one batch at a time, so that is max_batch_size, where a deployment runs max_concurrency batches at once. Producer statements: every D1 statement of the hourly run (both jobs' records, the claim sweep and the pages); for the serial job, its whole run.`,
         "",
