@@ -32,3 +32,8 @@ CREATE TABLE dead_letters (
   PRIMARY KEY (shard, unit)
 );
 CREATE INDEX dead_letters_last ON dead_letters(last_at);
+
+-- The producers page through due units in id order: sessions by mind and id, rows waiting for a
+-- vector by state and mind, so a page stops after its units instead of sorting every row.
+CREATE INDEX sessions_mind_id ON sessions(mind_id, id);
+CREATE INDEX embeddings_due_mind ON embeddings(state, mind_id, next_attempt_at);
