@@ -145,6 +145,8 @@ describe("failures", () => {
     await worker.queue(dead, env);
     expect((await getQueueResult(dead, deadCtx)).explicitAcks).toEqual(["msg-0"]);
     expect((await call("GET", "/jobs")).status).toBe(401);
+    expect((await call("POST", "/jobs/dead-letters/redrive", { body: {} })).status).toBe(401);
+    expect((await call("POST", "/jobs/dead-letters/redrive", { token: unlucky.token, body: {} })).status).toBe(401);
     const jobs = await call("GET", "/jobs?limit=100", { token: ADMIN_TOKEN });
     expect(jobs.status).toBe(200);
     const letter = jobs.json.dead_letters.letters.find((l: { mind_id: string }) => l.mind_id === unlucky.mindId);
