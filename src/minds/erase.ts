@@ -1,7 +1,7 @@
 import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { databaseOfMind, directoryOf, type Db } from "../db/client";
-import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
@@ -59,14 +59,24 @@ async function markErasing(deps: EraseDeps, accountId: string, mindId: string, s
   const data = await countMindRows(databaseOfMind(deps, shard), mindId);
   const shardDb = databaseOfMind(deps, shard);
   const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
-  const [keys, links, chats, grants] = await directory.batch([
+  const [keys, links, chats, grants, dead] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
     directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     directory.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    directory.select({ n: count() }).from(deadLetters).where(eq(deadLetters.mindId, mindId)),
   ]);
   const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
-  const counts = { minds: 1, ...data, import_jobs: n(imports), mind_keys: n(keys), login_links: n(links), telegram_chats: n(chats), oauth_grants: n(grants) };
+  const counts = {
+    minds: 1,
+    ...data,
+    import_jobs: n(imports),
+    mind_keys: n(keys),
+    login_links: n(links),
+    telegram_chats: n(chats),
+    oauth_grants: n(grants),
+    ...(n(dead) > 0 && { dead_letters: n(dead) }),
+  };
   const now = isoNow(deps.clock);
   const d1 = directory.$client;
   // On DB the directory's row is also the data's: it stops taking inserts at once.
@@ -101,6 +111,8 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
   await directory.batch([
     directory.delete(minds).where(eq(minds.id, mindId)),
     directory.delete(mindMoves).where(eq(mindMoves.mindId, mindId)),
+    // The background work that failed for it names it too.
+    directory.delete(deadLetters).where(eq(deadLetters.mindId, mindId)),
     directory.update(mindErasures).set({ finishedAt: isoNow(deps.clock) }).where(eq(mindErasures.mindId, mindId)),
   ]);
 }
