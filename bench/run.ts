@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import path from "node:path";
 import type { Part } from "./lib/part";
+import { backlog } from "./parts/backlog";
 import { bounds } from "./parts/bounds";
 import { context } from "./parts/context";
 import { cost } from "./parts/cost";
@@ -16,7 +17,7 @@ import { soak } from "./parts/soak";
 import { tenants } from "./parts/tenants";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults];
+const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults, backlog];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -1,11 +1,16 @@
 import { createApp } from "./app";
 import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
-import { runCron } from "./cron/schedule";
+import { consumeWork } from "./cron/consume";
+import { consumeDeadLetters } from "./cron/dead-letters";
+import { runCronWith } from "./cron/schedule";
+import { createWorkDeps } from "./cron/work-deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
+import { DEAD_LETTER_QUEUE } from "./work/units";
 
 export { MindJobObject } from "./minds/job-object";
+export { ModelLimiterObject } from "./llm/model-limiter";
 export { RateLimiterObject } from "./limits/rate-limiter";
 export { ImportObject } from "./minds/import-object";
 export { SessionObject } from "./sessions/session-object";
@@ -23,9 +28,15 @@ export default {
     }
   },
   async scheduled(controller, env) {
-    const runs = await runCron(controller.cron, env);
+    // A cron run only enqueues what is due; queue() below does the work.
+    const runs = await runCronWith(createWorkDeps(env), controller.cron);
     const failed = runs.filter((run) => run.error !== null);
     // A failed job is recorded in job_runs; failing the invocation also shows it in Cron Trigger logs.
     if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
+  },
+  async queue(batch, env) {
+    const deps = createWorkDeps(env);
+    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(deps, batch);
+    else await consumeWork(deps, batch);
   },
 } satisfies ExportedHandler<Env>;

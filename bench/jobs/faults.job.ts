@@ -6,5 +6,7 @@ import { report } from "./report";
 import "../../test/notes/extraction-faults.test";
 import "../../test/minds/write-faults.test";
 import "../../test/minds/move.test";
+import "../../test/notes/consolidation-faults.test";
+import "../../test/cron/queue-faults.test";
 
 afterAll(() => report({ tests: faultTally }));

@@ -7,7 +7,15 @@ import type { FaultTally } from "../../test/support/fault-tally";
 // k mod n), each in its own workerd with fresh storage; together they fault every call.
 const JOBS = Math.max(1, Number(process.env.FAULT_JOBS ?? 3));
 /** The operations faulted, as the suite's fault tests name them ("move, fault before the call"). */
-const OPERATIONS = ["extraction", "import", "erase", "move"];
+const OPERATIONS = [
+  "extraction",
+  "import",
+  "erase",
+  "move",
+  ...["producer", "consumer"].flatMap((side) => ["no model", "scripted model"].map((model) => `consolidation ${side} (${model})`)),
+  "daily producer",
+  "retention consumer",
+];
 const MODES = ["before", "after"];
 
 type FaultRun = { tests: Record<string, FaultTally> };
@@ -40,8 +48,8 @@ export function renderFaults(tests: Record<string, FaultTally>, jobs: number, se
   const sum = (field: (t: FaultTally) => number) => fmt(present.reduce((n, name) => n + field(tests[name]!), 0), 0);
   const failures = present.flatMap((name) => tests[name]!.failures.map((f) => `${name}, ${f}`));
   return [
-    "The suite's fault tests (test/notes/extraction-faults.test.ts, test/minds/write-faults.test.ts, test/minds/move.test.ts) with every D1 call faulted in turn, in both modes: the call fails before it reaches D1, or D1 does the work and the answer is lost. " +
-      "After each fault an extraction is as it was or as a fault-free run leaves it, and the next run ends where that one ends; an import resumes to the whole mind or is undone to the mind as it was (each call faulted twice: resumed, then given up); the mind reads as before a move, then a resumed move lands as a fault-free one and an abandoned one leaves the mind as it was (a move from DB has one call fewer than one from SHARD_1; each fault is taken in the direction its mind goes); an erase asked again (or finished by the retention job) leaves nothing. " +
+    "The suite's fault tests (test/notes/extraction-faults.test.ts, test/minds/write-faults.test.ts, test/minds/move.test.ts, test/notes/consolidation-faults.test.ts, test/cron/queue-faults.test.ts) with every D1 call faulted in turn, in both modes: the call fails before it reaches D1, or D1 does the work and the answer is lost. " +
+      "After each fault an extraction is as it was or as a fault-free run leaves it, and the next run ends where that one ends; an import resumes to the whole mind or is undone to the mind as it was (each call faulted twice: resumed, then given up); the mind reads as before a move, then a resumed move lands as a fault-free one and an abandoned one leaves the mind as it was (a move from DB has one call fewer than one from SHARD_1; each fault is taken in the direction its mind goes); an erase asked again (or finished by the retention job) leaves nothing; the hourly consolidation's producer (the cron run: its records, the claim sweep, one marking statement per page) and its consumer (one namespace's message) leave, once a retried message or a later run after the marks expired comes round, every note folded once in one cold version, and two overlapping runs enqueue the namespace at most once; the daily producer (sessions to extract, each database's retention) never enqueues a unit twice in overlapping runs and a later run enqueues what is still due; the retention consumer's due rows are deleted once its retried message or a later run comes round. " +
       `Run in ${jobs} share${jobs > 1 ? "s" : ""} of the calls at once, each in its own workerd; seconds are the shares' time summed.`,
     "",
     table(["operation", "fault", "D1 calls", "faulted and checked", "failures", "seconds", "s per fault"], rows),
@@ -53,7 +61,7 @@ export function renderFaults(tests: Record<string, FaultTally>, jobs: number, se
 
 export const faults: Part = {
   name: "faults",
-  title: "A fault at every D1 call of extraction, import, erasing and moving a mind",
+  title: "A fault at every D1 call of extraction, import, erasing and moving a mind, and of the consolidation's producer and consumer",
   async run(log) {
     const t0 = Date.now();
     const shares = Array.from({ length: JOBS }, (_, index) => ({ faultSample: null, faultShare: { index, of: JOBS } }));

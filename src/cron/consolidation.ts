@@ -1,64 +1,62 @@
-import { everyShard } from "../db/client";
-import { roundRobin } from "../db/shards";
-import type { ModelDeps } from "../llm/generate";
-import { sweepStaleClaims, namespacesWithWaitingNotes } from "../notes/claims";
-import { consolidateNotes, DEFAULT_CONSOLIDATION, type ConsolidationOptions } from "../notes/consolidate";
-import type { JobCounts } from "../db/job-runs";
-import { loggable } from "../errors";
+import { sql } from "drizzle-orm";
+import { AppError } from "../errors";
+import { sweepStaleClaims } from "../notes/claims";
+import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
 
-export interface ConsolidationJobOptions extends ConsolidationOptions {
-  /** Namespaces consolidated per run at most; the rest are next hour's. */
-  maxNamespaces: number;
-  /** Wall time after which no new namespace is started (Cron Triggers allow 15 minutes). */
-  deadlineMs: number;
-}
-
-export const DEFAULT_CONSOLIDATION_JOB: ConsolidationJobOptions = {
-  ...DEFAULT_CONSOLIDATION,
-  maxNamespaces: 25,
-  deadlineMs: 10 * 60 * 1000,
+/**
+ * The hourly consolidation: each run frees claims left by stopped consolidations, then enqueues
+ * every namespace with waiting notes, one message each, on every database.
+ */
+export const consolidationJob: QueueJob = {
+  name: "consolidation",
+  async beforeShard(deps, counts) {
+    const freed = await sweepStaleClaims(deps);
+    counts.abandoned = Number(counts.abandoned ?? 0) + freed.abandoned;
+    counts.released_notes = Number(counts.released_notes ?? 0) + freed.released;
+  },
+  sources: [
+    {
+      page(_shard, after, limit) {
+        const [mindId, agent] = idsAfter(after);
+        const from = mindId === undefined ? sql`` : sql`and (mind_id, agent) > (${mindId}, ${agent})`;
+        return sql`select 'consolidate ' || mind_id || ' ' || agent as unit from notes
+          where consolidation_id is null ${from} group by mind_id, agent order by mind_id, agent limit ${limit}`;
+      },
+    },
+  ],
 };
 
 /**
- * The hourly job: frees claims left by stopped runs, then consolidates the namespaces whose
- * notes have waited longest. A namespace that fails keeps its notes for the next run.
+ * One namespace's consolidation (src/notes/consolidate.ts): the claim makes a repeated or
+ * concurrent delivery fold each note once. More notes than one consolidation folds: the unit
+ * goes round again. Over the mind's budget it waits for the next UTC day.
  */
-export async function runConsolidationJob(
-  deps: ModelDeps,
-  counts: JobCounts,
-  options: ConsolidationJobOptions = DEFAULT_CONSOLIDATION_JOB,
-): Promise<void> {
-  const deadline = Date.now() + options.deadlineMs;
-  const swept = { abandoned: 0, released: 0 };
-  const waiting: { mindId: string; agent: string }[][] = [];
-  for (const shard of everyShard(deps)) {
-    const inShard = { ...deps, db: shard.db };
-    const freed = await sweepStaleClaims(inShard);
-    swept.abandoned += freed.abandoned;
-    swept.released += freed.released;
-    waiting.push(await namespacesWithWaitingNotes(inShard, options.maxNamespaces));
+export async function consolidateUnit(deps: WorkDeps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
+  let outcome;
+  try {
+    outcome = await consolidateNotes({ ...deps, llm: deps.loadModel() }, unit, DEFAULT_CONSOLIDATION);
+  } catch (error) {
+    // The mind was erased since the unit was enqueued: nothing is left to fold.
+    if (error instanceof AppError && error.code === "not_found") return { status: "done", counts: { gone: 1 } };
+    throw error;
   }
-  Object.assign(counts, { abandoned: swept.abandoned, released_notes: swept.released });
-  const tally = { namespaces: 0, done: 0, nothing: 0, budget: 0, failed: 0, folded_notes: 0, model_calls: 0 };
-  Object.assign(counts, tally);
-  // Each shard's longest-waiting namespaces in turn, so no shard waits for another's backlog.
-  for (const target of roundRobin(waiting, options.maxNamespaces)) {
-    if (Date.now() > deadline) break;
-    tally.namespaces++;
-    try {
-      const outcome = await consolidateNotes(deps, target, options);
-      if (outcome.status === "done") {
-        tally.done++;
-        tally.folded_notes += outcome.foldedNotes;
-        tally.model_calls += outcome.modelCalls;
-      } else if (outcome.status === "failed") {
-        if (outcome.budget) tally.budget++;
-        else tally.failed++;
-      } else tally[outcome.status]++;
-    } catch (error) {
-      tally.failed++;
-      console.error("consolidation failed", target, loggable(error));
-    }
-    Object.assign(counts, tally);
+  const now = deps.clock.now();
+  switch (outcome.status) {
+    case "nothing":
+      return { status: "done", counts: { nothing: 1 } };
+    case "budget":
+      return { status: "wait", until: nextUtcDay(now), reason: "budget" };
+    case "done":
+      return {
+        status: "done",
+        counts: { done: 1, folded_notes: outcome.foldedNotes, model_calls: outcome.modelCalls },
+        more: outcome.foldedNotes >= DEFAULT_CONSOLIDATION.maxNotes,
+      };
+    case "failed":
+      if (outcome.budget) return { status: "wait", until: nextUtcDay(now), reason: "budget" };
+      // Past a quota the notes wait until the mind has room; a later run tries again.
+      if (outcome.code === "quota_exceeded") return { status: "done", counts: { quota: 1 } };
+      return { status: "retry", code: outcome.code, ...(outcome.retryAfterSeconds && { retryAfterSeconds: outcome.retryAfterSeconds }) };
   }
 }

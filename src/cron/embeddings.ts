@@ -1,44 +1,60 @@
-import { everyShard } from "../db/client";
+import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/semantic";
-import type { JobCounts } from "../db/job-runs";
+import { newId } from "../ids";
+import { enqueueDue } from "./produce";
+import { idsAfter, type QueueJob, type UnitSource, type WorkDeps, type WorkOutcome } from "./work-deps";
 
-// Bounds of one hourly run: the rest waits for the next hour.
-const REMOVE_ROUNDS = 5;
+// What one message does at most; a unit with more left goes round again.
+const EMBED_ROUNDS = 4;
+const REMOVE_BATCH = 100;
 const BACKFILL_ROWS = 200;
-const EMBED_ROUNDS = 10;
+
+/** Minds with rows due for a vector (failed writes' retries included). */
+const dueRows: UnitSource = {
+  page(_shard, after, limit, now) {
+    const [mindId] = idsAfter(after);
+    const from = mindId === undefined ? sql`` : sql`and mind_id > ${mindId}`;
+    return sql`select 'embed ' || mind_id as unit from embeddings
+      where state = 'pending' and next_attempt_at <= ${now.toISOString()} ${from}
+      group by mind_id order by mind_id limit ${limit}`;
+  },
+};
 
 /**
- * Hourly, where recall by meaning is configured: removes the vectors of rows that went
- * (deletes, retention, consolidated notes, erased minds), backfills rows that never had one
- * in a bounded batch, and embeds what is due, failed writes' retries included.
+ * Hourly, where recall by meaning is configured: every mind with rows due for a vector, one
+ * message each; and on every database one message that removes the vectors of rows that went
+ * and marks rows that never had one (backfill).
  */
-export async function runEmbeddingsJob(deps: Deps, counts: JobCounts): Promise<void> {
-  if (!deps.semantic) {
-    counts.skipped = "no embeddings configured";
-    return;
-  }
-  const tally = { vectors_removed: 0, backfill_marked: 0, embedded: 0, failed: 0, postponed: 0 };
-  Object.assign(counts, tally);
-  // Every shard in turn, each within the same bounds.
-  for (const shard of everyShard(deps)) {
-    await runInShard({ ...deps, db: shard.db }, tally);
-    Object.assign(counts, tally);
-  }
-}
+export const embeddingsJob: QueueJob = {
+  name: "embeddings",
+  skipped: (deps) => (deps.loadSemantic() ? null : "no embeddings configured"),
+  sources: [dueRows, { page: (_shard, after) => (after === null ? sql`select 'vectors' as unit` : null) }],
+};
 
-async function runInShard(deps: Deps, counts: Record<"vectors_removed" | "backfill_marked" | "embedded" | "failed" | "postponed", number>) {
-  for (let round = 0; round < REMOVE_ROUNDS; round++) {
-    const removed = await removeGoneVectors(deps, null);
-    counts.vectors_removed += removed;
-    if (removed === 0) break;
-  }
-  counts.backfill_marked += await markMissing(deps, null, BACKFILL_ROWS);
+const inShard = (deps: WorkDeps, shard: string): Deps => ({ ...deps, db: deps.shards.db(shard), semantic: deps.loadSemantic() });
+
+/** Embeds the mind's due rows (src/memory/semantic.ts); a failed row waits with its own backoff. */
+export async function embedUnit(deps: WorkDeps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
+  const counts = { embedded: 0, failed: 0, postponed: 0 };
+  let full = false;
   for (let round = 0; round < EMBED_ROUNDS; round++) {
-    const done = await embedPending(deps, null, EMBED_BATCH);
+    const done = await embedPending(inShard(deps, shard), unit.mindId, EMBED_BATCH);
     counts.embedded += done.embedded;
     counts.failed += done.failed;
     counts.postponed += done.postponed;
-    if (done.embedded + done.failed + done.postponed < EMBED_BATCH) break;
+    full = done.embedded + done.failed + done.postponed >= EMBED_BATCH;
+    if (!full) break;
   }
+  return { status: "done", counts, more: full };
+}
+
+/** Removes vectors of rows that went and marks rows without one, on one database. */
+export async function vectorsUnit(deps: WorkDeps, shard: string): Promise<WorkOutcome> {
+  const at = inShard(deps, shard);
+  const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
+  const marked = await markMissing(at, null, BACKFILL_ROWS);
+  // Rows just marked are embedded now, by messages of their minds, rather than an hour later.
+  if (marked > 0) await enqueueDue(deps, shard, dueRows, newId("run"), { pages: 0, enqueued: 0, already_queued: 0 });
+  return { status: "done", counts: { vectors_removed: removed, backfill_marked: marked }, more: removed >= REMOVE_BATCH || marked >= BACKFILL_ROWS };
 }

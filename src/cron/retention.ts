@@ -1,12 +1,14 @@
+import { sql } from "drizzle-orm";
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
-import { everyShard } from "../db/client";
 import type { JobCounts } from "../db/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
+import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
+import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } from "../minds/erase";
 import { IMPORT_RETENTION_STEP } from "../minds/import-jobs";
-import { finishInterruptedErasures, type EraseDeps } from "../minds/erase";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
+import { idsAfter, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep[] = [
@@ -18,21 +20,47 @@ export const RETENTION_STEPS: RetentionStep[] = [
 ];
 
 /**
- * The daily retention job, on every database (a table a database does not use is empty
- * there): erasures of minds left unfinished are finished, each step's deleted rows are counted
- * over all databases, then PRAGMA optimize runs on each.
+ * The daily retention: every mind whose erasure stopped halfway, one message each, and one
+ * message per database for the retention steps (a table a database does not use is empty there).
  */
-export async function runRetentionJob(deps: EraseDeps, counts: JobCounts, options: RetentionOptions = DEFAULT_RETENTION): Promise<void> {
+export const retentionJob: QueueJob = {
+  name: "retention",
+  sources: [
+    {
+      page(shard, after, limit, now) {
+        if (shard !== DIRECTORY) return null;
+        const [mindId] = idsAfter(after);
+        const staleBefore = new Date(now.getTime() - ERASURE_STALE_MS).toISOString();
+        const from = mindId === undefined ? sql`` : sql`and mind_id > ${mindId}`;
+        return sql`select 'erase ' || mind_id as unit from mind_erasures
+          where finished_at is null and started_at < ${staleBefore} ${from} order by mind_id limit ${limit}`;
+      },
+    },
+    { page: (_shard, after) => (after === null ? sql`select 'retention' as unit` : null) },
+  ],
+};
+
+/**
+ * The retention steps on one database, each in bounded rounds; a step that deleted all its
+ * rounds allow sends the unit round again, and PRAGMA optimize runs once nothing is left.
+ */
+export async function retentionUnit(deps: WorkDeps, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
   const now = deps.clock.now();
-  // First: a mind whose erasure stopped halfway is finished before its rows are counted below.
-  counts.erasures_finished = await finishInterruptedErasures(deps, now);
-  const shards = everyShard(deps);
-  for (const step of RETENTION_STEPS) counts[step.name] = 0;
-  const optimized: string[] = [];
-  for (const shard of shards) {
-    const inShard = { ...deps, db: shard.db };
-    for (const step of RETENTION_STEPS) counts[step.name] = Number(counts[step.name]) + (await step.run(inShard, now, options));
-    optimized.push(shards.length === 1 ? await optimizeDatabase(inShard) : `${shard.name}: ${await optimizeDatabase(inShard)}`);
+  const inShard = { ...deps, db: deps.shards.db(shard) };
+  const counts: JobCounts = {};
+  let more = false;
+  for (const step of RETENTION_STEPS) {
+    const deleted = await step.run(inShard, now, options);
+    counts[step.name] = deleted;
+    if (deleted >= options.batchSize * options.maxRounds) more = true;
   }
-  counts.optimize = optimized.join("; ");
+  if (shard === DIRECTORY) counts.erasures_forgotten = await forgetFinishedErasures(deps, now);
+  if (!more) counts.optimize = `${shard}: ${await optimizeDatabase(inShard)}`;
+  return { status: "done", counts, more };
+}
+
+/** Finishes a mind's erasure that stopped halfway (src/minds/erase.ts): every step is safe to repeat. */
+export async function eraseUnit(deps: WorkDeps, unit: { mindId: string }): Promise<WorkOutcome> {
+  const finished = await finishInterruptedErasure({ ...deps, semantic: deps.loadSemantic() }, unit.mindId);
+  return { status: "done", counts: { erasures_finished: finished ? 1 : 0 } };
 }

@@ -1,13 +1,12 @@
-import { systemClock, type Clock } from "../clock";
-import { readLlmConfig, type Env } from "../config";
-import { createDeps, type Deps } from "../deps";
-import { createLanguageModel } from "../llm/providers";
-import { collectSessionNotes } from "../sessions/messages";
-import { runConsolidationJob } from "./consolidation";
+import type { Clock } from "../clock";
+import type { Env } from "../config";
 import { runJob, type JobName, type JobRun } from "../db/job-runs";
-import { createSemantic } from "../embeddings/providers";
-import { runEmbeddingsJob } from "./embeddings";
-import { runRetentionJob } from "./retention";
+import { collectionJob } from "./collection";
+import { consolidationJob } from "./consolidation";
+import { embeddingsJob } from "./embeddings";
+import { produceJob } from "./produce";
+import { retentionJob } from "./retention";
+import { createWorkDeps, type QueueJob, type WorkDeps } from "./work-deps";
 
 /** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {
@@ -15,30 +14,30 @@ export const CRON_JOBS: Record<string, JobName[]> = {
   "30 3 * * *": ["collection", "retention"],
 };
 
-// Sessions extracted per daily run at most; the rest are the next day's (each also extracts on its own alarm).
-const COLLECTION_LIMIT = 200;
-
-const JOBS: Record<JobName, (deps: Deps, env: Env, counts: Record<string, number | string>) => Promise<void>> = {
-  // The model is built inside the job, so a bad model setting fails (and records) this job only.
-  consolidation: (deps, env, counts) => runConsolidationJob({ ...deps, llm: createLanguageModel(readLlmConfig(env)) }, counts),
-  collection: async (deps, env, counts) => {
-    Object.assign(counts, await collectSessionNotes({ ...deps, sessionObjects: env.SESSIONS }, COLLECTION_LIMIT));
-  },
-  // Finishing an erasure removes the mind's vectors as the request does.
-  retention: (deps, env, counts) => runRetentionJob({ ...deps, sessionObjects: env.SESSIONS, semantic: createSemantic(env) }, counts),
-  // Built inside the job, so a bad embeddings setting fails (and records) this job only.
-  embeddings: (deps, env, counts) => runEmbeddingsJob({ ...deps, semantic: createSemantic(env) }, counts),
+/** Each job, as its cron run finds its due units; their handlers are in ./consume.ts. */
+export const QUEUE_JOBS: Record<JobName, QueueJob> = {
+  consolidation: consolidationJob,
+  collection: collectionJob,
+  retention: retentionJob,
+  embeddings: embeddingsJob,
 };
 
-/** Runs the jobs of a cron expression, each recorded in job_runs. An unknown expression is an error. */
-export async function runCron(cron: string, env: Env, clock: Clock = systemClock): Promise<JobRun[]> {
+/**
+ * Runs the jobs of a cron expression as producers: each enqueues its due units and is recorded
+ * in job_runs with what it enqueued. An unknown expression is an error.
+ */
+export async function runCron(cron: string, env: Env, clock?: Clock): Promise<JobRun[]> {
+  return runCronWith(createWorkDeps(env, clock), cron);
+}
+
+/** The same over dependencies already built (a test's queue, the bench's recording databases). */
+export async function runCronWith(deps: WorkDeps, cron: string): Promise<JobRun[]> {
   const jobs = CRON_JOBS[cron];
   if (!jobs) {
     const known = Object.keys(CRON_JOBS).map((expression) => `"${expression}"`).join(", ");
     throw new Error(`no job is scheduled for cron "${cron}": the crons are ${known}`);
   }
-  const deps = createDeps(env, clock);
   const runs: JobRun[] = [];
-  for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts) => JOBS[job](deps, env, counts)));
+  for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts, runId) => produceJob(deps, QUEUE_JOBS[job], runId, counts)));
   return runs;
 }

@@ -29,7 +29,7 @@ export async function runJob(
   deps: Deps,
   job: JobName,
   cron: string | null,
-  work: (counts: JobCounts) => Promise<void>,
+  work: (counts: JobCounts, runId: string) => Promise<void>,
 ): Promise<JobRun> {
   const id = newId("job");
   const startedAt = isoNow(deps.clock);
@@ -37,7 +37,7 @@ export async function runJob(
   const counts: JobCounts = {};
   let error: string | null = null;
   try {
-    await work(counts);
+    await work(counts, id);
   } catch (e) {
     error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
     console.error(`job ${job} failed`, loggable(e));

@@ -390,3 +390,31 @@ export const shardMinds = sqliteTable("shard_minds", {
   shard: text("shard").primaryKey(),
   minds: integer("minds").notNull(),
 });
+
+/** In every database: units of work a cron run enqueued and not yet finished (src/work/marks.ts). */
+export const queuedUnits = sqliteTable("queued_units", {
+  unit: text("unit").primaryKey(),
+  runId: text("run_id").notNull(),
+  queuedAt: text("queued_at").notNull(),
+  expiresAt: text("expires_at").notNull(),
+  attempts: integer("attempts").notNull(),
+  lastError: text("last_error"),
+});
+
+/** In the directory: queue messages that failed every retry (src/work/dead-letters.ts). */
+export const deadLetters = sqliteTable(
+  "dead_letters",
+  {
+    unit: text("unit").notNull(),
+    shard: text("shard").notNull(),
+    kind: text("kind").notNull(),
+    mindId: text("mind_id"),
+    namespace: text("namespace"),
+    errorCode: text("error_code").notNull(),
+    attempts: integer("attempts").notNull(),
+    deaths: integer("deaths").notNull(),
+    firstAt: text("first_at").notNull(),
+    lastAt: text("last_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.shard, t.unit] })],
+);

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { assertWithinBudget, recordUsage, type Purpose, type TokenUsage } from "./ledger";
+import { rateLimitedIn } from "./limited-model";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";
 
@@ -50,6 +51,8 @@ export async function generateObjectFor<T>(
   for (let attempt = 1; attempt <= OBJECT_ATTEMPTS; attempt++) {
     await assertWithinBudget(deps, request.mindId, request.budget);
     const outcome = await callForObject(model, request, schema);
+    // Refused by the shared limiter before reaching the provider: no call to record.
+    if (!outcome.ok) throwIfRateLimited(outcome.error);
     await recordUsage(deps, request.mindId, request.purpose, outcome.usage, !outcome.ok);
     total.inputTokens += outcome.usage.inputTokens;
     total.outputTokens += outcome.usage.outputTokens;
@@ -67,6 +70,7 @@ export async function generateTextFor(deps: Deps, model: LanguageModel, request:
     const result = await generateText({ model, ...callSettings(request) });
     outcome = { ok: true, value: result.text, usage: await tokensOf(result.usage, request, result.text) };
   } catch (error) {
+    throwIfRateLimited(error);
     outcome = { ok: false, malformed: false, error, usage: { inputTokens: 0, outputTokens: 0 } };
   }
   await recordUsage(deps, request.mindId, request.purpose, outcome.usage, !outcome.ok);
@@ -106,6 +110,11 @@ async function tokensOf(usage: LanguageModelUsage | undefined, request: ModelReq
     outputTokens ??= count(answer);
   }
   return { inputTokens, outputTokens };
+}
+
+function throwIfRateLimited(error: unknown): void {
+  const limited = rateLimitedIn(error);
+  if (limited) throw limited;
 }
 
 function modelFailed(error: unknown): AppError {

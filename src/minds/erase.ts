@@ -1,7 +1,7 @@
-import { and, asc, count, eq, gt, isNull, lt } from "drizzle-orm";
+import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { databaseOfMind, directoryOf, type Db } from "../db/client";
-import { accounts, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
@@ -59,14 +59,24 @@ async function markErasing(deps: EraseDeps, accountId: string, mindId: string, s
   const data = await countMindRows(databaseOfMind(deps, shard), mindId);
   const shardDb = databaseOfMind(deps, shard);
   const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
-  const [keys, links, chats, grants] = await directory.batch([
+  const [keys, links, chats, grants, dead] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
     directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
     directory.select({ n: count() }).from(telegramChats).where(eq(telegramChats.mindId, mindId)),
     directory.select({ n: count() }).from(oauthGrants).where(eq(oauthGrants.mindId, mindId)),
+    directory.select({ n: count() }).from(deadLetters).where(eq(deadLetters.mindId, mindId)),
   ]);
   const n = (rows: { n: number }[]) => rows[0]?.n ?? 0;
-  const counts = { minds: 1, ...data, import_jobs: n(imports), mind_keys: n(keys), login_links: n(links), telegram_chats: n(chats), oauth_grants: n(grants) };
+  const counts = {
+    minds: 1,
+    ...data,
+    import_jobs: n(imports),
+    mind_keys: n(keys),
+    login_links: n(links),
+    telegram_chats: n(chats),
+    oauth_grants: n(grants),
+    ...(n(dead) > 0 && { dead_letters: n(dead) }),
+  };
   const now = isoNow(deps.clock);
   const d1 = directory.$client;
   // On DB the directory's row is also the data's: it stops taking inserts at once.
@@ -101,6 +111,8 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
   await directory.batch([
     directory.delete(minds).where(eq(minds.id, mindId)),
     directory.delete(mindMoves).where(eq(mindMoves.mindId, mindId)),
+    // The background work that failed for it names it too.
+    directory.delete(deadLetters).where(eq(deadLetters.mindId, mindId)),
     directory.update(mindErasures).set({ finishedAt: isoNow(deps.clock) }).where(eq(mindErasures.mindId, mindId)),
   ]);
 }
@@ -132,19 +144,19 @@ async function forgetVectors(deps: EraseDeps, db: Db, mindId: string): Promise<v
   }
 }
 
-/**
- * Finishes erasures left unfinished (their request failed or ended halfway), at most `limit`,
- * and forgets finished ones past keeping; answers how many it finished.
- */
-export async function finishInterruptedErasures(deps: EraseDeps, now: Date, limit = 20): Promise<number> {
-  const directory = directoryOf(deps);
-  const stale = await directory
-    .select()
-    .from(mindErasures)
-    .where(and(isNull(mindErasures.finishedAt), lt(mindErasures.startedAt, new Date(now.getTime() - ERASURE_STALE_MS).toISOString())))
-    .orderBy(asc(mindErasures.startedAt))
-    .limit(limit);
-  for (const erasure of stale) await finishErasure(deps, erasure);
-  await directory.delete(mindErasures).where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()));
-  return stale.length;
+/** Finishes the mind's erasure if one is recorded and unfinished; answers whether it did. */
+export async function finishInterruptedErasure(deps: EraseDeps, mindId: string): Promise<boolean> {
+  const erasure = await directoryOf(deps).select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
+  if (!erasure || erasure.finishedAt !== null) return false;
+  await finishErasure(deps, erasure);
+  return true;
+}
+
+/** Forgets finished erasures past keeping; answers how many. */
+export async function forgetFinishedErasures(deps: Deps, now: Date): Promise<number> {
+  const gone = await directoryOf(deps)
+    .delete(mindErasures)
+    .where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()))
+    .returning({ mindId: mindErasures.mindId });
+  return gone.length;
 }

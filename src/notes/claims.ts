@@ -62,6 +62,7 @@ export async function claimNotes(
 ): Promise<Claim | null> {
   const id = newId("cons");
   const now = clock.now().toISOString();
+  const staleBefore = new Date(clock.now().getTime() - STALE_CLAIM_MS).toISOString();
   const { mindId, agent } = target;
   const [, , , , claimed] = await db.batch([
     db.insert(consolidations).values({ id, mindId, agent, status: "running", mode: target.mode, noteCount: 0, attempts: 0, startedAt: now }),
@@ -69,8 +70,16 @@ export async function claimNotes(
       .update(notes)
       .set({ consolidationId: id })
       .where(
-        sql`rowid in (select rowid from notes where mind_id = ${mindId} and agent = ${agent} and consolidation_id is null
-                      order by created_at, id limit ${target.limit})`,
+        and(
+          sql`rowid in (select rowid from notes where mind_id = ${mindId} and agent = ${agent} and consolidation_id is null
+                        order by created_at, id limit ${target.limit})`,
+          // A background consolidation waits while another holds the namespace: a unit delivered
+          // twice at once folds its notes once and writes one version. A client's claim never waits.
+          target.mode === "client"
+            ? undefined
+            : sql`not exists (select 1 from consolidations c where c.mind_id = ${mindId} and c.agent = ${agent}
+                  and c.status = 'running' and c.id != ${id} and c.started_at >= ${staleBefore})`,
+        ),
       ),
     db
       .update(consolidations)

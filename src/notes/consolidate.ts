@@ -1,6 +1,7 @@
 import { AppError, loggable } from "../errors";
 import type { ModelDeps } from "../llm/generate";
 import { tokensUsedToday } from "../llm/ledger";
+import { rateLimitedIn } from "../llm/limited-model";
 import { jobMindContext } from "../minds/context";
 import { storedBytes, writeWithinQuota } from "../minds/quotas";
 import { claimNotes, releaseClaim } from "./claims";
@@ -20,7 +21,7 @@ export const DEFAULT_CONSOLIDATION: ConsolidationOptions = { maxNotes: 100, maxA
 export type ConsolidationOutcome =
   | { status: "nothing" | "budget" }
   | { status: "done"; consolidationId: string; version: number; foldedNotes: number; attempts: number; modelCalls: number }
-  | { status: "failed"; consolidationId: string; error: string; budget: boolean };
+  | { status: "failed"; consolidationId: string; error: string; code: string; budget: boolean; retryAfterSeconds?: number };
 
 /**
  * Folds the namespace's waiting notes into its cold memory: claim them, read cold memory,
@@ -94,7 +95,15 @@ export async function consolidateNotes(
       // The next hourly run's sweep frees the notes of a claim that could not be released.
       console.error("could not release consolidation claim", claim.consolidationId, loggable(releaseError));
     }
-    const budgetStop = error instanceof AppError && error.code === "budget_exceeded";
-    return { status: "failed", consolidationId: claim.consolidationId, error: message, budget: budgetStop };
+    const code = error instanceof AppError ? error.code : "internal";
+    const limited = rateLimitedIn(error);
+    return {
+      status: "failed",
+      consolidationId: claim.consolidationId,
+      error: message,
+      code,
+      budget: code === "budget_exceeded",
+      ...(limited && { retryAfterSeconds: limited.retryAfterSeconds }),
+    };
   }
 }

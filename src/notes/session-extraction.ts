@@ -1,7 +1,6 @@
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, eq, gt } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import { AppError } from "../errors";
-import type { Deps } from "../deps";
 import type { ModelDeps } from "../llm/generate";
 import type { SessionTarget } from "../sessions/model";
 import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "./extraction";
@@ -77,17 +76,4 @@ export async function extractSession(deps: ModelDeps, target: SessionTarget): Pr
   }
   const extracted = after.filter((m) => m.id <= through).length;
   return { status: "extracted", notes: written, extracted, remaining: after.length - extracted, cursor: through };
-}
-
-/** Sessions with non-ephemeral messages after their cursor, oldest first: the daily collection's work list. */
-export async function sessionsWithUnextractedMessages({ db }: Deps, limit: number): Promise<SessionTarget[]> {
-  return db
-    .select({ mindId: sessions.mindId, sessionId: sessions.id })
-    .from(sessions)
-    .where(
-      sql`exists (select 1 from ${messages} where ${messages.sessionId} = ${sessions.id} and ${messages.mindId} = ${sessions.mindId}
-          and ${messages.ephemeral} = 0 and ${messages.id} > ${sessions.extractedThroughMessageId})`,
-    )
-    .orderBy(asc(sessions.lastMessageAt))
-    .limit(limit);
 }

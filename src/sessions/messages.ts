@@ -1,10 +1,8 @@
 import type { SessionContext } from "./objects";
 import { AppError } from "../errors";
-import { everyShard } from "../db/client";
-import { roundRobin } from "../db/shards";
-import type { NewMessage, MindScope, SessionTarget } from "./model";
-import { sessionObject, type AppendResult, type ObjectResult, type SessionDeps, type SessionState } from "./objects";
-import { sessionsWithUnextractedMessages, type SessionExtraction } from "../notes/session-extraction";
+import type { NewMessage } from "./model";
+import { sessionObject, type AppendResult, type ObjectResult, type SessionState } from "./objects";
+import type { SessionExtraction } from "../notes/session-extraction";
 import { getSession } from "./sessions";
 
 // Writes to a session's history go through its object, which checks the tenant in SQL.
@@ -46,29 +44,4 @@ export async function extractSessionNow(
   await getSession(ctx, sessionId);
   const result = await sessionObject(ctx.sessionObjects, sessionId).extract({ mindId: scope.mindId, sessionId, shard: ctx.mind.shard });
   return unwrap<{ extraction: SessionExtraction; state: SessionState }>(result);
-}
-
-/**
- * The daily collection: every session with messages after its cursor is extracted through
- * its object, a bounded number per run, oldest activity first.
- */
-export async function collectSessionNotes(
-  deps: SessionDeps,
-  limit: number,
-): Promise<{ sessions: number; notes: number; messages: number; pending: number }> {
-  const found: SessionTarget[][] = [];
-  for (const shard of everyShard(deps)) {
-    const targets = await sessionsWithUnextractedMessages({ ...deps, db: shard.db }, limit);
-    found.push(targets.map((target) => ({ ...target, shard: shard.name })));
-  }
-  const due = roundRobin(found, limit);
-  const totals = { sessions: due.length, notes: 0, messages: 0, pending: 0 };
-  for (const target of due) {
-    const result = await sessionObject(deps.sessionObjects, target.sessionId).extract(target);
-    if (!result.ok) continue;
-    totals.notes += result.extraction.notes;
-    totals.messages += result.extraction.extracted ?? 0;
-    if (result.extraction.extracted === null) totals.pending += 1;
-  }
-  return totals;
 }

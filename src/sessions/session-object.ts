@@ -1,11 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { readLlmConfig, type Env } from "../config";
+import type { Env } from "../config";
 import { minds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
 import { objectDeps, type Deps, type ShardedDeps } from "../deps";
-import { createLanguageModel, type LanguageModel } from "../llm/providers";
+import { createLimitedModel } from "../llm/limited-model";
+import type { LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "../notes/session-extraction";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
@@ -141,7 +142,7 @@ export class SessionObject extends DurableObject<Env> {
    * setting fails that run only; tests replace it on the instance with a scripted model.
    */
   protected model(): LanguageModel | null {
-    return createLanguageModel(readLlmConfig(this.env));
+    return createLimitedModel(this.env);
   }
 
   private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {

@@ -226,6 +226,9 @@ describe("erasing a mind", () => {
     await (await dataOf(t.mind.id)).prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
       .bind(`imp_${t.mind.id}`, t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
+    await env.DB.prepare("insert into dead_letters (unit, shard, kind, mind_id, namespace, error_code, attempts, first_at, last_at) values (?, 'DB', 'consolidate', ?, 'default', 'model_failed', 11, ?, ?)")
+      .bind(`consolidate ${t.mind.id} default`, t.mind.id, new Date().toISOString(), new Date().toISOString())
+      .run();
     expect((await storedState(sessions[0]!)).kv).not.toEqual({});
 
     // Besides the mind's data: the records of jobs about it (an erasure's record keeps its id and counts, by design).
@@ -235,7 +238,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "embeddings", "import_jobs", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "dead_letters", "embeddings", "import_jobs", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

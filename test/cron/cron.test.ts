@@ -1,11 +1,10 @@
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import wranglerToml from "../../wrangler.toml?raw";
 import worker from "../../src/index";
 import type { Scope } from "../../src/auth/principal";
-import { runRetentionJob } from "../../src/cron/retention";
 import { CRON_JOBS } from "../../src/cron/schedule";
 import { readLlmConfig } from "../../src/config";
 import { createEmbedder } from "../../src/embeddings/providers";
@@ -17,6 +16,7 @@ import { addNote } from "../../src/notes/notes";
 import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
 import { DAY, depsOfMind, eraseDeps, HOUR, manualClock, testDeps, inMind } from "../support/deps";
+import { runNow } from "../support/jobs";
 import { coldOf, newNotesMind } from "../support/long-term";
 
 function declaredCrons(): string[] {
@@ -56,9 +56,11 @@ describe("scheduled()", () => {
         expect(run.finished_at).not.toBeNull();
       }
     }
-    expect((await coldOf(m.mindId)).text).toContain("Folded by the hourly trigger");
+    // The run only enqueued the namespace; the Worker's own queue() consumer folds it.
+    await vi.waitFor(async () => expect((await coldOf(m.mindId)).text).toContain("Folded by the hourly trigger"), { timeout: 20_000, interval: 100 });
     const hourly = (await call("GET", "/jobs?job=consolidation", { token: ADMIN_TOKEN })).json.runs[0];
-    expect(hourly.counts).toMatchObject({ done: 1, folded_notes: 1, failed: 0 });
+    expect(hourly.counts.enqueued).toBeGreaterThanOrEqual(1);
+    expect(hourly.counts.pages).toBeGreaterThanOrEqual(2);
   });
 
   it("fails on a cron expression it does not know", async () => {
@@ -94,7 +96,7 @@ describe("retention", () => {
     const oldNoteElsewhere = await addNote(await inMind(testDeps({ clock: at(now, -300 * DAY) }), keep), { text: "kept note" });
 
     const counts: Record<string, number | string> = {};
-    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), counts);
+    await runNow("retention", testDeps({ clock: manualClock(now) }), counts);
     const db = (await depsOfMind(scope.mindId)).db;
     const ids = async (mindId: string) =>
       (await (await depsOfMind(mindId)).db.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
@@ -134,7 +136,7 @@ describe("retention", () => {
     await store("at_grace", -grace);
     await store("recently_expired", -DAY);
     await store("never_expires", null);
-    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), {});
+    await runNow("retention", testDeps({ clock: manualClock(now) }), {});
     const db = (await depsOfMind(scope.mindId)).db;
     const left = await db.select({ key: memories.key }).from(memories).where(eq(memories.mindId, scope.mindId));
     expect(left.map((r) => r.key).sort()).toEqual(["at_grace", "never_expires", "recently_expired"]);
@@ -165,7 +167,7 @@ describe("retention", () => {
     const deps = testDeps();
     const old = await runJob(testDeps({ clock: at(now, -31 * DAY) }), "retention", null, async () => {});
     const recent = await runJob(testDeps({ clock: at(now, -29 * DAY) }), "retention", null, async () => {});
-    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(now) })), {});
+    await runNow("retention", testDeps({ clock: manualClock(now) }), {});
     const left = (await deps.db.select({ id: jobRuns.id }).from(jobRuns)).map((r) => r.id);
     expect(left).not.toContain(old.id);
     expect(left).toContain(recent.id);

@@ -2,13 +2,14 @@ import { env } from "cloudflare:workers";
 import { dataOf, firstEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
-import { runEmbeddingsJob } from "../../src/cron/embeddings";
+import { drain, memoryQueue, runNow } from "../support/jobs";
 import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
-import { runCron } from "../../src/cron/schedule";
+import { runCronWith } from "../../src/cron/schedule";
+import { createWorkDeps } from "../../src/cron/work-deps";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
@@ -96,7 +97,7 @@ describe("recall by meaning", () => {
     await (await dataOf(scope.mindId)).prepare("update embeddings set next_attempt_at = ? where row_id = ?").bind(new Date(0).toISOString(), m.id).run();
     const up = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
-    await runEmbeddingsJob(up.deps, counts);
+    await runNow("embeddings", up.deps, counts);
     expect(counts).toMatchObject({ embedded: 1, failed: 0 });
     expect(await record("memory", m.id)).toMatchObject({ state: "done" });
 
@@ -133,13 +134,13 @@ describe("recall by meaning", () => {
     const index = memoryIndex();
     const on = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
-    await runEmbeddingsJob(on.deps, counts);
+    await runNow("embeddings", on.deps, counts);
     expect(index.stored.get(scope.mindId)?.has(old.id)).toBe(true);
     expect(index.stored.get(scope.mindId)?.get(note.id)?.kind).toBe("note");
 
     // Consolidation and retention delete notes in SQL; the hourly job removes their vectors.
     await (await dataOf(scope.mindId)).prepare("delete from notes where id = ?").bind(note.id).run();
-    await runEmbeddingsJob(on.deps, {});
+    await runNow("embeddings", on.deps, {});
     expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
 
     const erased = await deleteMind(eraseDeps(on.deps), accountId, scope.mindId);
@@ -163,8 +164,10 @@ describe("recall by meaning", () => {
     const removed: string[] = [];
     const vectorize = { deleteByIds: async (ids: string[]) => (removed.push(...ids), { mutationId: "m" }) } as unknown as Vectorize;
     const configured = { ...env, EMBEDDINGS_BASE_URL: "https://embeddings.test/v1", EMBEDDINGS_MODEL: "test-concepts", VECTORIZE: vectorize };
-    const runs = await runCron("30 3 * * *", configured, { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) });
-    expect(runs.find((r) => r.job === "retention")).toMatchObject({ error: null, counts: { erasures_finished: expect.any(Number) } });
+    const deps = { ...createWorkDeps(configured, { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) }), queue: memoryQueue() };
+    const runs = await runCronWith(deps, "30 3 * * *");
+    expect(runs.find((r) => r.job === "retention")).toMatchObject({ error: null, counts: { enqueued: expect.any(Number) } });
+    expect(await drain(deps)).toMatchObject({ erasures_finished: expect.any(Number) });
     expect(removed).toContain(kept.id);
     expect(await record("memory", kept.id)).toBeNull();
     expect(await firstEverywhere("select id from minds where id = ?", scope.mindId)).toBeNull();

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { recordUsage } from "../../src/llm/ledger";
 import { runCron } from "../../src/cron/schedule";
@@ -131,14 +131,12 @@ describe("jobs across shards", () => {
       minds.push({ token: t.token, mind: (await newMind(t.token)).id });
     }
     for (const auth of minds) await call("POST", "/notes", { ...auth, body: { text: `Lives on ${auth.mind}`, category_hint: "profile" } });
-    // Each run takes a bounded number of namespaces from each shard in turn, the longest waiting
-    // first. This runs before the tests that leave minds with waiting notes behind, so the first
-    // run reaches these; a few more are allowed should anything else be waiting.
+    // One hourly run enqueues every namespace with waiting notes on every shard; the Worker's
+    // queue() consumer folds them.
     const folded = async () => (await Promise.all(minds.map(async (auth) => (await call("GET", "/cold", auth)).json.version))).every((v) => v === 1);
-    for (let run = 0; run < 10 && !(await folded()); run++) {
-      const runs = await runCron("0 * * * *", env);
-      expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
-    }
+    const runs = await runCron("0 * * * *", env);
+    expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
+    await vi.waitFor(async () => expect(await folded()).toBe(true), { timeout: 30_000, interval: 200 });
     for (const auth of minds) {
       const cold = (await call("GET", "/cold", auth)).json;
       expect(cold.version, (await shardOf(auth.mind)).shard).toBe(1);
@@ -146,8 +144,8 @@ describe("jobs across shards", () => {
     }
     const daily = await runCron("30 3 * * *", env);
     expect(daily.map((r) => r.error)).toEqual([null, null]);
-    expect(String(daily.find((r) => r.job === "retention")!.counts.optimize)).toMatch(/^DB: .*; SHARD_1: /);
-    // Up to ten hourly runs and a daily one: allowed two minutes on a busy machine.
+    // Retention is one message per database.
+    expect(daily.find((r) => r.job === "retention")!.counts.enqueued).toBeGreaterThanOrEqual(2);
   }, 120_000);
 });
 

@@ -13,7 +13,7 @@ import { updateCold } from "../../src/notes/cold-memory";
 import { connectMcp } from "../support/mcp";
 import { dataOf } from "../support/shards";
 import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
-import { runConsolidationJob } from "../../src/cron/consolidation";
+import { runNow } from "../support/jobs";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { readAppendSettings, writeAppend } from "../../src/sessions/history";
 
@@ -197,8 +197,8 @@ describe("per-mind quotas", () => {
     await patchSettings(m.auth, { max_bytes: Number(before.usage!.bytes) });
 
     const counts: Record<string, number | string> = {};
-    await runConsolidationJob(testDeps(), counts);
-    expect(counts.failed).toBeGreaterThanOrEqual(1);
+    await runNow("consolidation", testDeps(), counts);
+    expect(counts.quota).toBeGreaterThanOrEqual(1);
     const [failed] = await consolidationsOf(m.mindId);
     expect(failed).toMatchObject({ status: "failed" });
     expect(failed!.error).toMatch(/^quota_exceeded: quota reached: max_bytes is \d+/);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { runInDurableObject } from "cloudflare:test";
-import { runRetentionJob } from "../../src/cron/retention";
+import { runNow } from "../support/jobs";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
 import { abandonImport, acceptImport, runImport } from "../../src/minds/import-jobs";
 import { call, newMind, newTenant, store } from "../helpers";
@@ -144,7 +144,7 @@ describe("a fault at each D1 call of erasing a mind", () => {
         } else {
           // Nobody asks again: the daily retention finishes it once it has waited long enough.
           const later = testDeps({ clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } });
-          await runRetentionJob(eraseDeps(later), {});
+          await runNow("retention", later, {});
         }
         expect(await mindState(t.mind.id), where).toEqual(gone);
         expect(await objectKeeps(sessionId), where).toBe(false);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink, redeemLoginLink } from "../../src/auth/login-links";
-import { runRetentionJob } from "../../src/cron/retention";
+import { runNow } from "../support/jobs";
 import { call } from "../helpers";
 import { DAY, eraseDeps, manualClock, testDeps } from "../support/deps";
 import { append, channel, contents, newAuth, openSession, patchSettings } from "./session-helpers";
@@ -16,14 +16,14 @@ describe("daily retention of sessions", () => {
     await patchSettings(auth, { history_cap: 20 });
 
     const counts: Record<string, number | string> = {};
-    await runRetentionJob(eraseDeps(), counts);
+    await runNow("retention", testDeps(), counts);
     expect(counts.messages_over_history_cap).toBeGreaterThanOrEqual(10);
     const kept = contents(await channel(auth, long.id, "ui", "&limit=200"));
     expect(kept).toEqual(Array.from({ length: 20 }, (_, i) => `long ${i + 11}`));
     expect(contents(await channel(auth, short.id, "ui", "&limit=200"))).toHaveLength(5);
 
     const again: Record<string, number | string> = {};
-    await runRetentionJob(eraseDeps(), again);
+    await runNow("retention", testDeps(), again);
     expect(contents(await channel(auth, long.id, "ui", "&limit=200"))).toHaveLength(20);
   });
 });
@@ -52,7 +52,7 @@ describe("login links", () => {
     expect(JSON.stringify(stored.results)).not.toContain(link.token);
 
     const counts: Record<string, number | string> = {};
-    await runRetentionJob(eraseDeps(testDeps({ clock: manualClock(new Date(now.getTime() + DAY + 11 * 60_000)) })), counts);
+    await runNow("retention", testDeps({ clock: manualClock(new Date(now.getTime() + DAY + 11 * 60_000)) }), counts);
     expect(counts.login_links_expired).toBeGreaterThanOrEqual(2);
     const left = await env.DB.prepare("select count(*) as n from login_links where account_id = ?").bind(auth.accountId).first<{ n: number }>();
     expect(left!.n).toBe(0);

@@ -1,0 +1,91 @@
+import { AppError, loggable } from "../errors";
+import { rateLimitedIn } from "../llm/limited-model";
+import { holdMark, noteFailure, releaseMark } from "../work/marks";
+import { parseMessage, sendAll, type Unit, type WorkMessage } from "../work/units";
+import { extractUnit } from "./collection";
+import { consolidateUnit } from "./consolidation";
+import { embedUnit, vectorsUnit } from "./embeddings";
+import { eraseUnit, retentionUnit } from "./retention";
+import type { UnitHandlers, WorkDeps, WorkOutcome } from "./work-deps";
+
+/** One handler per kind of unit, each beside the job that produces it. */
+export const HANDLERS: UnitHandlers = {
+  consolidate: (deps, unit) => consolidateUnit(deps, unit),
+  extract: (deps, unit, shard) => extractUnit(deps, unit, shard),
+  embed: (deps, unit, shard) => embedUnit(deps, unit, shard),
+  vectors: (deps, _unit, shard) => vectorsUnit(deps, shard),
+  retention: (deps, _unit, shard) => retentionUnit(deps, shard),
+  erase: (deps, unit) => eraseUnit(deps, unit),
+};
+
+/** Backoff of a failed unit: 30 s, 1, 2, 4, 8 min, then every 15 min, each ±20 % so retries spread. */
+export function backoffSeconds(attempts: number): number {
+  const base = Math.min(900, 30 * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (0.8 + 0.4 * Math.random()));
+}
+
+/** Works on one unit; a thrown failure becomes a retry with its code (never its text). */
+export async function workOn(deps: WorkDeps, unit: Unit, shard: string): Promise<WorkOutcome> {
+  try {
+    const handle = HANDLERS[unit.kind] as (deps: WorkDeps, unit: Unit, shard: string) => Promise<WorkOutcome>;
+    return await handle(deps, unit, shard);
+  } catch (error) {
+    const limited = rateLimitedIn(error);
+    if (!limited) console.error(`unit ${unit.kind} failed`, loggable(error));
+    const code = error instanceof AppError ? error.code : "internal";
+    return { status: "retry", code, ...(limited && { retryAfterSeconds: limited.retryAfterSeconds }) };
+  }
+}
+
+/** What the consumer does with a delivered message after its unit's outcome. */
+export type Settled = { ack: true; outcome: WorkOutcome | null } | { ack: false; delaySeconds: number; outcome: WorkOutcome };
+
+/**
+ * Handles one delivered message: works on its unit, then keeps the unit's mark in step (released
+ * when done, held through a wait, the failure's code noted) and says whether to ack or retry.
+ * A body that names no unit is acknowledged and dropped: it is not ours to work on.
+ */
+export async function settleMessage(deps: WorkDeps, body: unknown, attempts: number): Promise<Settled> {
+  const parsed = parseMessage(body);
+  if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {
+    console.error("dropped a work message that names no unit of this deployment");
+    return { ack: true, outcome: null };
+  }
+  const { message, unit } = parsed;
+  const outcome = await workOn(deps, unit, message.shard);
+  const db = deps.shards.db(message.shard);
+  // The mark is bookkeeping: failing to keep it only delays or repeats a unit, never loses one.
+  const keep = (work: Promise<void>) => work.catch((error) => console.error("could not keep a unit's mark", loggable(error)));
+  switch (outcome.status) {
+    case "done":
+      if (outcome.more) await sendAgain(deps, message);
+      else await keep(releaseMark(db, message.unit, message.run));
+      return { ack: true, outcome };
+    case "wait":
+      await keep(holdMark(db, message.unit, message.run, outcome.until));
+      return { ack: true, outcome };
+    case "retry":
+      await keep(noteFailure(db, message.unit, message.run, outcome.code, attempts));
+      return { ack: false, delaySeconds: outcome.retryAfterSeconds ?? backoffSeconds(attempts), outcome };
+  }
+}
+
+/** The unit goes round again under the same mark; if sending fails, the mark's expiry brings it back. */
+async function sendAgain(deps: WorkDeps, message: WorkMessage): Promise<void> {
+  try {
+    await sendAll(deps.queue, [message]);
+  } catch (error) {
+    console.error("could not send a unit again", loggable(error));
+  }
+}
+
+/** The queue() consumer of the work queue: every message of the batch at once, each acked or retried alone. */
+export async function consumeWork(deps: WorkDeps, batch: MessageBatch<unknown>): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (msg) => {
+      const settled = await settleMessage(deps, msg.body, msg.attempts);
+      if (settled.ack) msg.ack();
+      else msg.retry({ delaySeconds: settled.delaySeconds });
+    }),
+  );
+}

@@ -1,0 +1,95 @@
+import { APICallError } from "@ai-sdk/provider";
+import { wrapLanguageModel } from "ai";
+import { readLlmConfig, type Env, type LlmConfig } from "../config";
+import { AppError } from "../errors";
+import type { ModelLimiterObject, ModelLimits } from "./model-limiter";
+import { createLanguageModel, type LanguageModel } from "./providers";
+
+declare module "../config" {
+  interface Env {
+    /** Model requests per minute for the whole deployment, per provider (default 300; 0: unlimited). */
+    LLM_REQUESTS_PER_MINUTE?: string;
+    /** Model tokens per minute for the whole deployment, per provider (default 200000; 0: unlimited). */
+    LLM_TOKENS_PER_MINUTE?: string;
+  }
+}
+
+export const DEFAULT_MODEL_LIMITS: ModelLimits = { requestsPerMinute: 300, tokensPerMinute: 200_000 };
+
+/** A model call the shared limiter refused: try again after `retryAfterSeconds`. Not a failure of the work. */
+export class ModelRateLimited extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("rate_limited", `the model's requests or tokens per minute are used up; retry in ${retryAfterSeconds} s`);
+  }
+}
+
+/** The limiter's refusal inside whatever the model SDK wrapped it in, or null. */
+export function rateLimitedIn(error: unknown): ModelRateLimited | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof ModelRateLimited) return e;
+    const next: unknown = (e as Error & { lastError?: unknown }).lastError ?? e.cause;
+    e = next;
+  }
+  return null;
+}
+
+/** The limits from LLM_REQUESTS_PER_MINUTE and LLM_TOKENS_PER_MINUTE; a bad value is a configuration error. */
+export function readModelLimits(env: Env): ModelLimits {
+  const read = (name: "LLM_REQUESTS_PER_MINUTE" | "LLM_TOKENS_PER_MINUTE", fallback: number) => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0 (0: unlimited), not "${raw}"`);
+    return value;
+  };
+  return {
+    requestsPerMinute: read("LLM_REQUESTS_PER_MINUTE", DEFAULT_MODEL_LIMITS.requestsPerMinute),
+    tokensPerMinute: read("LLM_TOKENS_PER_MINUTE", DEFAULT_MODEL_LIMITS.tokensPerMinute),
+  };
+}
+
+// Without a reported size, an answer is counted at this many tokens toward the per-minute budget.
+const OUTPUT_ALLOWANCE = 1_024;
+
+/** The provider a limiter object stands for: every caller of the same endpoint and model shares it. */
+const providerKey = (config: Exclude<LlmConfig, { provider: "none" }>) =>
+  config.provider === "openai-compatible" ? `openai-compatible ${new URL(config.baseUrl).host}` : `workers-ai`;
+
+/**
+ * The configured model (null: none), every call of which first takes a request and its tokens
+ * from the deployment's shared limiter; refused, the call throws ModelRateLimited without
+ * reaching the provider. Without the MODEL_LIMITS binding, or with both limits 0, the model as is.
+ */
+export function createLimitedModel(env: Env): LanguageModel | null {
+  const config = readLlmConfig(env);
+  const model = createLanguageModel(config);
+  if (!model || config.provider === "none" || !env.MODEL_LIMITS) return model;
+  const limits = readModelLimits(env);
+  if (limits.requestsPerMinute === 0 && limits.tokensPerMinute === 0) return model;
+  const namespace: DurableObjectNamespace<ModelLimiterObject> = env.MODEL_LIMITS;
+  const limiter = () => namespace.get(namespace.idFromName(providerKey(config)));
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v4",
+      wrapGenerate: async ({ doGenerate, params }) => {
+        // A cheap estimate (4 characters a token) of the prompt, plus the answer it may write.
+        const tokens = Math.ceil(JSON.stringify(params.prompt).length / 4) + (params.maxOutputTokens ?? OUTPUT_ALLOWANCE);
+        const admission = await limiter().admit(tokens, limits);
+        if (!admission.ok) throw new ModelRateLimited(Math.max(1, Math.ceil(admission.retryAfterMs / 1000)));
+        try {
+          return await doGenerate();
+        } catch (error) {
+          // The provider's own "too many requests" holds back every caller, not only this one.
+          if (APICallError.isInstance(error) && error.statusCode === 429) await limiter().pause(retryAfterMs(error.responseHeaders) ?? 30_000);
+          throw error;
+        }
+      },
+    },
+  });
+}
+
+function retryAfterMs(headers: Record<string, string> | undefined): number | null {
+  const value = Number(headers?.["retry-after"]);
+  return Number.isFinite(value) && value > 0 ? value * 1000 : null;
+}
