@@ -55,5 +55,9 @@ export default defineConfig({
     // Node-side tests (node --test): they read files from disk and use packages workerd cannot run.
     exclude: ["test/node/**", "**/node_modules/**"],
     testTimeout: 30_000,
+    // One workerd runtime runs every file, one after another: starting a runtime and loading the
+    // Worker's modules for each file cost more than the tests. Storage is shared too: tests use
+    // ids of their own, and a file that needs a new deployment calls test/support/fresh-databases.ts.
+    isolate: false,
   },
 });

@@ -1,10 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { runConsolidationJob } from "../../src/cron/consolidation";
 import { runJob } from "../../src/db/job-runs";
 import { HOUR, manualClock, testDeps } from "../support/deps";
 import { faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { scriptedModel } from "../support/scripted-model";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The hourly job sweeps every mind and it counts its D1 calls: it starts from empty databases.
+beforeAll(freshDatabases);
 
 // Every run of this file works on its own storage, and each case below consolidates one fresh
 // mind: the hourly job then has exactly that mind's notes to fold.
