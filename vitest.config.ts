@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
@@ -56,5 +57,11 @@ export default defineConfig({
     // Node-side tests (node --test): they read files from disk and use packages workerd cannot run.
     exclude: ["test/node/**", "**/node_modules/**"],
     testTimeout: 30_000,
+    // A workerd runtime runs file after file: starting a runtime and loading the Worker's modules
+    // for each file cost more than the tests. Its storage is shared too: tests use ids of their
+    // own, and a file that needs a new deployment calls test/support/fresh-databases.ts.
+    isolate: false,
+    // Two runtimes at least (vitest would start one on two cores): each runs its tests on one thread.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
   },
 });

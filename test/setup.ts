@@ -1,6 +1,14 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { afterAll, vi } from "vitest";
 
-// Every database gets the same migrations: the directory (DB) and each shard.
+// Every database gets the same migrations: the directory (DB) and each shard. The runtime and
+// its storage are shared by the files (vitest.config.ts): the first file applies them, the next
+// ones find them listed in d1_migrations and apply nothing.
 await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
 await applyD1Migrations(env.SHARD_1!, env.TEST_MIGRATIONS);
+
+// A spy a file installs for its whole run (the Telegram stand-in on fetch) ends with the file.
+afterAll(() => {
+  vi.restoreAllMocks();
+});

@@ -1,7 +1,7 @@
 import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import wranglerToml from "../../wrangler.toml?raw";
 import worker from "../../src/index";
 import type { Scope } from "../../src/auth/principal";
@@ -18,6 +18,10 @@ import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
 import { DAY, depsOfMind, eraseDeps, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { runNow } from "../support/jobs";
 import { coldOf, newNotesMind } from "../support/long-term";
+import { freshDatabases } from "../support/fresh-databases";
+
+// Its jobs sweep every mind and it counts what they did: it starts from empty databases.
+beforeAll(freshDatabases);
 
 function declaredCrons(): string[] {
   const match = /crons\s*=\s*\[([^\]]*)\]/.exec(wranglerToml);

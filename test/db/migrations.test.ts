@@ -1,7 +1,11 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { freshDatabases } from "../support/fresh-databases";
+
+// UPGRADE_DB must start empty (test/memory/search.test.ts migrates it fully).
+beforeAll(freshDatabases);
 
 const db = env.UPGRADE_DB;
 const before = (name: string) => env.TEST_MIGRATIONS.filter((m) => m.name < name);

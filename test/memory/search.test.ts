@@ -10,6 +10,10 @@ import type { MindContext } from "../../src/minds/context";
 import { createMind, ensureAccount } from "../../src/minds/minds";
 import { call, newTenant, store } from "../helpers";
 import { DAY, inMind, manualClock, testDeps } from "../support/deps";
+import { freshDatabases } from "../support/fresh-databases";
+
+// UPGRADE_DB must start empty: scores there depend on every row (test/db/migrations.test.ts leaves rows).
+beforeAll(freshDatabases);
 
 describe("text normalisation", () => {
   const stemmed = (text: string) => stems(text).join(" ");

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { dataOf, firstEverywhere } from "../support/shards";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../src/auth/principal";
 import { drain, memoryQueue, runNow } from "../support/jobs";
 import { reciprocalRankFusion } from "../../src/memory/fusion";
@@ -14,6 +14,10 @@ import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
 import { eraseDeps, inMind } from "../support/deps";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The backfill sweeps every mind and it counts what it did: it starts from empty databases.
+beforeAll(freshDatabases);
 
 async function tenantScope(): Promise<{ scope: Scope; token: string; accountId: string }> {
   const t = await newTenant();

@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { recordUsage } from "../../src/llm/ledger";
 import { runCron } from "../../src/cron/schedule";
@@ -11,6 +11,10 @@ import { append, openSession } from "../sessions/session-helpers";
 import { depsOfMind, testDeps } from "../support/deps";
 import { checkEachFault, faultPoints, faultSample, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
+import { freshDatabases } from "../support/fresh-databases";
+
+// Its jobs sweep every mind of both shards, a bounded number a run: it starts from empty databases.
+beforeAll(freshDatabases);
 
 type Auth = { token: string; mind: string };
 const SHARDS = ["DB", "SHARD_1"] as const;

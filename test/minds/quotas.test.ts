@@ -1,7 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
@@ -16,6 +16,10 @@ import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from 
 import { runNow } from "../support/jobs";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { readAppendSettings, writeAppend } from "../../src/sessions/history";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The hourly job sweeps every mind and it reads its latest run: it starts from empty databases.
+beforeAll(freshDatabases);
 
 /** The usage row the triggers keep, beside the same figures counted from the tables. */
 async function usageAndTruth(mindId: string) {

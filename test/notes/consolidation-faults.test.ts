@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { settleMessage } from "../../src/cron/consume";
 import { runCronWith } from "../../src/cron/schedule";
 import { QUEUED_TTL_MS } from "../../src/work/marks";
@@ -8,6 +8,10 @@ import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan }
 import { drain, memoryQueue, workDeps } from "../support/jobs";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { scriptedModel } from "../support/scripted-model";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The hourly job sweeps every mind and it counts its D1 calls: it starts from empty databases.
+beforeAll(freshDatabases);
 
 // The hourly consolidation is a producer (the cron run pages through namespaces with waiting
 // notes and enqueues one message each) and a consumer (one namespace per message). Each D1 call

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { recordUsage, usageSince } from "../../src/llm/ledger";
 import { updateCold } from "../../src/notes/cold-memory";
 import { consolidateNotes } from "../../src/notes/consolidate";
@@ -8,6 +8,10 @@ import { call } from "../helpers";
 import { DAY, manualClock, testDeps, inMind, depsOfMind } from "../support/deps";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, storedNotes, versionsOf } from "../support/long-term";
 import { SCRIPTED_USAGE, scriptedModel } from "../support/scripted-model";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The hourly job sweeps every mind and it counts what it did: it starts from empty databases.
+beforeAll(freshDatabases);
 
 const target = (mindId: string) => ({ mindId, agent: "default" });
 

@@ -1,6 +1,6 @@
 import { createScheduledController, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import type { LanguageModel } from "../../src/llm/providers";
 import { extractSession } from "../../src/notes/session-extraction";
@@ -9,6 +9,10 @@ import { append, newAuth, openSession, runAlarmToEnd, type Auth } from "../sessi
 import { depsOfMind } from "../support/deps";
 import { storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
+import { freshDatabases } from "../support/fresh-databases";
+
+// The daily collection sweeps every session and it counts what it did: it starts from empty databases.
+beforeAll(freshDatabases);
 
 const answer = (...texts: string[]) => JSON.stringify({ notes: texts.map((text) => ({ text, section: "preferences", signal: "preference" })) });
 const stubOf = (sessionId: string) => env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));

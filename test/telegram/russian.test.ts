@@ -15,7 +15,7 @@ import { appendMessage } from "../../src/sessions/messages";
 import en from "../../src/telegram/locales/en";
 import ru from "../../src/telegram/locales/ru";
 import { ADMIN_TOKEN, call } from "../helpers";
-import { inMind, testDeps } from "../support/deps";
+import { depsOfMind, inMind, testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import { callbackUpdate, inGroup, newPerson, nextId, send, standInTelegram, textUpdate, useModel, type Person } from "../support/telegram";
 
@@ -168,7 +168,7 @@ describe("the bot in Russian", () => {
     await press(`mem:d:${memoryIds[1]}`);
     await press(`note:v:${noteIds[0]}`);
     await press(`note:d:${noteIds[1]}`);
-    await claimNotes(deps, { mindId: mind_id, agent: "default", mode: "offline", limit: 10 });
+    await claimNotes(await depsOfMind(mind_id), { mindId: mind_id, agent: "default", mode: "offline", limit: 10 });
     await press(`note:d:${noteIds[2]}`);
 
     // Cold memory, written by the offline consolidation in the mind's language.
