@@ -4229,7 +4229,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Recent background job runs with their counts (ADMIN_TOKEN) */
+        /** Background work: recent cron runs with what they enqueued, the queue's backlog, and dead letters (ADMIN_TOKEN) */
         get: {
             parameters: {
                 query?: {
@@ -4242,7 +4242,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Newest first */
+                /** @description Runs newest first */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -4250,6 +4250,22 @@ export interface paths {
                     content: {
                         "application/json": {
                             runs: components["schemas"]["JobRun"][];
+                            /** @description Units enqueued and not yet done, on every database; `retrying`: their message failed at least once */
+                            queue: {
+                                queued: number;
+                                retrying: number;
+                                oldest_queued_at: string | null;
+                            };
+                            dead_letters: {
+                                total: number;
+                                by_code: {
+                                    kind: string;
+                                    error_code: string;
+                                    count: number;
+                                }[];
+                                /** @description The newest, at most `limit` */
+                                letters: components["schemas"]["DeadLetter"][];
+                            };
                         };
                     };
                 };
@@ -4275,6 +4291,71 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/dead-letters/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send dead letters back to the work queue, the oldest first (ADMIN_TOKEN) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind?: "consolidate" | "extract" | "embed" | "vectors" | "retention" | "erase";
+                        /** @default 100 */
+                        limit?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description How many went back */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            redriven: number;
+                        };
+                    };
+                };
+                /** @description Invalid input */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing or invalid credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5016,6 +5097,21 @@ export interface components {
                 [key: string]: unknown;
             };
             error: string | null;
+        };
+        DeadLetter: {
+            /** @description The unit of work: its kind and ids, e.g. `consolidate mind_… default` */
+            unit: string;
+            shard: string;
+            kind: string;
+            mind_id: string | null;
+            namespace: string | null;
+            /** @description The code of the last failure (model_failed, internal, …); never its text */
+            error_code: string;
+            attempts: number;
+            /** @description Times the unit landed here since it was last sent back */
+            deaths: number;
+            first_at: string;
+            last_at: string;
         };
         Shard: {
             /** @description The D1 binding: DB (the directory, also the first shard), SHARD_1, … */
