@@ -6,7 +6,9 @@ import { assembled, topHitsWithin, type ContextSource } from "./context";
 const WITHOUT: Record<string, Partial<PackingOptions>> = {
   "− cut only when long for the budget (every text over 80 characters cut to its matching sentences, as before)": { cut: "always" },
   "− dates beside the items (listed under their category, not their tags)": { tagHeadings: false },
-  "− neighbours of the leading hits, one per 150 budget tokens (what was said around them)": { tokensPerNeighbours: 0 },
+  "− neighbours of the leading hits, one per 120 budget tokens beyond 800 (what was said around them)": { tokensPerNeighbours: 0 },
+  "− neighbours for fewer leading hits at small budgets (one per 150 budget tokens from the first, as before)": { tokensPerNeighbours: 150, neighboursFrom: 0 },
+  "− a hit sharing tags with every leading hit lifted by its whole score (by half of it, as before)": { tagLift: 0.5 },
   "− duplicates folded": { fold: false },
   "− headings paid only when used (every part's heading paid up front)": { lazyHeadings: false },
   "+ no instructions at all (what they cost)": { instructions: false },

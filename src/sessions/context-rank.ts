@@ -8,15 +8,15 @@ import type { SearchHit } from "../memory/search";
 /** How many of the best hits say which tags the message is about. */
 export const TAG_LEAD = 10;
 /** A hit whose tags every leading hit shares gains this share of its score; half of them, half of it. */
-export const TAG_LIFT = 0.5;
+export const TAG_LIFT = 1;
 
 /** The hits re-ordered by their score, lifted by the share of leading hits that share a tag with each. */
-export function liftBySharedTags(hits: readonly SearchHit[]): SearchHit[] {
+export function liftBySharedTags(hits: readonly SearchHit[], lift = TAG_LIFT): SearchHit[] {
   const lead = hits.slice(0, TAG_LEAD).map((h) => new Set(h.memory.tags));
   if (lead.length === 0) return [...hits];
   const shared = (tags: readonly string[]) => lead.filter((held) => tags.some((t) => held.has(t))).length / lead.length;
   return hits
-    .map((hit, i) => ({ hit, i, score: hit.score * (1 + TAG_LIFT * shared(hit.memory.tags)) }))
+    .map((hit, i) => ({ hit, i, score: hit.score * (1 + lift * shared(hit.memory.tags)) }))
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .map(({ hit, score }) => ({ ...hit, score }));
 }

@@ -10,7 +10,7 @@ import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { asData, memoryItem, neighbourItems, noteItem, type Render } from "./context-items";
 import { Fitter, groupLines, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
-import { liftBySharedTags } from "./context-rank";
+import { liftBySharedTags, TAG_LIFT } from "./context-rank";
 import { messageStems, type CutRule } from "./context-trim";
 import type { Message } from "./model";
 import { countEphemeral, llmWindow } from "./windows";
@@ -48,10 +48,12 @@ export interface PackingOptions {
   groupLabels: boolean;
   /** A memory with tags is listed under them (the day it was said, its project), said once as a heading, rather than under its category. */
   tagHeadings: boolean;
-  /** Search hits sharing tags with the leading hits are lifted (context-rank.ts). */
-  tagLift: boolean;
-  /** The leading search hits, one per this many budget tokens (0: none), bring their context along: what was said around them. */
+  /** Search hits sharing tags with the leading hits are lifted by up to this share of their score (context-rank.ts; 0: not at all). */
+  tagLift: number;
+  /** The leading search hits, one per this many budget tokens beyond `neighboursFrom` (0: none), bring their context along: what was said around them. */
   tokensPerNeighbours: number;
+  /** Budget tokens left to the hits themselves before any brings its context (a small budget holds few hits). */
+  neighboursFrom: number;
   /** A fact already taken (the same words, or nearly) is folded into the earlier item rather than repeated. */
   fold: boolean;
   /** A part's heading is paid for by its first item, so an empty part costs nothing. */
@@ -62,7 +64,7 @@ export interface PackingOptions {
 
 export const DEFAULT_PACKING: PackingOptions = {
   ...{ markVerified: false, cut: "long", tokensPerHit: 16, maxHits: 200, groupLabels: true, tagHeadings: true },
-  ...{ tagLift: true, tokensPerNeighbours: 150, fold: true, lazyHeadings: true, instructions: true },
+  ...{ tagLift: TAG_LIFT, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true },
 };
 
 export interface ContextRequest {
@@ -132,7 +134,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
     q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(ctx, scope.mindId, scope.agent),
   ]);
-  const memoryHits = packing.tagLift ? liftBySharedTags(memorySearch.hits) : memorySearch.hits;
+  const memoryHits = packing.tagLift > 0 ? liftBySharedTags(memorySearch.hits, packing.tagLift) : memorySearch.hits;
   const instructions = packing.instructions ? INSTRUCTIONS : "";
   const headings = Object.fromEntries(Object.entries(HEADINGS).map(([part, h]) => [part, count(h) + 1]));
   const upfront = packing.lazyHeadings ? 0 : Object.values(headings).reduce((n, t) => n + t, 0);
@@ -166,7 +168,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
     (candidate) => candidate.ref,
   ).map((f) => f.item);
   // The leading memory hits are followed by what was said around them.
-  const leading = packing.tokensPerNeighbours > 0 ? Math.round(budget / packing.tokensPerNeighbours) : 0;
+  const leading = packing.tokensPerNeighbours > 0 ? Math.max(0, Math.round((budget - packing.neighboursFrom) / packing.tokensPerNeighbours)) : 0;
   const around = new Map(memoryHits.slice(0, leading).map((hit) => [hit.memory.id, neighbourItems(hit.memory, render)]));
   const offer = (candidate: ContextItem | ColdSection, limit?: number) => {
     if (!("lines" in candidate)) return fitter.offer(candidate, undefined, limit);

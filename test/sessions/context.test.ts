@@ -7,6 +7,9 @@ import { updateCold } from "../../src/notes/cold-memory";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/llm/tokens";
 import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
+import type { Memory } from "../../src/memory/model";
+import type { SearchHit } from "../../src/memory/search";
+import { liftBySharedTags, TAG_LEAD } from "../../src/sessions/context-rank";
 import { call, newKey, store } from "../helpers";
 import { testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
@@ -211,6 +214,26 @@ describe("context assembly", () => {
     const found = await call("GET", `/memory/search?q=${encodeURIComponent("rented bikes")}&limit=20`, auth);
     const order = found.json.results.map((r: any) => r.id);
     expect(order.indexOf(elsewhere.id)).toBeLessThan(order.indexOf(alike.id));
+  });
+
+  it("lifts a hit sharing tags with every leading hit by its whole score", () => {
+    const hit = (id: string, score: number, tags: string[]): SearchHit => ({ memory: { id, tags } as unknown as Memory, score });
+    const leading = Array.from({ length: TAG_LEAD }, (_, i) => hit(`lead_${i}`, 3, ["lisbon trip"]));
+    // Half of its score would leave the sharing hit below one scoring 1.9 on words alone.
+    const order = liftBySharedTags([...leading, hit("alone", 1.9, ["at home"]), hit("sharing", 1, ["lisbon trip"])]).map((h) => h.memory.id);
+    expect(order.indexOf("sharing")).toBeLessThan(order.indexOf("alone"));
+    const half = liftBySharedTags([...leading, hit("alone", 1.9, ["at home"]), hit("sharing", 1, ["lisbon trip"])], 0.5).map((h) => h.memory.id);
+    expect(half.indexOf("sharing")).toBeGreaterThan(half.indexOf("alone"));
+  });
+
+  it("brings what was said around the leading hits, one hit per 120 budget tokens beyond the first 800", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    for (let i = 0; i < 9; i++) await store(auth, { key: `walk_${i}`, content: `Walked the dog along route ${i}`, context: `Said before walk ${i}` });
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("walked the dog")}&max_tokens=1500`);
+    const around = ctx.parts.filter((p: any) => p.included && /:context:\d+$/.test(p.ref));
+    expect(around).toHaveLength(Math.round((1500 - 800) / 120));
+    expect(ctx.parts.filter((p: any) => p.included && p.part === "search" && /^mem_[^:]*$/.test(p.ref))).toHaveLength(9);
   });
 
   it("folds a memory that nearly repeats one already taken", async () => {
