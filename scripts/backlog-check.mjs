@@ -5,7 +5,7 @@
 // Without a model the notes are merged offline; with MODEL_URL (an OpenAI-compatible server such
 // as `npm run model:local`) every namespace is merged by it.
 //   node scripts/backlog-check.mjs
-//   MODEL_URL=http://127.0.0.1:8082 node scripts/backlog-check.mjs
+//   MODEL_URL=http://127.0.0.1:8789/v1 node scripts/backlog-check.mjs   (npm run model:local with PORT unset)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
