@@ -74,13 +74,15 @@ export function d1Bindings() {
 }
 
 /**
- * Applies the migrations to every local database, all at once. wrangler prints the whole table
+ * Applies the migrations to every local database, one after another: two wrangler runs at once
+ * share the local state's SQLite files and one can fail with SQLITE_BUSY. wrangler prints the whole table
  * of migrations after each one it applies; that is kept for a failure, and each database gets
  * one line instead. `persistTo` names another local state directory than wrangler's default.
  * Resolves true when every database is up to date.
  */
 export async function applyMigrations({ persistTo } = {}) {
-  const results = await Promise.all(d1Bindings().map((database) => migrate(database, persistTo)));
+  const results = [];
+  for (const database of d1Bindings()) results.push(await migrate(database, persistTo));
   for (const { database, code, output } of results) {
     if (code !== 0) {
       console.error(`${database}: the migrations failed (wrangler exited with ${code}):\n${output}`);
