@@ -1,8 +1,8 @@
-import type { Principal } from "./auth/principal";
+import type { Principal } from "./tenancy/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
 import type { Semantic } from "./embeddings/ports";
-import type { MindContext } from "./minds/context";
+import type { MindContext } from "./tenancy/mind-context";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
 export interface AppEnv {

@@ -9,10 +9,10 @@ import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
 import { DEAD_LETTER_QUEUE } from "./work/units";
 
-export { MindJobObject } from "./minds/job-object";
+export { MindJobObject } from "./portability/job-object";
 export { ModelLimiterObject } from "./llm/model-limiter";
 export { RateLimiterObject } from "./limits/rate-limiter";
-export { ImportObject } from "./minds/import-object";
+export { ImportObject } from "./portability/import-object";
 export { SessionObject } from "./sessions/session-object";
 export { TelegramChatObject } from "./telegram/chat-object";
 

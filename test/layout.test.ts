@@ -2,10 +2,28 @@ import { describe, expect, it } from "vitest";
 
 // Every behaviour has one home in the domain, reached from thin fronts: a front never imports
 // another front, and nothing outside the fronts imports one, except the two files that wire
-// the Worker together.
+// the Worker together. Below the fronts the folders form layers that run one way: tenancy
+// under the domain (memory <- notes <- sessions), portability over it, and db, llm and
+// embeddings under all of them (scripts/folder-graph.mjs prints the whole graph).
 
 const FRONTS = ["api", "telegram", "mcp", "ui", "cron", "docs"];
 const WIRING = ["src/app.ts", "src/index.ts"];
+
+/** The folders each layer may import, besides itself and the files at the top of src/. */
+const LOWER = { types: [], db: [], limits: [], http: ["limits"], llm: ["db"], work: ["db"], tenancy: ["db"] };
+const EMBEDDINGS = ["db", "llm", "tenancy"];
+const MEMORY = [...EMBEDDINGS, "embeddings"];
+const NOTES = [...MEMORY, "memory"];
+const SESSIONS = [...NOTES, "notes"];
+const LAYERS: Record<string, string[]> = {
+  ...LOWER,
+  embeddings: EMBEDDINGS,
+  memory: MEMORY,
+  notes: NOTES,
+  sessions: SESSIONS,
+  portability: [...SESSIONS, "sessions"],
+  auth: ["db", "http", "limits", "tenancy"],
+};
 
 const sources = import.meta.glob<string>("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true });
 
@@ -49,6 +67,25 @@ function layoutViolations(files: Record<string, string>): string[] {
   return found.sort();
 }
 
+/** The top folder of a `src/…` path, or null for the files at the top. */
+const folderOf = (path: string) => (path.split("/").length > 2 ? path.split("/")[1]! : null);
+
+/** Each import from a layer into a folder it may not import: "importer -> imported". */
+function layerViolations(files: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    const own = folderOf(file);
+    const allowed = own === null ? undefined : LAYERS[own];
+    if (allowed === undefined) continue;
+    for (const specifier of importsOf(text)) {
+      const target = resolve(file, specifier);
+      const folder = target.startsWith("src/") ? folderOf(target) : "outside src";
+      if (folder !== null && folder !== own && !allowed.includes(folder)) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found.sort();
+}
+
 describe("source layout", () => {
   it("reads the whole source tree", () => {
     const files = Object.keys(sourceFiles());
@@ -65,14 +102,39 @@ describe("source layout", () => {
     const files = {
       "src/app.ts": 'import { memoryRoutes } from "./api/memory";',
       "src/telegram/webhook.ts": 'import { createRouter } from "../api/router";\nimport { x } from "./updates";',
-      "src/minds/import.ts": 'import type { X } from "../api/errors";\nimport { y } from "../errors";',
+      "src/portability/import.ts": 'import type { X } from "../api/errors";\nimport { y } from "../errors";',
       "src/ui/pages/memories.tsx": 'const m = await import("../../mcp/server");',
       "src/cron/retention.ts": 'export { z } from "../db/retention";',
     };
     expect(layoutViolations(files)).toEqual([
-      "src/minds/import.ts -> src/api/errors",
+      "src/portability/import.ts -> src/api/errors",
       "src/telegram/webhook.ts -> src/api/router",
       "src/ui/pages/memories.tsx -> src/mcp/server",
+    ]);
+  });
+
+  it("every folder below the fronts imports only the layers under it", () => {
+    const folders = new Set(Object.keys(sourceFiles()).map(folderOf));
+    for (const folder of folders) if (folder !== null && !FRONTS.includes(folder)) expect(LAYERS, folder).toHaveProperty(folder);
+    expect(layerViolations(sourceFiles())).toEqual([]);
+  });
+
+  it("the check catches imports against the layers", () => {
+    const files = {
+      "src/memory/search.ts": 'import { x } from "../notes/notes";\nimport { y } from "../tenancy/mind-context";',
+      "src/notes/notes.ts": 'import type { S } from "../sessions/model";\nimport { m } from "../memory/model";',
+      "src/sessions/chats.ts": 'import { erase } from "../portability/erase";',
+      "src/tenancy/keys.ts": 'import { a } from "../auth/middleware";\nimport { c } from "../clock";',
+      "src/db/schema.ts": 'import { m } from "../memory/model";',
+      "src/portability/export.ts": 'import { s } from "../sessions/model";\nimport { r } from "../api/router";',
+    };
+    expect(layerViolations(files)).toEqual([
+      "src/db/schema.ts -> src/memory/model",
+      "src/memory/search.ts -> src/notes/notes",
+      "src/notes/notes.ts -> src/sessions/model",
+      "src/portability/export.ts -> src/api/router",
+      "src/sessions/chats.ts -> src/portability/erase",
+      "src/tenancy/keys.ts -> src/auth/middleware",
     ]);
   });
 });

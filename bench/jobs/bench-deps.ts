@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { bindMind, resolveMindContext, type MindContext } from "../../src/minds/context";
+import { bindMind, resolveMindContext, type MindContext } from "../../src/tenancy/mind-context";
 import { systemClock } from "../../src/clock";
 import { databaseOfMind } from "../../src/db/client";
 import { createShards, DIRECTORY } from "../../src/db/shards";
@@ -7,7 +7,7 @@ import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
 import type { Deps } from "../../src/deps";
 import { storeMemory } from "../../src/memory/memories";
-import { createMind, ensureAccount } from "../../src/minds/minds";
+import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
 
 export interface BenchDepsOptions {

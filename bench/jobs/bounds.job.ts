@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
-import { IMPORT_MAX_BYTES } from "../../src/minds/archive";
+import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { request, newTenant } from "./http-client";
 import { eq } from "drizzle-orm";
@@ -8,7 +8,7 @@ import { systemClock } from "../../src/clock";
 import { createDb } from "../../src/db/client";
 import { minds } from "../../src/db/schema";
 import { createShards } from "../../src/db/shards";
-import { acceptImport, runImport } from "../../src/minds/import-jobs";
+import { acceptImport, runImport } from "../../src/portability/import-jobs";
 import { largeArchive } from "./large-archive";
 import { progress, report } from "./report";
 

@@ -1,5 +1,5 @@
 import { inArray } from "drizzle-orm";
-import type { MindContext } from "../../src/minds/context";
+import type { MindContext } from "../../src/tenancy/mind-context";
 import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { inMind } from "./bench-deps";

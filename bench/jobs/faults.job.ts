@@ -4,8 +4,8 @@ import { report } from "./report";
 // The suite's fault tests, run here with every D1 call faulted (or this run's share of them)
 // instead of a seeded sample.
 import "../../test/notes/extraction-faults.test";
-import "../../test/minds/write-faults.test";
-import "../../test/minds/move.test";
+import "../../test/portability/write-faults.test";
+import "../../test/portability/move.test";
 import "../../test/notes/consolidation-faults.test";
 import "../../test/cron/queue-faults.test";
 

@@ -5,7 +5,7 @@ import { searchMemories } from "../../src/memory/search";
 import { singleMatchSearch } from "./single-match-search";
 import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
 import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
-import type { MindContext } from "../../src/minds/context";
+import type { MindContext } from "../../src/tenancy/mind-context";
 import { recordingD1 } from "./recording-d1";
 import { progress, report } from "./report";
 

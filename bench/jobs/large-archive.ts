@@ -1,4 +1,4 @@
-import { IMPORT_MAX_BYTES } from "../../src/minds/archive";
+import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
 
 const WORDS = "the quick brown fox jumps over a lazy dog while the river keeps running south past old mills".split(" ");
 const words = (n: number, seed: number) => Array.from({ length: n }, (_, i) => WORDS[(i * 7 + seed) % WORDS.length]).join(" ");

@@ -3,7 +3,7 @@ import { it } from "vitest";
 import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { searchMemories } from "../../src/memory/search";
-import { EMBED_BATCH, embedPending } from "../../src/memory/semantic";
+import { EMBED_BATCH, embedPending } from "../../src/embeddings/vectors";
 import { memoryIndex } from "../../test/support/semantic";
 import type { Conversation } from "../lib/dataset";
 import { scoreRetrieval, type Ranking } from "../lib/metrics";

@@ -3,7 +3,7 @@ import { isoNow } from "../../src/clock";
 import { memories } from "../../src/db/schema";
 import { inScope, notExpired } from "../../src/memory/filters";
 import { toMatchExpression } from "../../src/memory/normalize";
-import type { MindContext } from "../../src/minds/context";
+import type { MindContext } from "../../src/tenancy/mind-context";
 
 /**
  * The memory search the product ran before each term was weighed by the mind's own idf: one

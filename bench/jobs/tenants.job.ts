@@ -3,7 +3,7 @@ import { it } from "vitest";
 import { memorySearchColumns } from "../../src/memory/memories";
 import { mindSearchToken, stems } from "../../src/memory/normalize";
 import { searchMemories } from "../../src/memory/search";
-import { createMind, ensureAccount } from "../../src/minds/minds";
+import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import type { CapturedQuery } from "../lib/growth-data";
 import { TENANT_FILL, TENANT_TEXT_INSERT, TENANT_TEXTS_TABLE, type TenantsInput, type TenantsResult, type TenantsStage } from "../lib/tenants-data";
 import { databaseOfMind } from "../../src/db/client";

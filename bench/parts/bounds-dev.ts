@@ -9,7 +9,7 @@ import { isRestarted, startWranglerDev, type DevServer } from "../lib/wrangler-d
 // mind of MOVE_ROWS memories while it moves between shards, with /health probed meanwhile.
 const MOVE_ROWS = Number(process.env.BOUNDS_MOVE_ROWS ?? 30_000);
 const AFTER_REFUSAL = 5;
-/** The import's bound (IMPORT_MAX_BYTES of src/minds/archive.ts, which only workerd code may import). */
+/** The import's bound (IMPORT_MAX_BYTES of src/portability/archive.ts, which only workerd code may import). */
 const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Answer {

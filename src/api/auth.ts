@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { issueAccountToken } from "../auth/jwt";
 import { bearerToken, failAuthentication, refuseBlockedClient } from "../auth/middleware";
-import { secretsEqual } from "../auth/secrets";
+import { secretsEqual } from "../secrets";
 import { readAuthConfig } from "../config";
-import { ensureAccount } from "../minds/minds";
+import { ensureAccount } from "../tenancy/minds";
 import { createRouter } from "../http/router";
 import { errorResponses, jsonBody, jsonContent } from "./schemas";
 

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { notFound } from "../errors";
-import { listNamespaces } from "../minds/namespaces";
+import { listNamespaces } from "../tenancy/namespaces";
 import { listConsolidations } from "../notes/claims";
-import { getColdVersion, listColdVersions } from "../notes/cold";
+import { getColdVersion, listColdVersions } from "../notes/cold-store";
 import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NoteSchema } from "./notes";

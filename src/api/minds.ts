@@ -1,17 +1,17 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireHuman } from "../auth/middleware";
-import { agentName } from "../auth/principal";
-import { archiveStream, exportMind } from "../minds/export";
-import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../minds/archive";
-import { archiveTooLarge } from "../minds/archive-lines";
-import { IMPORT_INLINE_MAX_BYTES, importMind } from "../minds/import";
-import { getImportJob } from "../minds/import-jobs";
-import { createMindKey, listMindKeys, revokeMindKey } from "../minds/keys";
+import { agentName } from "../tenancy/principal";
+import { archiveStream, exportMind } from "../portability/export";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
+import { archiveTooLarge } from "../portability/archive-lines";
+import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
+import { getImportJob } from "../portability/import-jobs";
+import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
-import { deleteMind } from "../minds/erase";
-import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../minds/minds";
-import { mindSettingsPatchSchema, mindSettingsSchema } from "../minds/settings";
+import { deleteMind } from "../portability/erase";
+import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
+import { mindSettingsPatchSchema, mindSettingsSchema } from "../tenancy/settings";
 import { bearerSecurity, createRouter } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
 

@@ -1,8 +1,8 @@
-import { inNamespace } from "../minds/context";
+import { inNamespace } from "../tenancy/mind-context";
 import { searchQuery } from "../memory/fields";
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
-import { agentName } from "../auth/principal";
+import { agentName } from "../tenancy/principal";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";

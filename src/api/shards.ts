@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
-import { mindJobObject } from "../minds/job-object";
-import { abandonMove, listShards, moveProgress, startMove } from "../minds/move";
+import { mindJobObject } from "../portability/job-object";
+import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
 import { bearerSecurity, createRouter } from "../http/router";
 import { notFound } from "../errors";
 import { errorResponses, ErrorSchema, jsonBody, jsonContent } from "./schemas";

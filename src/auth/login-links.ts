@@ -5,7 +5,7 @@ import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { unauthorized } from "../errors";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
-import { randomToken, sha256Hex } from "./secrets";
+import { randomToken, sha256Hex } from "../secrets";
 
 /** How long a login link works. */
 export const LOGIN_LINK_TTL_MS = 10 * 60 * 1000;

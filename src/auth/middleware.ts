@@ -5,13 +5,13 @@ import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
-import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
-import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../minds/bookmarks";
-import { resolveMindContext } from "../minds/context";
-import { accountExists } from "../minds/minds";
+import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
+import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../tenancy/bookmarks";
+import { resolveMindContext } from "../tenancy/mind-context";
+import { accountExists } from "../tenancy/minds";
 import { verifyAccountToken } from "./jwt";
-import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "./principal";
-import { secretsEqual, sha256Hex } from "./secrets";
+import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "../tenancy/principal";
+import { secretsEqual, sha256Hex } from "../secrets";
 
 export { AGENT_PATTERN };
 

@@ -12,10 +12,10 @@ import { createDb } from "../db/client";
 import { readBodyWithin } from "../http/body-limit";
 import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
-import { authenticateMindKey, looksLikeMindKey } from "../minds/keys";
+import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
-import type { Principal } from "./principal";
+import type { Principal } from "../tenancy/principal";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
 // /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/semantic";
+import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../embeddings/vectors";
 import { newId } from "../ids";
 import { enqueueDue } from "./produce";
 import { idsAfter, type QueueJob, type UnitSource, type WorkDeps, type WorkOutcome } from "./work-deps";
@@ -34,7 +34,7 @@ export const embeddingsJob: QueueJob = {
 
 const inShard = (deps: WorkDeps, shard: string): Deps => ({ ...deps, db: deps.shards.db(shard), semantic: deps.loadSemantic() });
 
-/** Embeds the mind's due rows (src/memory/semantic.ts); a failed row waits with its own backoff. */
+/** Embeds the mind's due rows (src/embeddings/vectors.ts); a failed row waits with its own backoff. */
 export async function embedUnit(deps: WorkDeps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   let full = false;

@@ -4,8 +4,8 @@ import type { JobCounts } from "../db/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
-import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } from "../minds/erase";
-import { IMPORT_RETENTION_STEP } from "../minds/import-jobs";
+import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } from "../portability/erase";
+import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import { idsAfter, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
@@ -59,7 +59,7 @@ export async function retentionUnit(deps: WorkDeps, shard: string, options: Rete
   return { status: "done", counts, more };
 }
 
-/** Finishes a mind's erasure that stopped halfway (src/minds/erase.ts): every step is safe to repeat. */
+/** Finishes a mind's erasure that stopped halfway (src/portability/erase.ts): every step is safe to repeat. */
 export async function eraseUnit(deps: WorkDeps, unit: { mindId: string }): Promise<WorkOutcome> {
   const finished = await finishInterruptedErasure({ ...deps, semantic: deps.loadSemantic() }, unit.mindId);
   return { status: "done", counts: { erasures_finished: finished ? 1 : 0 } };

@@ -28,3 +28,13 @@ export function directoryOf(deps: HasShards): Db {
 export function everyShard(deps: HasShards): { name: string; db: Db }[] {
   return deps.shards ? deps.shards.names.map((name) => ({ name, db: deps.shards!.db(name) })) : [{ name: "DB", db: deps.db }];
 }
+
+// D1 binds at most 100 parameters a statement; a lookup by ids leaves room for the scope's.
+const ID_CHUNK = 90;
+
+/** Rows looked up by id, a bounded number of ids a statement. */
+export async function inIdChunks<T>(ids: string[], lookup: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += ID_CHUNK) rows.push(...(await lookup(ids.slice(i, i + ID_CHUNK))));
+  return rows;
+}

@@ -39,7 +39,7 @@ export const mindUsage = sqliteTable("mind_usage", {
   bytes: integer("bytes").notNull(),
 });
 
-/** Never holds a row: an insert into it fails a write's batch that passed a quota (src/minds/quotas.ts). */
+/** Never holds a row: an insert into it fails a write's batch that passed a quota (src/tenancy/quotas.ts). */
 export const quotaGuard = sqliteTable("quota_guard", {
   ok: integer("ok").notNull(),
 });
@@ -295,7 +295,7 @@ export const embeddings = sqliteTable(
   (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
 );
 
-/** An import written in the background (migrations/0017_import_jobs.sql, src/minds/import-jobs.ts). */
+/** An import written in the background (migrations/0017_import_jobs.sql, src/portability/import-jobs.ts). */
 export const importJobs = sqliteTable("import_jobs", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),

@@ -3,10 +3,10 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { countWrite } from "../auth/middleware";
 import { mcpAuthOf } from "../auth/oauth";
-import type { Principal } from "../auth/principal";
+import type { Principal } from "../tenancy/principal";
 import { unauthorized } from "../errors";
-import { resolveMindContext } from "../minds/context";
-import { useGrant } from "../minds/grants";
+import { resolveMindContext } from "../tenancy/mind-context";
+import { useGrant } from "../tenancy/grants";
 import { createMcpServer } from "./server";
 
 /**

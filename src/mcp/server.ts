@@ -1,5 +1,5 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RegisterTool, ToolContext } from "./context";
+import type { RegisterTool, ToolContext } from "./tool-context";
 import { register as getMemory } from "./tools/get-memory";
 import { register as memoryForget } from "./tools/memory-forget";
 import { register as memoryRecall } from "./tools/memory-recall";

@@ -1,4 +1,4 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { storeMemory } from "./memories";
 import type { Category } from "./model";
 import { words } from "./normalize";

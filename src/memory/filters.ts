@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Scope } from "../auth/principal";
+import type { Scope } from "../tenancy/principal";
 import { memories } from "../db/schema";
 import { normalizeTag } from "./normalize";
 

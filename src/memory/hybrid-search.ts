@@ -1,9 +1,15 @@
-import type { MindContext } from "../minds/context";
-import type { Scope } from "../auth/principal";
+import type { MindContext } from "../tenancy/mind-context";
+import type { Scope } from "../tenancy/principal";
 import type { Deps } from "../deps";
 import { reciprocalRankFusion } from "./fusion";
 import { searchMemories, type SearchHit, type SearchOptions } from "./search";
-import { searchByMeaning } from "./semantic";
+import { and, inArray } from "drizzle-orm";
+import { isoNow } from "../clock";
+import { inIdChunks } from "../db/client";
+import { memories } from "../db/schema";
+import { nearestRowIds } from "../embeddings/vectors";
+import { inScope, notExpired } from "./filters";
+import { toMemory, type Memory } from "./model";
 
 /** How a result list was found: full-text search alone, or fused with recall by meaning. */
 export type Retrieval = "hybrid" | "full_text";
@@ -36,4 +42,17 @@ export async function retrieveMemories(ctx: MindContext, options: SearchOptions)
   );
   const fused = reciprocalRankFusion([lexical.map((h) => h.memory), filtered], (m) => m.id);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ memory: item, score })), retrieval: "hybrid" };
+}
+
+/** Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning is not available. */
+export async function searchByMeaning(ctx: MindContext, q: string, limit: number): Promise<Memory[] | null> {
+  const ids = await nearestRowIds(ctx, q, "memory", limit);
+  if (ids === null || ids.length === 0) return ids === null ? null : [];
+  // The index's answer is checked against the rows in SQL: only this scope's live memories count.
+  const now = isoNow(ctx.clock);
+  const rows = await inIdChunks(ids, (chunk) =>
+    ctx.db.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => (byId.has(id) ? [toMemory(byId.get(id)!)] : [])).slice(0, limit);
 }

@@ -1,16 +1,16 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
-import { actorOf, isPerson, type Scope } from "../auth/principal";
+import { actorOf, isPerson, type Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { memories, memoryHistory } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
-import { storedBytes, writeWithinQuota } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
-import { dropGoneVectors, markForEmbedding } from "./semantic";
+import { dropGoneVectors, markForEmbedding } from "../embeddings/vectors";
 
 export interface MemoryInput {
   category: Category;

@@ -1,6 +1,6 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, desc, eq } from "drizzle-orm";
-import type { Scope } from "../auth/principal";
+import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { memories } from "../db/schema";
 import type { Deps } from "../deps";

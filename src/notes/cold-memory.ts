@@ -1,12 +1,12 @@
 import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
-import type { MindContext } from "../minds/context";
-import { actorOf, type Scope } from "../auth/principal";
+import type { MindContext } from "../tenancy/mind-context";
+import { actorOf, type Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
-import { storedBytes, writeWithinQuota } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { claimNotes, getConsolidation, type Claim } from "./claims";
-import { compareAndSwapCold, getCold, getColdVersion, type Cold } from "./cold";
+import { compareAndSwapCold, getCold, getColdVersion, type Cold } from "./cold-store";
 
 // What the HTTP and MCP fronts do with cold memory, in a scope: read, compare-and-swap write
 // (optionally closing a consolidation the client ran itself), diff and rollback.

@@ -2,10 +2,10 @@ import { AppError, loggable } from "../errors";
 import type { ModelDeps } from "../llm/generate";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
-import { jobMindContext } from "../minds/context";
-import { storedBytes, writeWithinQuota } from "../minds/quotas";
+import { jobMindContext } from "../tenancy/mind-context";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { claimNotes, releaseClaim } from "./claims";
-import { compareAndSwapCold, getCold } from "./cold";
+import { compareAndSwapCold, getCold } from "./cold-store";
 import { documentLocale } from "./document";
 import { mergeOffline, mergeWithModel } from "./merge";
 

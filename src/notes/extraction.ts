@@ -1,4 +1,4 @@
-import { jobMindContext } from "../minds/context";
+import { jobMindContext } from "../tenancy/mind-context";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
@@ -7,7 +7,7 @@ import { minds, noteExtractions, notes } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor, type ModelDeps } from "../llm/generate";
-import { storedBytes, writeWithinQuota } from "../minds/quotas";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { queryTerms } from "../memory/normalize";
 import { noteValues } from "./notes";

@@ -3,8 +3,9 @@ import { notes } from "../db/schema";
 import { inScope } from "../memory/filters";
 import { reciprocalRankFusion } from "../memory/fusion";
 import type { Retrieval } from "../memory/hybrid-search";
-import { inIdChunks, nearestRowIds } from "../memory/semantic";
-import type { MindContext } from "../minds/context";
+import { inIdChunks } from "../db/client";
+import { nearestRowIds } from "../embeddings/vectors";
+import type { MindContext } from "../tenancy/mind-context";
 import { searchNotes, toNote, type Note } from "./notes";
 
 export interface RetrievedNotes {

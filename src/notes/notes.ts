@@ -1,17 +1,16 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
-import { isPerson } from "../auth/principal";
+import { isPerson } from "../tenancy/principal";
 import { isoNow } from "../clock";
-import { notes, type NoteRow } from "../db/schema";
+import { notes, sessions, type NoteRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
-import { markForEmbedding } from "../memory/semantic";
-import { storedBytes, writeWithinQuota } from "../minds/quotas";
-import { getSession } from "../sessions/sessions";
+import { markForEmbedding } from "../embeddings/vectors";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { factKey, type CategoryHint } from "./document";
 
 /** A note as every front shows it. */
@@ -85,7 +84,10 @@ export function noteValues(
 export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note> {
   const { db, clock, scope } = ctx;
   // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
-  if (input.session_id != null) await getSession(ctx, input.session_id);
+  if (input.session_id != null) {
+    const visible = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, input.session_id), inScope(scope, sessions))).get();
+    if (!visible) throw notFound("session");
+  }
   const human = isPerson(scope.principal);
   const values = noteValues(
     {

@@ -1,6 +1,6 @@
 import { generateTextFor } from "../llm/generate";
 import type { LanguageModel } from "../llm/providers";
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { assembleContext } from "./context";
 
 const MAX_ANSWER_TOKENS = 1500;

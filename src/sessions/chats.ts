@@ -1,12 +1,12 @@
 import type { SessionContext } from "./objects";
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { DEFAULT_AGENT } from "../auth/principal";
+import { DEFAULT_AGENT } from "../tenancy/principal";
 import { inScope } from "../memory/filters";
 import { storedExternalId, toChat, type Chat, type ChatKind, type MindScope } from "./model";
 import { forgetSessionObjects, type SessionDeps } from "./objects";

@@ -1,11 +1,11 @@
-import type { MindContext } from "../minds/context";
-import type { Scope } from "../auth/principal";
+import type { MindContext } from "../tenancy/mind-context";
+import type { Scope } from "../tenancy/principal";
 import type { Deps } from "../deps";
 import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
 import { recallMemories } from "../memory/recall";
 import { reciprocalRankFusion } from "../memory/fusion";
 import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
-import { getCold } from "../notes/cold";
+import { getCold } from "../notes/cold-store";
 import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { asData, memoryItem, neighbourItems, noteItem, type Render } from "./context-items";

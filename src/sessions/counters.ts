@@ -1,4 +1,4 @@
-import type { MindSettings } from "../minds/settings";
+import type { MindSettings } from "../tenancy/settings";
 
 /**
  * What a session object remembers between messages. Pure data, so each transition below

@@ -6,8 +6,8 @@ import { messages, mindUsage, minds, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
-import { checkQuota, storedBytes, writeGuarded, type QuotaReading } from "../minds/quotas";
-import { resolveSettings } from "../minds/settings";
+import { checkQuota, storedBytes, writeGuarded, type QuotaReading } from "../tenancy/quotas";
+import { resolveSettings } from "../tenancy/settings";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.

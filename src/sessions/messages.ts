@@ -2,7 +2,7 @@ import type { SessionContext } from "./objects";
 import { AppError } from "../errors";
 import type { NewMessage } from "./model";
 import { sessionObject, type AppendResult, type ObjectResult, type SessionState } from "./objects";
-import type { SessionExtraction } from "../notes/session-extraction";
+import type { SessionExtraction } from "./extract-notes";
 import { getSession } from "./sessions";
 
 // Writes to a session's history go through its object, which checks the tenant in SQL.

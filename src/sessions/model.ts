@@ -1,4 +1,4 @@
-import { DEFAULT_AGENT, type Scope } from "../auth/principal";
+import { DEFAULT_AGENT, type Scope } from "../tenancy/principal";
 import type { ChatRow, MessageRow } from "../db/schema";
 
 export const CHAT_KINDS = ["telegram", "api"] as const;

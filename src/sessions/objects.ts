@@ -1,4 +1,4 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import type { Deps } from "../deps";
 import type { SessionCounters } from "./counters";
 import type { Message } from "./model";

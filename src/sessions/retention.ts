@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { resolveSettings } from "../minds/settings";
+import { resolveSettings } from "../tenancy/settings";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
 
 const DEFAULT_HISTORY_CAP = resolveSettings({}).history_cap;

@@ -7,7 +7,7 @@ import { AppError, isMindMoving, mindMoving } from "../errors";
 import { objectDeps, type Deps, type ShardedDeps } from "../deps";
 import { createLimitedModel } from "../llm/limited-model";
 import type { LanguageModel } from "../llm/providers";
-import { extractSession, type SessionExtraction } from "../notes/session-extraction";
+import { extractSession, type SessionExtraction } from "./extract-notes";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";

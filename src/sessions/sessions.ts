@@ -1,5 +1,5 @@
 import type { SessionContext } from "./objects";
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";

@@ -1,4 +1,4 @@
-import type { MindContext } from "../minds/context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";

@@ -2,7 +2,7 @@ import { Bot, type MiddlewareFn } from "grammy";
 import type { TelegramConfig } from "../config";
 import { AppError, type ErrorCode } from "../errors";
 import { journaledCalls } from "./api";
-import type { BotContext, BotServices } from "./context";
+import type { BotContext, BotServices } from "./bot-context";
 import { chatFeature } from "./features/chat";
 import { loginFeature } from "./features/login";
 import { memoryFeature } from "./features/memory";
@@ -10,7 +10,7 @@ import { startFeature } from "./features/start";
 import { taskFeature } from "./features/tasks";
 import { localeOf, translator } from "./i18n";
 import { ensureTelegramIdentity } from "./identity";
-import { bindMind } from "../minds/context";
+import { bindMind } from "../tenancy/mind-context";
 
 /**
  * The bot for one update's handling: grammY with the configured botInfo (no getMe call),

@@ -8,7 +8,7 @@ import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
-import type { ChatState } from "./context";
+import type { ChatState } from "./bot-context";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
 import { loggable } from "../errors";

@@ -1,13 +1,13 @@
 import { eq } from "drizzle-orm";
-import type { Scope } from "../auth/principal";
+import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
 import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { resolveMindContext } from "../minds/context";
-import { createMind, type Mind } from "../minds/minds";
+import { resolveMindContext } from "../tenancy/mind-context";
+import { createMind, type Mind } from "../tenancy/minds";
 import { ensureChat } from "../sessions/chats";
 import type { Chat } from "../sessions/model";
 import type { BotLocale } from "./i18n";

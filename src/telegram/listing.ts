@@ -1,4 +1,4 @@
-import type { BotContext } from "./context";
+import type { BotContext } from "./bot-context";
 
 // The last numbered list a chat was shown (/recall, /search), so that `/forget 3` means the third
 // item a person saw, not whatever is third now. Kept in the chat's object, one list per chat.

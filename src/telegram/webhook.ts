@@ -4,7 +4,7 @@ import type { Update } from "grammy/types";
 import { z } from "zod";
 import type { AppEnv } from "../app-env";
 import { requireAdmin } from "../auth/middleware";
-import { secretsEqual } from "../auth/secrets";
+import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError, unauthorized } from "../errors";
 import { readBodyWithin } from "../http/body-limit";

@@ -1,4 +1,4 @@
-import type { Namespace } from "../minds/namespaces";
+import type { Namespace } from "../tenancy/namespaces";
 import type { Dictionary } from "./i18n";
 
 /**

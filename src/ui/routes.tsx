@@ -4,7 +4,7 @@ import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
 import { handleError } from "../http/errors";
 import { AppError } from "../errors";
-import { resolveMindContext } from "../minds/context";
+import { resolveMindContext } from "../tenancy/mind-context";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
 import { appPages, authorizePages } from "./pages/connect";
@@ -16,7 +16,7 @@ import { memoryPages } from "./pages/memories";
 import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
 import { page } from "./render";
-import { secretsEqual } from "../auth/secrets";
+import { secretsEqual } from "../secrets";
 import { csrfToken, readUiSession, switchUiMind } from "./session";
 import type { UiEnv } from "./ui-env";
 

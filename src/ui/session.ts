@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
-import { randomToken, sha256Hex } from "../auth/secrets";
+import { randomToken, sha256Hex } from "../secrets";
 import { readAuthConfig, type Env } from "../config";
 
 type WithEnv = { Bindings: Env };

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/minds/archive";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/portability/archive";
 import { call, followImport, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { countEverywhere, dataOf } from "../support/shards";

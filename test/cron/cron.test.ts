@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import wranglerToml from "../../wrangler.toml?raw";
 import worker from "../../src/index";
-import type { Scope } from "../../src/auth/principal";
+import type { Scope } from "../../src/tenancy/principal";
 import { CRON_JOBS } from "../../src/cron/schedule";
 import { readLlmConfig } from "../../src/config";
 import { createEmbedder } from "../../src/embeddings/providers";

@@ -1,13 +1,13 @@
 import { env } from "cloudflare:workers";
 import { dataOf, firstEverywhere } from "../support/shards";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/auth/principal";
+import type { Scope } from "../../src/tenancy/principal";
 import { drain, memoryQueue, runNow } from "../support/jobs";
 import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
-import { deleteMind, ERASURE_STALE_MS } from "../../src/minds/erase";
+import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
 import { runCronWith } from "../../src/cron/schedule";
 import { createWorkDeps } from "../../src/cron/work-deps";
 import { recordUsage } from "../../src/llm/ledger";

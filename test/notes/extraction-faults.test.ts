@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { extractSession } from "../../src/notes/session-extraction";
+import { extractSession } from "../../src/sessions/extract-notes";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind } from "../support/deps";
 import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/auth/principal";
+import type { Scope } from "../../src/tenancy/principal";
 import { assembleContext } from "../../src/sessions/context";
 import { retrieveNotes } from "../../src/notes/hybrid-search";
 import { addNote } from "../../src/notes/notes";

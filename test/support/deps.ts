@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
-import { DEFAULT_AGENT, type Scope } from "../../src/auth/principal";
+import { DEFAULT_AGENT, type Scope } from "../../src/tenancy/principal";
 import type { Clock } from "../../src/clock";
 import type { Deps } from "../../src/deps";
-import { bindMind, type MindContext } from "../../src/minds/context";
-import { getMindById } from "../../src/minds/minds";
+import { bindMind, type MindContext } from "../../src/tenancy/mind-context";
+import { getMindById } from "../../src/tenancy/minds";
 import { createDb } from "../../src/db/client";
 import { createShards } from "../../src/db/shards";
 import { dataOf } from "./shards";

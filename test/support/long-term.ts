@@ -1,6 +1,6 @@
 import { and, asc, eq } from "drizzle-orm";
 import { coldVersions, consolidations, notes } from "../../src/db/schema";
-import { getCold } from "../../src/notes/cold";
+import { getCold } from "../../src/notes/cold-store";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
 import { call, newHuman, newMind } from "../helpers";
 import { depsOfMind } from "./deps";

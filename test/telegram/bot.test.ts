@@ -1,11 +1,11 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/auth/principal";
+import type { Scope } from "../../src/tenancy/principal";
 import { redeemLoginLink } from "../../src/auth/login-links";
 import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
-import { updateMind } from "../../src/minds/minds";
+import { updateMind } from "../../src/tenancy/minds";
 import { updateCold } from "../../src/notes/cold-memory";
 import { appendMessage } from "../../src/sessions/messages";
 import { messageIds } from "../../src/telegram/i18n";

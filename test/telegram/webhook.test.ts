@@ -1,6 +1,6 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { deleteMind } from "../../src/minds/erase";
+import { deleteMind } from "../../src/portability/erase";
 import { readTelegramConfig } from "../../src/config";
 import { RETENTION_STEPS } from "../../src/cron/retention";
 import { DEFAULT_RETENTION } from "../../src/db/retention";

@@ -3,7 +3,7 @@ import { forgetMemory } from "../../memory/memories";
 import { memoryKey } from "../../memory/fields";
 import { CATEGORIES } from "../../memory/model";
 import { invalid } from "../../errors";
-import { jsonResult, runTool, type RegisterTool } from "../context";
+import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

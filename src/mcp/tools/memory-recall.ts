@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { CATEGORIES } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
-import { jsonResult, runTool, type RegisterTool } from "../context";
+import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { memoryTag, searchQuery } from "../../memory/fields";
 import { CATEGORIES } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
-import { jsonResult, runTool, type RegisterTool } from "../context";
+import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { storeMemory } from "../../memory/memories";
 import { isoDateTime, memoryContent, memoryContext, memoryKey, memoryTags } from "../../memory/fields";
 import { CATEGORIES, PRIORITIES } from "../../memory/model";
-import { jsonResult, runTool, type RegisterTool } from "../context";
+import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>

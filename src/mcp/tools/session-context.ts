@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { contextQuery } from "../../memory/fields";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../sessions/context";
-import { jsonResult, runTool, type RegisterTool } from "../context";
+import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>

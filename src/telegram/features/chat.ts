@@ -2,7 +2,7 @@ import { Composer } from "grammy";
 import { MAX_MESSAGE_CHARS } from "../../sessions/model";
 import { answerInSession } from "../../sessions/answer";
 import { appendMessage } from "../../sessions/messages";
-import { replyLong, type BotContext } from "../context";
+import { replyLong, type BotContext } from "../bot-context";
 import { activeTask } from "./tasks";
 
 /**

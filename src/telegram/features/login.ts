@@ -1,6 +1,6 @@
 import { Composer } from "grammy";
 import { createLoginLink, LOGIN_LINK_TTL_MS } from "../../auth/login-links";
-import type { BotContext } from "../context";
+import type { BotContext } from "../bot-context";
 
 /** /login: a one-time link to the web UI, handed out in private chats only. */
 export const loginFeature = new Composer<BotContext>();

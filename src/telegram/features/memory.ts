@@ -10,7 +10,7 @@ import { AppError } from "../../errors";
 import { retrieveNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
-import { argumentsOf, replyLong, type BotContext } from "../context";
+import { argumentsOf, replyLong, type BotContext } from "../bot-context";
 import { activeTask } from "./tasks";
 import { listedItem, saveListing, type ListedItem } from "../listing";
 

@@ -2,8 +2,8 @@ import { Composer, InlineKeyboard } from "grammy";
 import { completeSession } from "../../sessions/messages";
 import type { Chat, Session } from "../../sessions/model";
 import { activateSession, activeSession, deleteSession, getSessionWithState, listSessions, openSession } from "../../sessions/sessions";
-import { argumentsOf, replyLong, type BotContext } from "../context";
-import type { MindContext } from "../../minds/context";
+import { argumentsOf, replyLong, type BotContext } from "../bot-context";
+import type { MindContext } from "../../tenancy/mind-context";
 
 const MAX_TASKS_LISTED = 50;
 

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
 import { AGENT_PATTERN } from "../../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../../llm/ledger";
-import { readingNamespace } from "../../minds/context";
-import { listNamespaces } from "../../minds/namespaces";
+import { readingNamespace } from "../../tenancy/mind-context";
+import { listNamespaces } from "../../tenancy/namespaces";
 import { listConsolidations } from "../../notes/claims";
 import { deleteNote, listNotes, verifyNote } from "../../notes/notes";
 import { counted, label } from "../labels";

@@ -1,9 +1,9 @@
 import { Hono } from "hono";
-import { checkAgentName, DEFAULT_AGENT } from "../../auth/principal";
-import { inNamespace } from "../../minds/context";
+import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";
+import { inNamespace } from "../../tenancy/mind-context";
 import { invalid } from "../../errors";
-import { listNamespaces } from "../../minds/namespaces";
-import { listColdVersions } from "../../notes/cold";
+import { listNamespaces } from "../../tenancy/namespaces";
+import { listColdVersions } from "../../notes/cold-store";
 import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
 import { authorLabel, counted } from "../labels";
 import { PostButton } from "../layout";

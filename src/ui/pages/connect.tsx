@@ -1,12 +1,12 @@
 import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
-import { checkAgentName } from "../../auth/principal";
+import { checkAgentName } from "../../tenancy/principal";
 import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers } from "../../auth/oauth";
-import { listConnectedGrants, recordGrant, revokeGrant, type GrantInfo } from "../../minds/grants";
-import { resolveMindContext } from "../../minds/context";
-import { listNamespaces } from "../../minds/namespaces";
-import { getMind, listMinds, type Mind } from "../../minds/minds";
+import { listConnectedGrants, recordGrant, revokeGrant, type GrantInfo } from "../../tenancy/grants";
+import { resolveMindContext } from "../../tenancy/mind-context";
+import { listNamespaces } from "../../tenancy/namespaces";
+import { getMind, listMinds, type Mind } from "../../tenancy/minds";
 import type { Dictionary } from "../i18n";
 import { CsrfField, Layout, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";

@@ -1,9 +1,9 @@
 import { Hono, type Context } from "hono";
 import { AppError, invalid } from "../../errors";
-import { archiveStream, exportMind } from "../../minds/export";
-import { importMind, type ImportJob } from "../../minds/import";
-import { getImportJob, mindIsEmpty } from "../../minds/import-jobs";
-import { deleteMind } from "../../minds/erase";
+import { archiveStream, exportMind } from "../../portability/export";
+import { importMind, type ImportJob } from "../../portability/import";
+import { getImportJob, mindIsEmpty } from "../../portability/import-jobs";
+import { deleteMind } from "../../portability/erase";
 import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";

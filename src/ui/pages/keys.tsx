@@ -1,6 +1,6 @@
 import { Hono, type Context } from "hono";
-import { checkAgentName } from "../../auth/principal";
-import { createMindKey, listMindKeys, revokeMindKey } from "../../minds/keys";
+import { checkAgentName } from "../../tenancy/principal";
+import { createMindKey, listMindKeys, revokeMindKey } from "../../tenancy/keys";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";

@@ -6,7 +6,7 @@ import { redeemLoginLink } from "../../auth/login-links";
 import { AUTHORIZE_PATH } from "../../auth/oauth";
 import { readAuthConfig } from "../../config";
 import { AppError } from "../../errors";
-import { accountExists, listMinds } from "../../minds/minds";
+import { accountExists, listMinds } from "../../tenancy/minds";
 import { DICTIONARIES, type UiLocale } from "../i18n";
 import { Layout } from "../layout";
 import type { UiEnv } from "../ui-env";

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { invalid } from "../../errors";
-import { createMind, getMind, listMinds } from "../../minds/minds";
+import { createMind, getMind, listMinds } from "../../tenancy/minds";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page } from "../render";
 import { switchUiMind } from "../session";

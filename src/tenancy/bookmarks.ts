@@ -1,6 +1,6 @@
 import { D1_BOOKMARK, newestBookmark, readFromReplicas } from "../db/replicas";
 import { invalid } from "../errors";
-import type { MindContext } from "./context";
+import type { MindContext } from "./mind-context";
 
 /**
  * What a client carries for one mind so it reads its own writes: the mind, the database that

@@ -9,8 +9,8 @@ import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
 import type { ArchiveLine, Line } from "./archive";
-import type { QuotaNeed } from "./quotas";
-import { storedBytes } from "./quotas";
+import type { QuotaNeed } from "../tenancy/quotas";
+import { storedBytes } from "../tenancy/quotas";
 import type { StagedKind } from "./import-stage";
 import type { Pause } from "./import-pace";
 

@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
 import { unfinishedImportOf } from "./import-jobs";
-import { accountUnused, writeShardCopy } from "./minds";
+import { accountUnused, writeShardCopy } from "../tenancy/minds";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
 // Moving a mind's data to another shard is a job of small steps, each one bounded and safe to

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { agentName, DEFAULT_AGENT } from "../auth/principal";
+import { agentName, DEFAULT_AGENT } from "../tenancy/principal";
 import { memoryKey } from "../memory/fields";
 import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
-import { LOCALES } from "./minds";
-import { mindSettingsSchema } from "./settings";
+import { LOCALES } from "../tenancy/minds";
+import { mindSettingsSchema } from "../tenancy/settings";
 
 // The JSONL archive of a mind: a header line, then one line per row. Ids are the exporting
 // mind's; an import gives every row a fresh id and keeps the references between them.

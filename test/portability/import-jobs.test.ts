@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETENTION } from "../../src/db/retention";
-import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/minds/import-jobs";
-import { advanceMove, moveProgress, startMove } from "../../src/minds/move";
+import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/portability/import-jobs";
+import { advanceMove, moveProgress, startMove } from "../../src/portability/move";
 import { ADMIN_TOKEN, call, followImport, newMind, newTenant, store } from "../helpers";
 import { depsOfMind, testDeps } from "../support/deps";
 import { mindState } from "../support/mind-state";

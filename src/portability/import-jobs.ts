@@ -6,15 +6,15 @@ import type { RetentionStep } from "../db/retention";
 import type { Deps } from "../deps";
 import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { dropGoneVectors, embedPending, markMissing } from "../memory/semantic";
+import { dropGoneVectors, embedPending, markMissing } from "../embeddings/vectors";
 import { messageSearchText } from "../sessions/history";
 import { ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive, type ArchiveBody } from "./import-archive";
 import { checkArchive } from "./import-check";
 import { yieldToOthers, type Pause } from "./import-pace";
 import { dropStagedRows, stageArchive } from "./import-stage";
 import { nextOutsideSlice, sliceStatements, type SliceRow } from "./import-write";
-import { copySettingsToDirectory, getMind, getMindById } from "./minds";
-import { checkQuota, readUsage, writeWithinQuota } from "./quotas";
+import { copySettingsToDirectory, getMind, getMindById } from "../tenancy/minds";
+import { checkQuota, readUsage, writeWithinQuota } from "../tenancy/quotas";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
 // An import as a job: its request stores the archive (import-archive.ts); the import's Durable

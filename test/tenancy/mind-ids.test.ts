@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors";
 import { newId } from "../../src/ids";
-import { createMind, MIND_ID_ATTEMPTS } from "../../src/minds/minds";
+import { createMind, MIND_ID_ATTEMPTS } from "../../src/tenancy/minds";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 

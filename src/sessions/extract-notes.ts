@@ -2,8 +2,8 @@ import { and, asc, eq, gt } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import { AppError } from "../errors";
 import type { ModelDeps } from "../llm/generate";
-import type { SessionTarget } from "../sessions/model";
-import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "./extraction";
+import type { SessionTarget } from "./model";
+import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "../notes/extraction";
 
 /** What one extraction over a session did. */
 export interface SessionExtraction {

@@ -1,6 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
-import type { Principal } from "../auth/principal";
-import { randomToken, secretsEqual, sha256Hex } from "../auth/secrets";
+import type { Principal } from "./principal";
+import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
 import { mindKeys } from "../db/schema";
 import { directoryOf } from "../db/client";

@@ -1,14 +1,11 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
-import type { Scope } from "../auth/principal";
 import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { Deps } from "../deps";
-import type { Semantic, VectorKind } from "../embeddings/ports";
+import type { Semantic, VectorKind } from "./ports";
 import { AppError, loggable } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
-import { jobMindContext, type MindContext } from "../minds/context";
-import { inScope, notExpired } from "./filters";
-import { toMemory, type Memory } from "./model";
+import { jobMindContext, type MindContext } from "../tenancy/mind-context";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
@@ -209,27 +206,4 @@ export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKin
   }
   const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind, agent: scope.agentFilter });
   return matches.map((m) => m.id);
-}
-
-/** Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning is not available. */
-export async function searchByMeaning(ctx: MindContext, q: string, limit: number): Promise<Memory[] | null> {
-  const ids = await nearestRowIds(ctx, q, "memory", limit);
-  if (ids === null || ids.length === 0) return ids === null ? null : [];
-  // The index's answer is checked against the rows in SQL: only this scope's live memories count.
-  const now = isoNow(ctx.clock);
-  const rows = await inIdChunks(ids, (chunk) =>
-    ctx.db.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
-  );
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.flatMap((id) => (byId.has(id) ? [toMemory(byId.get(id)!)] : [])).slice(0, limit);
-}
-
-// D1 binds at most 100 parameters a statement; a lookup by ids leaves room for the scope's.
-const ID_CHUNK = 90;
-
-/** Rows looked up by id, a bounded number of ids a statement. */
-export async function inIdChunks<T>(ids: string[], lookup: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
-  const rows: T[] = [];
-  for (let i = 0; i < ids.length; i += ID_CHUNK) rows.push(...(await lookup(ids.slice(i, i + ID_CHUNK))));
-  return rows;
 }

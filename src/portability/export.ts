@@ -5,7 +5,7 @@ import { databaseOfMind, type Db } from "../db/client";
 import type { Deps } from "../deps";
 import { shownExternalId, shownRepoPath } from "../sessions/model";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
-import { getMind } from "./minds";
+import { getMind } from "../tenancy/minds";
 
 const PAGE = 200;
 

@@ -5,13 +5,13 @@ import { importJobs, type ImportJobRow } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../ids";
-import { resolveSettings } from "./settings";
+import { resolveSettings } from "../tenancy/settings";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { dropArchive, readArchive } from "./import-archive";
 import { checkArchive, type CheckedArchive } from "./import-check";
 import { yieldToOthers, type Pause } from "./import-pace";
-import { checkQuota, readUsage } from "./quotas";
+import { checkQuota, readUsage } from "../tenancy/quotas";
 import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
 
 // The first step of an import's object: the archive its request stored is checked as a whole

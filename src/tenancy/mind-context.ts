@@ -5,7 +5,7 @@ import {
   namespaceLimitOf,
   type Principal,
   type Scope,
-} from "../auth/principal";
+} from "./principal";
 import { databaseOfMind } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";

@@ -7,7 +7,7 @@ import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
 import type { Semantic } from "../embeddings/ports";
 import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
-import { accountUnused } from "./minds";
+import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
