@@ -1,7 +1,6 @@
 import type { Principal } from "./tenancy/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
-import type { Semantic } from "./embeddings/ports";
 import type { MindContext } from "./tenancy/mind-context";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
@@ -9,7 +8,7 @@ export interface AppEnv {
   Bindings: Env;
   Variables: {
     /** Built per request: recall by meaning is known (null: none), so every path can rely on it. */
-    deps: Deps & { semantic: Semantic | null };
+    deps: Deps;
     principal: Principal;
     /** Set by requireScope: the mind, scope and database the request works in. */
     mindContext: MindContext;

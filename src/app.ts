@@ -1,7 +1,6 @@
 import { limitBodies, type BodyLimit } from "./http/body-limit";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
-import { createSemantic } from "./embeddings/providers";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
 import { handleError, noRoute } from "./http/errors";
@@ -57,7 +56,7 @@ export function createApp(options: AppOptions = {}) {
     "*",
     limitBodies(bodyLimitOf),
     createMiddleware<AppEnv>(async (c, next) => {
-      c.set("deps", { ...createDeps(c.env, clock), semantic: createSemantic(c.env), defer: deferrer(c) });
+      c.set("deps", createDeps(c.env, { clock, defer: deferrer(c) }));
       await next();
     }),
   );

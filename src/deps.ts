@@ -4,37 +4,82 @@ import type { Db } from "./db/client";
 import { createShards, type Shards } from "./db/shards";
 import type { Semantic } from "./embeddings/ports";
 import { createSemantic } from "./embeddings/providers";
-
-/** What domain functions need from the outside world. */
-export interface Deps {
-  /** The database to work in: the directory, or within a mind's context the mind's shard. */
-  db: Db;
-  /** Every database of the deployment; absent, `db` is the only one (directory and shard). */
-  shards?: Shards;
-  clock: Clock;
-  /** Recall by meaning, when the deployment has an embedder and a vector index. */
-  semantic?: Semantic | null;
-  /** Runs work after the response (waitUntil); absent, such work is skipped and left to the hourly job. */
-  defer?: (work: Promise<unknown>) => void;
-}
-
-/** Deps that know every database of the deployment. */
-export type ShardedDeps = Deps & { shards: Shards };
-
-/** The databases of the deployment (`db` is the directory) and a clock: what every entry point starts from. */
-export function createDeps(env: Env, clock: Clock = systemClock): ShardedDeps {
-  const shards = createShards(env);
-  return { db: shards.directory, shards, clock };
-}
+import { createLimitedModel } from "./llm/limited-model";
+import type { LanguageModel } from "./llm/providers";
+import type { WorkQueue } from "./work/units";
 
 /**
- * A Durable Object's deps: every database, the system clock, and work deferred past a call kept
- * alive by the object. With `semantic`, what it writes is embedded at once; without, by the hourly job.
+ * What domain functions need from the outside world, one object per entry point (a request, a
+ * cron run, a queue batch, a Durable Object). Work in one mind adds the mind's shard to it
+ * (`MindContext`); nothing here is "the database" without saying which.
  */
-export function objectDeps(env: Env, ctx: DurableObjectState, options: { semantic: boolean }): ShardedDeps {
+export interface Deps {
+  /** Accounts, minds with their shard, keys, grants, Telegram claims, login links, job runs. */
+  directory: Db;
+  /** Every database holding minds' data, the directory's DB first. */
+  shards: Shards;
+  clock: Clock;
+  /** Recall by meaning and the vector index (null: the deployment has none, or the entry point leaves embedding to the hourly job). */
+  semantic: Semantic | null;
+  /** Runs work after the response (waitUntil); absent, such work is skipped and left to the hourly job. */
+  defer?: (work: Promise<unknown>) => void;
+  /** One object per session: the single writer of its history. */
+  sessionObjects: Env["SESSIONS"];
+  /** One object per import job. */
+  importObjects: Env["IMPORTS"];
+  /** The work queue cron runs fan out through. */
+  queue: WorkQueue;
+  /** The model for extraction, consolidation and the bot's answers, built when first asked for (null: none configured). */
+  model(): LanguageModel | null;
+}
+
+/** What differs between entry points. */
+export interface DepsOptions {
+  clock?: Clock;
+  /** Recall by meaning: built now (fetch, objects that write memories), or left out (null). */
+  semantic?: boolean;
+  /** The entry point's waitUntil. */
+  defer?: (work: Promise<unknown>) => void;
+  /** Seen in place of each D1 binding (a test recording statements). */
+  wrap?: (d1: D1Database) => D1Database;
+}
+
+const noQueue: WorkQueue = {
+  sendBatch: () => Promise.reject(new Error("the JOBS queue binding is missing: add the [[queues.producers]] block of wrangler.toml")),
+};
+
+/** Built on first call, so a bad setting fails only the work that needs it. */
+export function once<T>(build: () => T): () => T {
+  let built: { value: T } | null = null;
+  return () => (built ??= { value: build() }).value;
+}
+
+/** The one builder of `Deps`, for every entry point. */
+export function createDeps(env: Env, options: DepsOptions = {}): Deps {
+  const shards = createShards(options.wrap ? wrapBindings(env, options.wrap) : env);
   return {
-    ...createDeps(env),
-    semantic: options.semantic ? createSemantic(env) : null,
-    defer: (work) => ctx.waitUntil(work),
+    directory: shards.directory,
+    shards,
+    clock: options.clock ?? systemClock,
+    semantic: options.semantic === false ? null : createSemantic(env),
+    ...(options.defer && { defer: options.defer }),
+    sessionObjects: env.SESSIONS,
+    importObjects: env.IMPORTS,
+    queue: env.JOBS ?? noQueue,
+    model: once(() => createLimitedModel(env)),
   };
 }
+
+/** A Durable Object's deps: work deferred past a call is kept alive by the object. */
+export function objectDeps(env: Env, ctx: DurableObjectState, options: { semantic: boolean }): Deps {
+  return createDeps(env, { semantic: options.semantic, defer: (work) => ctx.waitUntil(work) });
+}
+
+function wrapBindings(env: Env, wrap: (d1: D1Database) => D1Database): Env {
+  const wrapped: Record<string, unknown> = { ...env };
+  for (const name of createShards(env).names) wrapped[name] = wrap(wrapped[name] as D1Database);
+  return wrapped as unknown as Env;
+}
+
+/** Deps working in one shard: a mind's (its context), or each shard in turn (a job scanning every mind on it). */
+export type InShard = Deps & { shard: Db };

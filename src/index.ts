@@ -4,7 +4,7 @@ import type { Env } from "./config";
 import { consumeWork } from "./cron/consume";
 import { consumeDeadLetters } from "./cron/dead-letters";
 import { runCronWith } from "./cron/schedule";
-import { createWorkDeps } from "./cron/work-deps";
+import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
 import { DEAD_LETTER_QUEUE } from "./work/units";
@@ -29,13 +29,13 @@ export default {
   },
   async scheduled(controller, env) {
     // A cron run only enqueues what is due; queue() below does the work.
-    const runs = await runCronWith(createWorkDeps(env), controller.cron);
+    const runs = await runCronWith(createDeps(env), controller.cron);
     const failed = runs.filter((run) => run.error !== null);
     // A failed job is recorded in job_runs; failing the invocation also shows it in Cron Trigger logs.
     if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
   },
   async queue(batch, env) {
-    const deps = createWorkDeps(env);
+    const deps = createDeps(env);
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(deps, batch);
     else await consumeWork(deps, batch);
   },

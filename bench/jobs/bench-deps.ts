@@ -1,11 +1,9 @@
 import { env } from "cloudflare:workers";
 import { bindMind, resolveMindContext, type MindContext } from "../../src/tenancy/mind-context";
-import { systemClock } from "../../src/clock";
-import { databaseOfMind } from "../../src/db/client";
+import type { Env } from "../../src/config";
 import { createShards, DIRECTORY } from "../../src/db/shards";
-import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
-import type { Deps } from "../../src/deps";
+import { createDeps, type Deps } from "../../src/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
@@ -22,14 +20,11 @@ export interface BenchDepsOptions {
  * Domain dependencies over the job's databases, built as the Worker builds them: the directory
  * and every shard declared in wrangler.toml, so a mind's data is found where placement put it.
  */
-export function benchDeps(options: BenchDepsOptions = {}): ModelDeps {
-  const wrap = options.wrap ?? ((d1: D1Database) => d1);
-  const bindings: Record<string, unknown> = {};
-  for (const name of createShards(env).names) {
-    if (name === DIRECTORY || !options.oneDatabase) bindings[name] = wrap((env as unknown as Record<string, D1Database>)[name]!);
-  }
-  const shards = createShards(bindings);
-  return { db: shards.directory, shards, clock: systemClock, llm: options.llm ?? null };
+export function benchDeps(options: BenchDepsOptions = {}): Deps {
+  const bindings: Record<string, unknown> = { ...env };
+  if (options.oneDatabase) for (const name of createShards(env).names) if (name !== DIRECTORY) delete bindings[name];
+  const deps = createDeps(bindings as unknown as Env, { semantic: false, wrap: options.wrap });
+  return { ...deps, model: () => options.llm ?? null };
 }
 
 /** A fresh account and mind (placed as the Worker places it), and the context of a human writing to it. */
@@ -46,7 +41,7 @@ export function inMind<D extends Deps>(deps: D, ctx: MindContext): D & MindConte
 
 /** The D1 binding that holds a mind's data, for statements no domain function sends (bulk fills, replays). */
 export function mindD1(deps: Deps, ctx: MindContext): D1Database {
-  return databaseOfMind(deps, ctx.mind.shard).$client;
+  return deps.shards.db(ctx.mind.shard).$client;
 }
 
 /** The turns around a turn in its session, as a memory's context: where the words were said. */

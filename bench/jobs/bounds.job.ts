@@ -5,7 +5,7 @@ import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { request, newTenant } from "./http-client";
 import { eq } from "drizzle-orm";
 import { systemClock } from "../../src/clock";
-import { createDb } from "../../src/db/client";
+import { createDeps } from "../../src/deps";
 import { minds } from "../../src/db/schema";
 import { createShards } from "../../src/db/shards";
 import { acceptImport, runImport } from "../../src/portability/import-jobs";
@@ -121,8 +121,8 @@ async function measureLargeImport() {
   progress(`import: done after ${(total / 1000).toFixed(1)} s, ${job.rows_written} rows`);
 
   const inline = await newTenant("bounds-inline");
-  const deps = { db: createDb(env.DB), shards: createShards(env), clock: systemClock };
-  const accountId = (await deps.db.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, inline.mind)).get())!.accountId;
+  const deps = createDeps(env);
+  const accountId = (await deps.directory.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, inline.mind)).get())!.accountId;
   const held = prober(otherAuth);
   const t1 = performance.now();
   const staged = (await acceptImport(deps, accountId, inline.mind, [body])).job;
@@ -131,7 +131,7 @@ async function measureLargeImport() {
   const inlineProbe = await held.stop();
   if (inlineJob?.state !== "done") throw new Error(`in-line import ${inlineJob?.state}`);
   progress(`in-line: done after ${(inlineTotal / 1000).toFixed(1)} s`);
-  const shardOf = async (mindId: string) => (await deps.db.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get())!.shard;
+  const shardOf = async (mindId: string) => (await deps.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get())!.shard;
   return {
     shards: { searched: await shardOf(other.mind), background: await shardOf(target.mind), inline: await shardOf(inline.mind) },
     megabytes: body.length / 1024 / 1024,

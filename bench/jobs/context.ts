@@ -76,7 +76,7 @@ export const assembled =
     const keys: string[] = [];
     // D1 binds at most 100 values a statement.
     for (let i = 0; i < ids.length; i += 90) {
-      const rows = await ctx.db.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
+      const rows = await ctx.shard.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
       keys.push(...rows.map((r) => r.key));
     }
     return { text: context.system, turnIds: keys, parts };

@@ -38,13 +38,13 @@ async function scriptedConversation() {
   for (let end = input.extractEvery; end <= messages.length; end += input.extractEvery) {
     const batch = messages.slice(end - input.extractEvery, end);
     const job = { mindId: scope.mind.id, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
-    const plan = await extractNotes({ ...deps, llm: extraction.model }, job);
+    const plan = await extractNotes(inMind({ ...deps, model: () => extraction.model }, scope), job);
     if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
     notes += (await saveExtraction(inMind(deps, scope), job, plan)).written;
     cursor = plan.cursor;
   }
   const consolidation = scriptedModel([foldingTurn], "counted");
-  const outcome = await consolidateNotes({ ...deps, llm: consolidation.model }, { mindId: scope.mind.id, agent: "default" });
+  const outcome = await consolidateNotes({ ...deps, model: () => consolidation.model }, { mindId: scope.mind.id, agent: "default" });
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
   const ledger = await usageSince(inMind(deps, scope), scope.mind.id, "2000-01-01");
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };

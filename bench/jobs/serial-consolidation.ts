@@ -2,7 +2,7 @@ import { everyShard } from "../../src/db/client";
 import type { JobCounts } from "../../src/db/job-runs";
 import { roundRobin } from "../../src/db/shards";
 import { loggable } from "../../src/errors";
-import type { ModelDeps } from "../../src/llm/generate";
+import type { Deps } from "../../src/deps";
 import { namespacesWithWaitingNotes, sweepStaleClaims } from "../../src/notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
 
@@ -14,11 +14,11 @@ import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../../src/notes/consoli
 const MAX_NAMESPACES = 25;
 const DEADLINE_MS = 10 * 60 * 1000;
 
-export async function runSerialConsolidation(deps: ModelDeps, counts: JobCounts): Promise<void> {
+export async function runSerialConsolidation(deps: Deps, counts: JobCounts): Promise<void> {
   const deadline = Date.now() + DEADLINE_MS;
   const waiting: { mindId: string; agent: string }[][] = [];
   for (const shard of everyShard(deps)) {
-    const inShard = { ...deps, db: shard.db };
+    const inShard = { ...deps, shard: shard.db };
     await sweepStaleClaims(inShard);
     waiting.push(await namespacesWithWaitingNotes(inShard, MAX_NAMESPACES));
   }

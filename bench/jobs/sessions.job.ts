@@ -44,7 +44,7 @@ async function sessionAppender(name: string): Promise<{ append: Append; raw: App
   );
   return {
     append: async (i) => {
-      const result = await stub.append(target, { role: i % 2 === 0 ? "user" : "assistant", content: text(i) });
+      const result = await stub.append(target, { role: i % 2 === 0 ? "user" : "assistant", content: text(i) }, { agentFilter: null, settings: scope.mind.settings });
       if (!result.ok) throw new Error(result.message);
     },
     raw: async (i) => {

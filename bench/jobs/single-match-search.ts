@@ -10,7 +10,7 @@ import type { MindContext } from "../../src/tenancy/mind-context";
  * MATCH of the OR of the mind's terms, bm25 over the index's counts, joined to the memories with
  * priority and recency. Kept as the yardstick for the product's search latency.
  */
-export async function singleMatchSearch({ db, clock, scope }: MindContext, options: { q: string; limit: number }) {
+export async function singleMatchSearch({ shard: db, clock, scope }: MindContext, options: { q: string; limit: number }) {
   const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   const now = isoNow(clock);

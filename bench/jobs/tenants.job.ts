@@ -6,7 +6,6 @@ import { searchMemories } from "../../src/memory/search";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import type { CapturedQuery } from "../lib/growth-data";
 import { TENANT_FILL, TENANT_TEXT_INSERT, TENANT_TEXTS_TABLE, type TenantsInput, type TenantsResult, type TenantsStage } from "../lib/tenants-data";
-import { databaseOfMind } from "../../src/db/client";
 import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
 import { recordingD1 } from "./recording-d1";
 import { progress, report } from "./report";
@@ -66,7 +65,7 @@ it("one mind's search as the database fills with other minds", async () => {
     for (; minds < want; minds++) {
       const other = await createMind(deps, account.id, { name: `other-${minds}` });
       // Each mind speaks like the others but holds its own run of the texts.
-      const otherD1 = databaseOfMind(deps, other.shard).$client;
+      const otherD1 = deps.shards.db(other.shard).$client;
       await fill(otherD1, other.id, `mem_o${minds}`, (minds * 997) % input.texts.length);
       if (minds === 1) checkedRows += await checkRows(otherD1, other.id);
       if ((minds + 1) % 50 === 0) progress(`${minds + 1} minds loaded`);

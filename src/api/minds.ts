@@ -141,7 +141,7 @@ mindRoutes
     }),
     async (c) =>
       c.json(
-        { deleted: await deleteMind({ ...c.var.deps, sessionObjects: c.env.SESSIONS }, c.var.accountId, c.req.valid("param").id) },
+        { deleted: await deleteMind(c.var.deps, c.var.accountId, c.req.valid("param").id) },
         200,
       ),
   )
@@ -199,7 +199,7 @@ mindRoutes
       if (length !== undefined && Number(length) > IMPORT_MAX_BYTES) throw archiveTooLarge();
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const job = await importMind({ ...c.var.deps, importObjects: c.env.IMPORTS }, c.var.accountId, id, body);
+      const job = await importMind(c.var.deps, c.var.accountId, id, body);
       if (job.state === "done") return c.json({ imported: job.counts, job }, 200);
       c.header("Location", `/minds/${id}/import/${job.id}`);
       return c.json({ job }, 202);

@@ -1,14 +1,11 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { contextQuery, searchQuery } from "../memory/fields";
-import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
 import { authenticate, requireScope } from "../auth/middleware";
 import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../sessions/context";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
-import type { SessionContext } from "../sessions/objects";
 import {
   activateSession,
   deleteSession,
@@ -125,7 +122,6 @@ const MessageAppend = z.strictObject({
 const IdParams = z.object({ id: z.string().max(100) });
 const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] };
 const tags = ["sessions"];
-const withObjects = (c: Context<AppEnv>): SessionContext => ({ ...c.var.mindContext, sessionObjects: c.env.SESSIONS });
 
 export const sessionRoutes = createRouter();
 for (const path of ["/sessions", "/sessions/*", "/chats", "/chats/*"]) sessionRoutes.use(path, authenticate, requireScope);
@@ -184,7 +180,7 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(SessionSchema.extend({ state: SessionStateSchema }), "The session"), ...guarded },
     }),
-    async (c) => c.json(await getSessionWithState(withObjects(c), c.req.valid("param").id), 200),
+    async (c) => c.json(await getSessionWithState(c.var.mindContext, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -202,7 +198,7 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
     }),
-    async (c) => c.json({ deleted: await deleteSession(withObjects(c), c.req.valid("param").id) }, 200),
+    async (c) => c.json({ deleted: await deleteSession(c.var.mindContext, c.req.valid("param").id) }, 200),
   )
   .openapi(
     createRoute({
@@ -224,7 +220,7 @@ sessionRoutes
         ...guarded,
       },
     }),
-    async (c) => c.json(await appendMessage(withObjects(c), c.req.valid("param").id, c.req.valid("json")), 201),
+    async (c) => c.json(await appendMessage(c.var.mindContext, c.req.valid("param").id, c.req.valid("json")), 201),
   )
   .openapi(
     createRoute({
@@ -292,7 +288,7 @@ sessionRoutes
       },
     }),
     async (c) =>
-      c.json(await completeSession(withObjects(c), c.req.valid("param").id, c.req.valid("json").confirmed), 200),
+      c.json(await completeSession(c.var.mindContext, c.req.valid("param").id, c.req.valid("json").confirmed), 200),
   )
   .openapi(
     createRoute({
@@ -304,7 +300,7 @@ sessionRoutes
         ...guarded,
       },
     }),
-    async (c) => c.json(await extractSessionNow(withObjects(c), c.req.valid("param").id), 200),
+    async (c) => c.json(await extractSessionNow(c.var.mindContext, c.req.valid("param").id), 200),
   )
   .openapi(
     createRoute({
@@ -339,5 +335,5 @@ sessionRoutes
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
     }),
-    async (c) => c.json({ deleted: await deleteChat(withObjects(c), c.req.valid("param").id) }, 200),
+    async (c) => c.json({ deleted: await deleteChat(c.var.mindContext, c.req.valid("param").id) }, 200),
   );

@@ -1,7 +1,6 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { loginLinks } from "../db/schema";
-import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { unauthorized } from "../errors";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
@@ -27,7 +26,7 @@ export async function createLoginLink(deps: Deps, grant: LoginGrant, ttlMs = LOG
   const token = randomToken(32);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
-  await directoryOf(deps).insert(loginLinks).values({
+  await deps.directory.insert(loginLinks).values({
     tokenHash: await sha256Hex(token),
     accountId: grant.accountId,
     mindId: grant.mindId,
@@ -43,7 +42,7 @@ export async function createLoginLink(deps: Deps, grant: LoginGrant, ttlMs = LOG
  */
 export async function redeemLoginLink(deps: Deps, token: string): Promise<LoginGrant> {
   const now = isoNow(deps.clock);
-  const used = await directoryOf(deps)
+  const used = await deps.directory
     .update(loginLinks)
     .set({ usedAt: now })
     .where(and(eq(loginLinks.tokenHash, await sha256Hex(token)), isNull(loginLinks.usedAt), gt(loginLinks.expiresAt, now)))

@@ -80,7 +80,7 @@ function providerOptions(origin: string, app: Handler): OAuthProviderOptions<Env
 function resolveMindKey(origin: string) {
   return async ({ token, env }: ResolveExternalTokenInput<Env>): Promise<ResolveExternalTokenResult | null> => {
     if (!looksLikeMindKey(token)) return null;
-    const principal = await authenticateMindKey({ db: createDb(env.DB), clock: systemClock }, token);
+    const principal = await authenticateMindKey({ directory: createDb(env.DB), clock: systemClock }, token);
     if (!principal) return null;
     const auth: McpAuth = { kind: "mind_key", principal };
     return { props: auth, audience: `${origin}${MCP_PATH}` };

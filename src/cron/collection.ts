@@ -1,6 +1,7 @@
+import type { Deps } from "../deps";
 import { sql } from "drizzle-orm";
 import { sessionObject } from "../sessions/objects";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "./work-deps";
 
 /** The daily collection: every session with non-ephemeral messages after its cursor, one message each. */
 export const collectionJob: QueueJob = {
@@ -24,7 +25,7 @@ export const collectionJob: QueueJob = {
  * the cursor moves in the batch that writes the notes, so a repeated delivery adds nothing.
  * What one call does not read, the object goes on with from its own alarm.
  */
-export async function extractUnit(deps: WorkDeps, unit: { mindId: string; sessionId: string }, shard: string): Promise<WorkOutcome> {
+export async function extractUnit(deps: Deps, unit: { mindId: string; sessionId: string }, shard: string): Promise<WorkOutcome> {
   const result = await sessionObject(deps.sessionObjects, unit.sessionId).extract({ ...unit, shard });
   if (!result.ok) {
     if (result.code === "mind_moving") return { status: "retry", code: result.code };

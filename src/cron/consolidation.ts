@@ -1,8 +1,9 @@
+import type { Deps } from "../deps";
 import { sql } from "drizzle-orm";
 import { AppError } from "../errors";
 import { sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "./work-deps";
 
 /**
  * The hourly consolidation: each run frees claims left by stopped consolidations, then enqueues
@@ -32,10 +33,10 @@ export const consolidationJob: QueueJob = {
  * concurrent delivery fold each note once. More notes than one consolidation folds: the unit
  * goes round again. Over the mind's budget it waits for the next UTC day.
  */
-export async function consolidateUnit(deps: WorkDeps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
+export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
   let outcome;
   try {
-    outcome = await consolidateNotes({ ...deps, llm: deps.loadModel() }, unit, DEFAULT_CONSOLIDATION);
+    outcome = await consolidateNotes(deps, unit, DEFAULT_CONSOLIDATION);
   } catch (error) {
     // The mind was erased since the unit was enqueued: nothing is left to fold.
     if (error instanceof AppError && error.code === "not_found") return { status: "done", counts: { gone: 1 } };

@@ -6,7 +6,8 @@ import { extractUnit } from "./collection";
 import { consolidateUnit } from "./consolidation";
 import { embedUnit, vectorsUnit } from "./embeddings";
 import { eraseUnit, retentionUnit } from "./retention";
-import type { UnitHandlers, WorkDeps, WorkOutcome } from "./work-deps";
+import type { Deps } from "../deps";
+import type { UnitHandlers, WorkOutcome } from "./work-deps";
 
 /** One handler per kind of unit, each beside the job that produces it. */
 export const HANDLERS: UnitHandlers = {
@@ -25,9 +26,9 @@ export function backoffSeconds(attempts: number): number {
 }
 
 /** Works on one unit; a thrown failure becomes a retry with its code (never its text). */
-export async function workOn(deps: WorkDeps, unit: Unit, shard: string): Promise<WorkOutcome> {
+export async function workOn(deps: Deps, unit: Unit, shard: string): Promise<WorkOutcome> {
   try {
-    const handle = HANDLERS[unit.kind] as (deps: WorkDeps, unit: Unit, shard: string) => Promise<WorkOutcome>;
+    const handle = HANDLERS[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<WorkOutcome>;
     return await handle(deps, unit, shard);
   } catch (error) {
     const limited = rateLimitedIn(error);
@@ -45,7 +46,7 @@ export type Settled = { ack: true; outcome: WorkOutcome | null } | { ack: false;
  * when done, held through a wait, the failure's code noted) and says whether to ack or retry.
  * A body that names no unit is acknowledged and dropped: it is not ours to work on.
  */
-export async function settleMessage(deps: WorkDeps, body: unknown, attempts: number): Promise<Settled> {
+export async function settleMessage(deps: Deps, body: unknown, attempts: number): Promise<Settled> {
   const parsed = parseMessage(body);
   if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {
     console.error("dropped a work message that names no unit of this deployment");
@@ -71,7 +72,7 @@ export async function settleMessage(deps: WorkDeps, body: unknown, attempts: num
 }
 
 /** The unit goes round again under the same mark; if sending fails, the mark's expiry brings it back. */
-async function sendAgain(deps: WorkDeps, message: WorkMessage): Promise<void> {
+async function sendAgain(deps: Deps, message: WorkMessage): Promise<void> {
   try {
     await sendAll(deps.queue, [message]);
   } catch (error) {
@@ -80,7 +81,7 @@ async function sendAgain(deps: WorkDeps, message: WorkMessage): Promise<void> {
 }
 
 /** The queue() consumer of the work queue: every message of the batch at once, each acked or retried alone. */
-export async function consumeWork(deps: WorkDeps, batch: MessageBatch<unknown>): Promise<void> {
+export async function consumeWork(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   await Promise.all(
     batch.messages.map(async (msg) => {
       const settled = await settleMessage(deps, msg.body, msg.attempts);

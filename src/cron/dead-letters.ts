@@ -1,10 +1,10 @@
 import { loggable } from "../errors";
 import { recordDeadLetter } from "../work/dead-letters";
 import { parseMessage } from "../work/units";
-import type { WorkDeps } from "./work-deps";
+import type { Deps } from "../deps";
 
 /** The dead-letter queue's consumer: records each message (kind, mind, namespace, error code) for GET /jobs. */
-export async function consumeDeadLetters(deps: WorkDeps, batch: MessageBatch<unknown>): Promise<void> {
+export async function consumeDeadLetters(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   for (const msg of batch.messages) {
     const parsed = parseMessage(msg.body);
     if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { Deps } from "../deps";
+import type { Deps, InShard } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../embeddings/vectors";
 import { newId } from "../ids";
 import { enqueueDue } from "./produce";
-import { idsAfter, type QueueJob, type UnitSource, type WorkDeps, type WorkOutcome } from "./work-deps";
+import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "./work-deps";
 
 // What one message does at most; a unit with more left goes round again.
 const EMBED_ROUNDS = 4;
@@ -28,14 +28,14 @@ const dueRows: UnitSource = {
  */
 export const embeddingsJob: QueueJob = {
   name: "embeddings",
-  skipped: (deps) => (deps.loadSemantic() ? null : "no embeddings configured"),
+  skipped: (deps) => (deps.semantic ? null : "no embeddings configured"),
   sources: [dueRows, { page: (_shard, after) => (after === null ? sql`select 'vectors' as unit` : null) }],
 };
 
-const inShard = (deps: WorkDeps, shard: string): Deps => ({ ...deps, db: deps.shards.db(shard), semantic: deps.loadSemantic() });
+const inShard = (deps: Deps, shard: string): InShard => ({ ...deps, shard: deps.shards.db(shard) });
 
 /** Embeds the mind's due rows (src/embeddings/vectors.ts); a failed row waits with its own backoff. */
-export async function embedUnit(deps: WorkDeps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
+export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   let full = false;
   for (let round = 0; round < EMBED_ROUNDS; round++) {
@@ -50,7 +50,7 @@ export async function embedUnit(deps: WorkDeps, unit: { mindId: string }, shard:
 }
 
 /** Removes vectors of rows that went and marks rows without one, on one database. */
-export async function vectorsUnit(deps: WorkDeps, shard: string): Promise<WorkOutcome> {
+export async function vectorsUnit(deps: Deps, shard: string): Promise<WorkOutcome> {
   const at = inShard(deps, shard);
   const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
   const marked = await markMissing(at, null, BACKFILL_ROWS);

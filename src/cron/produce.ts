@@ -2,7 +2,8 @@ import { everyShard } from "../db/client";
 import type { JobCounts } from "../db/job-runs";
 import { markPage } from "../work/marks";
 import { sendAll } from "../work/units";
-import type { QueueJob, UnitSource, WorkDeps } from "./work-deps";
+import type { Deps } from "../deps";
+import type { QueueJob, UnitSource } from "./work-deps";
 
 /** Due units read, marked and sent per page: one statement and one send a page. */
 export const PAGE = 100;
@@ -13,7 +14,7 @@ export const PAGE = 100;
  * took; a unit another run's message still holds is left to it. It does none of the work: its
  * cost grows with pages of due units, never with model calls.
  */
-export async function produceJob(deps: WorkDeps, job: QueueJob, run: string, counts: JobCounts): Promise<void> {
+export async function produceJob(deps: Deps, job: QueueJob, run: string, counts: JobCounts): Promise<void> {
   const skipped = job.skipped?.(deps) ?? null;
   if (skipped !== null) {
     counts.skipped = skipped;
@@ -22,7 +23,7 @@ export async function produceJob(deps: WorkDeps, job: QueueJob, run: string, cou
   const tally = { pages: 0, enqueued: 0, already_queued: 0 };
   Object.assign(counts, tally);
   for (const shard of everyShard(deps)) {
-    await job.beforeShard?.({ ...deps, db: shard.db }, counts);
+    await job.beforeShard?.({ ...deps, shard: shard.db }, counts);
     for (const source of job.sources) {
       await enqueueDue(deps, shard.name, source, run, tally);
       Object.assign(counts, tally);
@@ -32,7 +33,7 @@ export async function produceJob(deps: WorkDeps, job: QueueJob, run: string, cou
 
 /** Pages through one source's due units on one database, marking and sending each page. */
 export async function enqueueDue(
-  deps: WorkDeps,
+  deps: Deps,
   shard: string,
   source: UnitSource,
   run: string,

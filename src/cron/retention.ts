@@ -1,3 +1,4 @@
+import type { Deps } from "../deps";
 import { sql } from "drizzle-orm";
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
 import type { JobCounts } from "../db/job-runs";
@@ -8,7 +9,7 @@ import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } fr
 import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
-import { idsAfter, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
+import { idsAfter, type QueueJob, type WorkOutcome } from "./work-deps";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep[] = [
@@ -44,9 +45,9 @@ export const retentionJob: QueueJob = {
  * The retention steps on one database, each in bounded rounds; a step that deleted all its
  * rounds allow sends the unit round again, and PRAGMA optimize runs once nothing is left.
  */
-export async function retentionUnit(deps: WorkDeps, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
+export async function retentionUnit(deps: Deps, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
   const now = deps.clock.now();
-  const inShard = { ...deps, db: deps.shards.db(shard) };
+  const inShard = { ...deps, shard: deps.shards.db(shard) };
   const counts: JobCounts = {};
   let more = false;
   for (const step of RETENTION_STEPS) {
@@ -60,7 +61,7 @@ export async function retentionUnit(deps: WorkDeps, shard: string, options: Rete
 }
 
 /** Finishes a mind's erasure that stopped halfway (src/portability/erase.ts): every step is safe to repeat. */
-export async function eraseUnit(deps: WorkDeps, unit: { mindId: string }): Promise<WorkOutcome> {
-  const finished = await finishInterruptedErasure({ ...deps, semantic: deps.loadSemantic() }, unit.mindId);
+export async function eraseUnit(deps: Deps, unit: { mindId: string }): Promise<WorkOutcome> {
+  const finished = await finishInterruptedErasure(deps, unit.mindId);
   return { status: "done", counts: { erasures_finished: finished ? 1 : 0 } };
 }

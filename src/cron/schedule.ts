@@ -6,7 +6,8 @@ import { consolidationJob } from "./consolidation";
 import { embeddingsJob } from "./embeddings";
 import { produceJob } from "./produce";
 import { retentionJob } from "./retention";
-import { createWorkDeps, type QueueJob, type WorkDeps } from "./work-deps";
+import { createDeps, type Deps } from "../deps";
+import type { QueueJob } from "./work-deps";
 
 /** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {
@@ -27,11 +28,11 @@ export const QUEUE_JOBS: Record<JobName, QueueJob> = {
  * in job_runs with what it enqueued. An unknown expression is an error.
  */
 export async function runCron(cron: string, env: Env, clock?: Clock): Promise<JobRun[]> {
-  return runCronWith(createWorkDeps(env, clock), cron);
+  return runCronWith(createDeps(env, { clock }), cron);
 }
 
 /** The same over dependencies already built (a test's queue, the bench's recording databases). */
-export async function runCronWith(deps: WorkDeps, cron: string): Promise<JobRun[]> {
+export async function runCronWith(deps: Deps, cron: string): Promise<JobRun[]> {
   const jobs = CRON_JOBS[cron];
   if (!jobs) {
     const known = Object.keys(CRON_JOBS).map((expression) => `"${expression}"`).join(", ");

@@ -1,45 +1,7 @@
 import type { SQL } from "drizzle-orm";
-import { systemClock, type Clock } from "../clock";
-import type { Env } from "../config";
 import type { JobCounts, JobName } from "../db/job-runs";
-import { createDeps, type ShardedDeps } from "../deps";
-import type { Semantic } from "../embeddings/ports";
-import { createSemantic } from "../embeddings/providers";
-import { createLimitedModel } from "../llm/limited-model";
-import type { LanguageModel } from "../llm/providers";
-import type { SessionDeps } from "../sessions/objects";
-import type { Unit, WorkQueue } from "../work/units";
-
-/**
- * What the producers and the consumers need, built once per cron run or message batch: every
- * database, the clock, the session objects, the work queue, and the model and embedder, built
- * when first asked for, so a bad model setting fails the units that need one, not the rest.
- */
-export interface WorkDeps extends ShardedDeps, Pick<SessionDeps, "sessionObjects"> {
-  queue: WorkQueue;
-  loadModel(): LanguageModel | null;
-  loadSemantic(): Semantic | null;
-}
-
-const noQueue: WorkQueue = {
-  sendBatch: () => Promise.reject(new Error("the JOBS queue binding is missing: add the [[queues.producers]] block of wrangler.toml")),
-};
-
-function once<T>(build: () => T): () => T {
-  let built: { value: T } | null = null;
-  return () => (built ??= { value: build() }).value;
-}
-
-/** The dependencies of the scheduled() and queue() entry points. */
-export function createWorkDeps(env: Env, clock: Clock = systemClock): WorkDeps {
-  return {
-    ...createDeps(env, clock),
-    sessionObjects: env.SESSIONS,
-    queue: env.JOBS ?? noQueue,
-    loadModel: once(() => createLimitedModel(env)),
-    loadSemantic: once(() => createSemantic(env)),
-  };
-}
+import type { Deps, InShard } from "../deps";
+import type { Unit } from "../work/units";
 
 /** What handling one unit came to. */
 export type WorkOutcome =
@@ -61,13 +23,13 @@ export interface QueueJob {
   name: JobName;
   sources: UnitSource[];
   /** Why the job has nothing to do on this deployment (no embeddings configured), or null. */
-  skipped?(deps: WorkDeps): string | null;
+  skipped?(deps: Deps): string | null;
   /** Bookkeeping on each database before paging (freeing claims left by stopped consolidations). */
-  beforeShard?(deps: WorkDeps, counts: JobCounts): Promise<void>;
+  beforeShard?(deps: InShard, counts: JobCounts): Promise<void>;
 }
 
 /** How each kind of unit is worked on. */
-export type UnitHandlers = { [K in Unit["kind"]]: (deps: WorkDeps, unit: Extract<Unit, { kind: K }>, shard: string) => Promise<WorkOutcome> };
+export type UnitHandlers = { [K in Unit["kind"]]: (deps: Deps, unit: Extract<Unit, { kind: K }>, shard: string) => Promise<WorkOutcome> };
 
 /** The ids after a unit's kind: where the previous page ended. */
 export const idsAfter = (after: string | null): string[] => (after === null ? [] : after.split(" ").slice(1));

@@ -9,24 +9,9 @@ export function createDb(d1: D1Database) {
   return drizzle(d1, { schema });
 }
 
-interface HasShards {
-  db: Db;
-  shards?: Shards;
-}
-
-/** The database that holds the data of a mind living on `shard` (its row's `shard`). */
-export function databaseOfMind(deps: HasShards, shard: string): Db {
-  return deps.shards ? deps.shards.db(shard) : deps.db;
-}
-
-/** The directory: accounts, minds, keys, grants, login links, Telegram claims and job runs. */
-export function directoryOf(deps: HasShards): Db {
-  return deps.shards ? deps.shards.directory : deps.db;
-}
-
 /** Every database holding minds' data, with its name: what a job that scans across minds walks. */
-export function everyShard(deps: HasShards): { name: string; db: Db }[] {
-  return deps.shards ? deps.shards.names.map((name) => ({ name, db: deps.shards!.db(name) })) : [{ name: "DB", db: deps.db }];
+export function everyShard({ shards }: { shards: Shards }): { name: string; db: Db }[] {
+  return shards.names.map((name) => ({ name, db: shards.db(name) }));
 }
 
 // D1 binds at most 100 parameters a statement; a lookup by ids leaves room for the scope's.

@@ -33,7 +33,7 @@ export async function runJob(
 ): Promise<JobRun> {
   const id = newId("job");
   const startedAt = isoNow(deps.clock);
-  await deps.db.insert(jobRuns).values({ id, job, cron, startedAt, counts: {} });
+  await deps.directory.insert(jobRuns).values({ id, job, cron, startedAt, counts: {} });
   const counts: JobCounts = {};
   let error: string | null = null;
   try {
@@ -44,7 +44,7 @@ export async function runJob(
   }
   const finishedAt = isoNow(deps.clock);
   try {
-    await deps.db.update(jobRuns).set({ finishedAt, counts, error }).where(eq(jobRuns.id, id));
+    await deps.directory.update(jobRuns).set({ finishedAt, counts, error }).where(eq(jobRuns.id, id));
   } catch (e) {
     console.error(`could not record the end of job ${job}`, loggable(e));
   }
@@ -52,8 +52,8 @@ export async function runJob(
 }
 
 /** Recent runs, newest first, optionally of one job. */
-export async function listJobRuns({ db }: Deps, filter: { job?: JobName; limit: number }): Promise<JobRun[]> {
-  const rows = await db
+export async function listJobRuns({ directory }: Pick<Deps, "directory">, filter: { job?: JobName; limit: number }): Promise<JobRun[]> {
+  const rows = await directory
     .select()
     .from(jobRuns)
     .where(and(filter.job ? eq(jobRuns.job, filter.job) : undefined))

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 
 // Retention's shared parts: every step deletes in bounded rounds so one run stays within a
 // Worker's limits; what is left is deleted by the next run.
@@ -30,7 +30,7 @@ export const DEFAULT_RETENTION: RetentionOptions = {
 export interface RetentionStep {
   name: string;
   /** Deletes what is due at `now`; returns the rows deleted. */
-  run(deps: Deps, now: Date, options: RetentionOptions): Promise<number>;
+  run(deps: InShard, now: Date, options: RetentionOptions): Promise<number>;
 }
 
 /** Runs `round` until it deletes less than a full batch, or maxRounds times. */
@@ -45,13 +45,13 @@ export async function inRounds(options: RetentionOptions, round: () => Promise<n
 }
 
 /** Deletes the rows of `table` whose rowids `due` selects; returns how many went. */
-export const deleteWhere = async (deps: Deps, table: SQL, due: SQL) =>
-  (await deps.db.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
+export const deleteWhere = async (deps: InShard, table: SQL, due: SQL) =>
+  (await deps.shard.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
 
 /** Asks SQLite to refresh its query planner statistics; says so when the database refuses. */
-export async function optimizeDatabase(deps: Deps): Promise<string> {
+export async function optimizeDatabase(deps: InShard): Promise<string> {
   try {
-    await deps.db.run(sql`pragma optimize`);
+    await deps.shard.run(sql`pragma optimize`);
     return "ran";
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import type { Deps } from "../deps";
-import { directoryOf } from "./client";
 import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./retention";
 import { telegramUpdates } from "./schema";
 
@@ -12,7 +11,7 @@ export const UPDATE_CLAIM_DAYS = 7;
 
 /** Claims an update id; false when it was claimed before (a re-delivery), in one statement. */
 export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean> {
-  const claimed = await directoryOf(deps)
+  const claimed = await deps.directory
     .insert(telegramUpdates)
     .values({ updateId, receivedAt: isoNow(deps.clock) })
     .onConflictDoNothing()
@@ -22,7 +21,7 @@ export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean
 
 /** Gives a claim back when the update could not be handed on, so Telegram's re-delivery is handled. */
 export async function releaseUpdate(deps: Deps, updateId: number): Promise<void> {
-  await directoryOf(deps).delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
+  await deps.directory.delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
 }
 
 /** Daily retention: update claims older than UPDATE_CLAIM_DAYS. */

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import type { Semantic, VectorKind } from "./ports";
 import { AppError, loggable } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
@@ -18,36 +18,43 @@ const QUERY_TOP_K = 50;
 const MAX_BACKOFF_MINUTES = 24 * 60;
 const MAX_TEXT_CHARS = 8_000;
 
-/** Marks rows to be (re-)embedded and starts embedding them after the response. No-op without the ports. */
-export async function markForEmbedding(deps: Deps, mindId: string, kind: VectorKind, rowIds: string[]): Promise<void> {
-  if (!deps.semantic || rowIds.length === 0) return;
-  const now = isoNow(deps.clock);
-  await deps.db
+/**
+ * Marks rows of the context's mind to be (re-)embedded and starts embedding them after the
+ * response, with the budget the context carries. No-op without the ports.
+ */
+export async function markForEmbedding(ctx: MindContext, kind: VectorKind, rowIds: string[]): Promise<void> {
+  if (!ctx.semantic || rowIds.length === 0) return;
+  const mindId = ctx.mind.id;
+  const now = isoNow(ctx.clock);
+  await ctx.shard
     .insert(embeddings)
     .values(rowIds.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
     .onConflictDoUpdate({
       target: [embeddings.kind, embeddings.rowId],
       set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
     });
-  defer(deps, embedPending(deps, mindId));
+  defer(ctx, embedPending(ctx, mindId, EMBED_BATCH, ctx.mind));
 }
 
 /** After rows of a mind went, removes their vectors off the request path. No-op without the ports. */
-export function dropGoneVectors(deps: Deps, mindId: string): void {
+export function dropGoneVectors(deps: InShard, mindId: string): void {
   if (deps.semantic) defer(deps, removeGoneVectors(deps, mindId));
 }
 
-function defer(deps: Deps, work: Promise<unknown>): void {
+function defer(deps: InShard, work: Promise<unknown>): void {
   const logged = work.catch((err) => console.error("embedding work failed", loggable(err)));
   if (deps.defer) deps.defer(logged);
 }
 
-/** Embeds up to `limit` due rows (of one mind, or of every mind); failures wait and are retried. */
-export async function embedPending(deps: Deps, mindId: string | null, limit = EMBED_BATCH) {
+/**
+ * Embeds up to `limit` due rows (of one mind, or of every mind); failures wait and are retried.
+ * `known`: a mind already read (the writer's context), whose budget is not read again.
+ */
+export async function embedPending(deps: InShard, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf) {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   const semantic = deps.semantic;
   if (!semantic) return counts;
-  const due = await deps.db
+  const due = await deps.shard
     .select()
     .from(embeddings)
     .where(and(eq(embeddings.state, "pending"), lte(embeddings.nextAttemptAt, isoNow(deps.clock)), mindId ? eq(embeddings.mindId, mindId) : undefined))
@@ -55,19 +62,22 @@ export async function embedPending(deps: Deps, mindId: string | null, limit = EM
     .limit(limit);
   const byMind = groupByMind(due);
   for (const [mind, rows] of byMind) {
-    const outcome = await embedRowsOfMind(deps, semantic, mind, rows);
+    const outcome = await embedRowsOfMind(deps, semantic, mind, rows, known?.id === mind ? known : undefined);
     counts[outcome] += rows.length;
   }
   return counts;
 }
 
 type Pending = typeof embeddings.$inferSelect;
+type BudgetOf = Pick<MindContext["mind"], "id" | "settings">;
 
-async function embedRowsOfMind(deps: Deps, semantic: Semantic, mindId: string, rows: Pending[]): Promise<"embedded" | "failed" | "postponed"> {
+async function embedRowsOfMind(
+  deps: InShard, semantic: Semantic, mindId: string, rows: Pending[], known?: BudgetOf,
+): Promise<"embedded" | "failed" | "postponed"> {
   const texts = await textsOf(deps, mindId, rows);
   const present = rows.filter((r) => texts.has(r.rowId));
   try {
-    const { mind } = await jobMindContext(deps, "embeddings", mindId);
+    const mind = known ?? (await jobMindContext(deps, "embeddings", mindId)).mind;
     await assertWithinBudget(deps, mindId, mind.settings.daily_token_budget);
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== "budget_exceeded") throw err;
@@ -85,7 +95,7 @@ async function embedRowsOfMind(deps: Deps, semantic: Semantic, mindId: string, r
       present.map((r, i) => ({ id: r.rowId, vector: result.vectors[i]!, kind: r.kind, agent: texts.get(r.rowId)!.agent })),
     );
     const now = isoNow(deps.clock);
-    await deps.db
+    await deps.shard
       .update(embeddings)
       .set({ state: "done", error: null, updatedAt: now })
       .where(and(eq(embeddings.mindId, mindId), inArray(embeddings.rowId, present.map((r) => r.rowId))));
@@ -98,19 +108,19 @@ async function embedRowsOfMind(deps: Deps, semantic: Semantic, mindId: string, r
   }
 }
 
-async function reschedule(deps: Deps, rows: Pending[], change: { nextAttemptAt?: string; error: string; attempts: (row: Pending) => number }) {
+async function reschedule(deps: InShard, rows: Pending[], change: { nextAttemptAt?: string; error: string; attempts: (row: Pending) => number }) {
   const now = deps.clock.now();
   if (rows.length === 0) return;
   const [first, ...rest] = rows.map((row) => {
       const attempts = change.attempts(row);
       const backoffMinutes = Math.min(MAX_BACKOFF_MINUTES, 2 ** Math.min(attempts, 12));
       const next = change.nextAttemptAt ?? new Date(now.getTime() + backoffMinutes * 60_000).toISOString();
-      return deps.db
+      return deps.shard
         .update(embeddings)
         .set({ attempts, nextAttemptAt: next, error: change.error, updatedAt: now.toISOString() })
         .where(and(eq(embeddings.kind, row.kind), eq(embeddings.rowId, row.rowId)));
   });
-  await deps.db.batch([first!, ...rest]);
+  await deps.shard.batch([first!, ...rest]);
 }
 
 function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string, T[]> {
@@ -120,19 +130,19 @@ function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string, T[]> 
 }
 
 /** The text to embed for each row that still exists in the mind, with its agent namespace. */
-async function textsOf(deps: Deps, mindId: string, rows: Pending[]): Promise<Map<string, { text: string; agent: string }>> {
+async function textsOf(deps: InShard, mindId: string, rows: Pending[]): Promise<Map<string, { text: string; agent: string }>> {
   const texts = new Map<string, { text: string; agent: string }>();
   const memoryIds = rows.filter((r) => r.kind === "memory").map((r) => r.rowId);
   const noteIds = rows.filter((r) => r.kind === "note").map((r) => r.rowId);
   if (memoryIds.length > 0) {
-    const found = await deps.db
+    const found = await deps.shard
       .select({ id: memories.id, agent: memories.agent, key: memories.key, content: memories.content, tags: memories.tags })
       .from(memories)
       .where(and(eq(memories.mindId, mindId), inArray(memories.id, memoryIds)));
     for (const m of found) texts.set(m.id, { agent: m.agent, text: `${m.key.replaceAll("_", " ")}: ${m.content} ${m.tags.join(" ")}`.slice(0, MAX_TEXT_CHARS) });
   }
   if (noteIds.length > 0) {
-    const found = await deps.db
+    const found = await deps.shard
       .select({ id: notes.id, agent: notes.agent, text: notes.text })
       .from(notes)
       .where(and(eq(notes.mindId, mindId), inArray(notes.id, noteIds)));
@@ -142,10 +152,10 @@ async function textsOf(deps: Deps, mindId: string, rows: Pending[]): Promise<Map
 }
 
 /** Removes the vectors (and records) of up to `limit` rows that no longer exist. */
-export async function removeGoneVectors(deps: Deps, mindId: string | null, limit = 100): Promise<number> {
+export async function removeGoneVectors(deps: InShard, mindId: string | null, limit = 100): Promise<number> {
   const semantic = deps.semantic;
   if (!semantic) return 0;
-  const gone = await deps.db
+  const gone = await deps.shard
     .select({ kind: embeddings.kind, rowId: embeddings.rowId, mindId: embeddings.mindId })
     .from(embeddings)
     .where(
@@ -159,20 +169,20 @@ export async function removeGoneVectors(deps: Deps, mindId: string | null, limit
   for (const [mind, rows] of groupByMind(gone)) {
     const ids = rows.map((r) => r.rowId);
     await semantic.index.remove(mind, ids);
-    await deps.db.delete(embeddings).where(and(eq(embeddings.mindId, mind), inArray(embeddings.rowId, ids)));
+    await deps.shard.delete(embeddings).where(and(eq(embeddings.mindId, mind), inArray(embeddings.rowId, ids)));
   }
   return gone.length;
 }
 
 /** Backfill: marks up to `limit` memories and notes without a record (of one mind, or all) pending. */
-export async function markMissing(deps: Deps, mindId: string | null, limit = 200): Promise<number> {
+export async function markMissing(deps: InShard, mindId: string | null, limit = 200): Promise<number> {
   if (!deps.semantic) return 0;
   const now = isoNow(deps.clock);
   const mindFilter = (column: string) => (mindId ? sql`and ${sql.raw(column)} = ${mindId}` : sql``);
-  const a = await deps.db.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
+  const a = await deps.shard.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
       select 'memory', m.id, m.mind_id, 'pending', 0, ${now}, ${now} from memories m
       where not exists (select 1 from embeddings e where e.kind = 'memory' and e.row_id = m.id) ${mindFilter("m.mind_id")} limit ${limit}`);
-  const b = await deps.db.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
+  const b = await deps.shard.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
       select 'note', n.id, n.mind_id, 'pending', 0, ${now}, ${now} from notes n
       where not exists (select 1 from embeddings e where e.kind = 'note' and e.row_id = n.id) ${mindFilter("n.mind_id")} limit ${limit}`);
   return (a.meta.changes ?? 0) + (b.meta.changes ?? 0);
@@ -187,7 +197,7 @@ export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKin
   const { scope } = ctx;
   const semantic = ctx.semantic;
   if (!semantic || q.trim() === "") return null;
-  const any = await ctx.db
+  const any = await ctx.shard
     .select({ id: embeddings.rowId })
     .from(embeddings)
     .where(and(eq(embeddings.mindId, scope.mindId), eq(embeddings.kind, kind), eq(embeddings.state, "done")))

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
 import { llmUsage } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { AppError } from "../errors";
 
 export const PURPOSES = ["extraction", "consolidation", "chat", "embedding"] as const;
@@ -22,8 +22,8 @@ export interface UsageRow extends TokenUsage {
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** Tokens, in and out, the mind's model calls have used today. */
-export async function tokensUsedToday({ db, clock }: Deps, mindId: string): Promise<number> {
-  const row = await db
+export async function tokensUsedToday({ shard, clock }: Pick<InShard, "shard" | "clock">, mindId: string): Promise<number> {
+  const row = await shard
     .select({ used: sql<number>`coalesce(sum(${llmUsage.inputTokens} + ${llmUsage.outputTokens}), 0)` })
     .from(llmUsage)
     .where(and(eq(llmUsage.mindId, mindId), eq(llmUsage.day, utcDay(clock.now()))))
@@ -32,7 +32,7 @@ export async function tokensUsedToday({ db, clock }: Deps, mindId: string): Prom
 }
 
 /** Throws budget_exceeded when the mind has used its daily tokens; null means no limit. */
-export async function assertWithinBudget(deps: Deps, mindId: string, budget: number | null): Promise<void> {
+export async function assertWithinBudget(deps: Pick<InShard, "shard" | "clock">, mindId: string, budget: number | null): Promise<void> {
   if (budget === null) return;
   const used = await tokensUsedToday(deps, mindId);
   if (used >= budget) {
@@ -42,14 +42,14 @@ export async function assertWithinBudget(deps: Deps, mindId: string, budget: num
 
 /** Adds one model call to the ledger. A failed call still costs what the provider reported. */
 export async function recordUsage(
-  { db, clock }: Deps,
+  { shard, clock }: Pick<InShard, "shard" | "clock">,
   mindId: string,
   purpose: Purpose,
   usage: TokenUsage,
   failed: boolean,
 ): Promise<void> {
   const failures = failed ? 1 : 0;
-  await db
+  await shard
     .insert(llmUsage)
     .values({
       mindId,
@@ -72,8 +72,8 @@ export async function recordUsage(
 }
 
 /** The mind's ledger from `sinceDay` on, newest day first. */
-export async function usageSince({ db }: Deps, mindId: string, sinceDay: string): Promise<UsageRow[]> {
-  return db
+export async function usageSince({ shard }: Pick<InShard, "shard">, mindId: string, sinceDay: string): Promise<UsageRow[]> {
+  return shard
     .select({
       day: llmUsage.day,
       purpose: llmUsage.purpose,

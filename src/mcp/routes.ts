@@ -22,7 +22,7 @@ mcpRoutes.all("/mcp", async (c) => {
   // Every MCP call is a POST: each counts as a write.
   await countWrite(c, principal);
   const mindContext = await resolveMindContext(c.var.deps, principal);
-  const server = createMcpServer({ ...mindContext, sessionObjects: c.env.SESSIONS });
+  const server = createMcpServer(mindContext);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);

@@ -1,5 +1,6 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { RegisterTool, ToolContext } from "./tool-context";
+import type { MindContext } from "../tenancy/mind-context";
+import type { RegisterTool } from "./tool-context";
 import { register as getMemory } from "./tools/get-memory";
 import { register as memoryForget } from "./tools/memory-forget";
 import { register as memoryRecall } from "./tools/memory-recall";
@@ -21,7 +22,7 @@ const TOOLS: RegisterTool[] = [
 ];
 
 /** An MCP server with every tool, bound to one caller's mind and namespace. */
-export function createMcpServer(ctx: ToolContext): McpServer {
+export function createMcpServer(ctx: MindContext): McpServer {
   const server = new McpServer(
     { name: "edgemind", version: "0.1.0" },
     { instructions: "Long-term memory of one mind. Read it with get_memory, add facts with save_memory_note." },

@@ -1,13 +1,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { MindContext } from "../tenancy/mind-context";
 import { AppError, loggable } from "../errors";
-import type { SessionContext } from "../sessions/objects";
-
-/** What every tool is given: the caller's mind context, with the session objects. */
-export type ToolContext = SessionContext;
 
 /** A tool module: one tool, registered on a server for one request's caller. */
-export type RegisterTool = (server: McpServer, ctx: ToolContext) => void;
+export type RegisterTool = (server: McpServer, ctx: MindContext) => void;
 
 /** A successful result: plain text for the model, the same value as structured JSON. */
 export function jsonResult(value: object, text = JSON.stringify(value, null, 2)): CallToolResult {

@@ -51,7 +51,7 @@ export async function searchByMeaning(ctx: MindContext, q: string, limit: number
   // The index's answer is checked against the rows in SQL: only this scope's live memories count.
   const now = isoNow(ctx.clock);
   const rows = await inIdChunks(ids, (chunk) =>
-    ctx.db.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
+    ctx.shard.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => (byId.has(id) ? [toMemory(byId.get(id)!)] : [])).slice(0, limit);

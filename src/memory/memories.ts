@@ -71,7 +71,7 @@ export async function storeMemory(
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
   const { scope } = ctx;
-  const { db, clock } = ctx;
+  const { shard, clock } = ctx;
   const now = isoNow(clock);
   const id = newId("mem");
   const { source, verified, confidence } = provenance(scope, input.confidence);
@@ -87,8 +87,8 @@ export async function storeMemory(
   // History rows are written from the table itself in the same batch, so they see exactly
   // the row before (an update) or after (a creation) the upsert, whatever races with it.
   const historyOf = (action: "update" | "create", where: SQL | undefined) =>
-    db.insert(memoryHistory).select(
-      db
+    shard.insert(memoryHistory).select(
+      shard
         .select({
           id: sql<number>`null`.as("id"),
           mindId: memories.mindId,
@@ -104,10 +104,10 @@ export async function storeMemory(
     );
 
   const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
-  const exists = async () => (await db.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
-  const [, rows] = await writeWithinQuota({ db, clock }, scope.mindId, need, (guard) => db.batch([
+  const exists = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
+  const [, rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
     historyOf("update", sameKey),
-    db
+    shard
       .insert(memories)
       .values({
         id,
@@ -146,13 +146,13 @@ export async function storeMemory(
     guard,
   ]), exists);
   const row = rows[0]!;
-  await markForEmbedding(ctx, scope.mindId, "memory", [row.id]);
+  await markForEmbedding(ctx, "memory", [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
 /** One memory of the scope; its context too when `withContext`. */
-export async function getMemory({ db, scope }: MindContext, id: string, withContext = false): Promise<Memory> {
-  const row = await db.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
+export async function getMemory({ shard, scope }: MindContext, id: string, withContext = false): Promise<Memory> {
+  const row = await shard.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
   if (!row) throw notFound("memory");
   return toMemoryWithContext(row, withContext);
 }
@@ -160,14 +160,14 @@ export async function getMemory({ db, scope }: MindContext, id: string, withCont
 /** Changes the given fields; the writer's provenance replaces the old one. */
 export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPatch): Promise<Memory> {
   const { scope } = ctx;
-  const { db, clock } = ctx;
+  const { shard, clock } = ctx;
   const current = await getMemory(ctx, id);
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
   const need = { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) };
-  const [rows] = await writeWithinQuota(ctx, scope.mindId, need, (guard) => db.batch([
-    db
+  const [rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
+    shard
       .update(memories)
       .set({
         ...provenance(scope, patch.confidence),
@@ -181,21 +181,21 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
-    db.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
+    shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
     guard,
   ]));
   if (!rows[0]) throw notFound("memory");
-  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, scope.mindId, "memory", [id]);
+  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, "memory", [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
 export async function deleteMemory(ctx: MindContext, id: string): Promise<void> {
   const { scope } = ctx;
-  const { db, clock } = ctx;
+  const { shard, clock } = ctx;
   const current = await getMemory(ctx, id);
-  const [deleted] = await db.batch([
-    db.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
-    db.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
+  const [deleted] = await shard.batch([
+    shard.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
+    shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
   dropGoneVectors(ctx, scope.mindId);
@@ -205,16 +205,16 @@ export async function deleteMemory(ctx: MindContext, id: string): Promise<void> 
 export async function verifyMemory(ctx: MindContext, id: string): Promise<Memory> {
   const { scope } = ctx;
   if (!isPerson(scope.principal)) throw forbidden("only a human can verify a memory");
-  const { db, clock } = ctx;
+  const { shard, clock } = ctx;
   const current = await getMemory(ctx, id);
   const now = isoNow(clock);
-  const [rows] = await db.batch([
-    db
+  const [rows] = await shard.batch([
+    shard
       .update(memories)
       .set({ verified: true, updatedAt: now })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
-    db.insert(memoryHistory).values(historyEntry(scope, id, "verify", current.content, current.content, now)),
+    shard.insert(memoryHistory).values(historyEntry(scope, id, "verify", current.content, current.content, now)),
   ]);
   if (!rows[0]) throw notFound("memory");
   return toMemory(rows[0]);
@@ -244,7 +244,7 @@ export async function memoryHistoryOf(ctx: MindContext, id: string): Promise<His
   const { scope } = ctx;
   // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
   if (scope.agentFilter !== null) await getMemory(ctx, id);
-  const rows = await ctx.db
+  const rows = await ctx.shard
     .select()
     .from(memoryHistory)
     .where(and(eq(memoryHistory.mindId, scope.mindId), eq(memoryHistory.memoryId, id)))
@@ -260,7 +260,7 @@ export async function memoryHistoryOf(ctx: MindContext, id: string): Promise<His
 }
 
 export async function listMemories(
-  { db, scope }: MindContext,
+  { shard, scope }: MindContext,
   filter: MemoryListFilter,
 ): Promise<{ memories: Memory[]; total: number }> {
   const where = and(
@@ -270,22 +270,22 @@ export async function listMemories(
     filter.verified !== undefined ? eq(memories.verified, filter.verified) : undefined,
     filter.tag !== undefined ? hasTag(filter.tag) : undefined,
   );
-  const [rows, totals] = await db.batch([
-    db
+  const [rows, totals] = await shard.batch([
+    shard
       .select()
       .from(memories)
       .where(where)
       .orderBy(desc(memories.updatedAt), desc(memories.id))
       .limit(filter.limit)
       .offset(filter.offset),
-    db.select({ n: count() }).from(memories).where(where),
+    shard.select({ n: count() }).from(memories).where(where),
   ]);
   return { memories: rows.map(toMemory), total: totals[0]?.n ?? 0 };
 }
 
 /** Unexpired memories carrying the tag, most important first. */
-export async function memoriesByTag({ db, clock, scope }: MindContext, tag: string, limit: number): Promise<Memory[]> {
-  const rows = await db
+export async function memoriesByTag({ shard, clock, scope }: MindContext, tag: string, limit: number): Promise<Memory[]> {
+  const rows = await shard
     .select()
     .from(memories)
     .where(and(inScope(scope), hasTag(tag), notExpired(isoNow(clock))))
@@ -296,13 +296,13 @@ export async function memoriesByTag({ db, clock, scope }: MindContext, tag: stri
 
 /** Memories that expire between now and now + withinMs, soonest first. */
 export async function expiringMemories(
-  { db, clock, scope }: MindContext,
+  { shard, clock, scope }: MindContext,
   withinMs: number,
   limit: number,
 ): Promise<Memory[]> {
   const now = clock.now();
   const until = new Date(now.getTime() + withinMs).toISOString();
-  const rows = await db
+  const rows = await shard
     .select()
     .from(memories)
     .where(and(inScope(scope), gt(memories.expiresAt, now.toISOString()), lte(memories.expiresAt, until)))
@@ -318,10 +318,10 @@ export async function expiringMemories(
  */
 export async function forgetMemory(ctx: MindContext, keyOrId: string, category?: Category): Promise<Memory[]> {
   const { scope } = ctx;
-  const byId = category ? undefined : await ctx.db.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
+  const byId = category ? undefined : await ctx.shard.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
   const rows = byId
     ? [byId]
-    : await ctx.db
+    : await ctx.shard
         .select()
         .from(memories)
         .where(

@@ -27,7 +27,7 @@ export interface Recall {
 export async function recallMemories(ctx: MindContext, options: RecallOptions): Promise<Recall> {
   const { scope } = ctx;
   const mindName = ctx.mind.name;
-  const rows = await ctx.db
+  const rows = await ctx.shard
     .select()
     .from(memories)
     .where(and(inScope(scope), notExpired(isoNow(ctx.clock)), options.category && eq(memories.category, options.category)))

@@ -3,7 +3,7 @@ import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { memories } from "../db/schema";
-import type { Deps } from "../deps";
+import type { Db } from "../db/client";
 import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
@@ -56,11 +56,11 @@ function readVarint(bytes: Uint8Array): number {
  * bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
  * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
  */
-async function mindTermWeights(db: Deps["db"], mindId: string, terms: string[]): Promise<Map<string, number>> {
+async function mindTermWeights(shard: Db, mindId: string, terms: string[]): Promise<Map<string, number>> {
   type Held = { term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null };
   let held: Held[];
   try {
-    held = await db.all<Held>(
+    held = await shard.all<Held>(
       sql`select term, doc, (select block from memories_fts_data where id = 1) as block,
         (select memories from mind_usage where mind_id = ${mindId}) as mind_rows
         from memories_fts_terms where term in ${terms}`,
@@ -92,11 +92,11 @@ function unionAll(selects: SQL[]): SQL {
  * then by how many of the query's terms each memory holds. A query with no word in it finds
  * nothing rather than failing.
  */
-export async function searchMemories({ db, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
+export async function searchMemories({ shard, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const token = mindSearchToken(scope.mindId);
   const terms = queryTerms(options.q).map((t) => token + t);
   if (terms.length === 0) return [];
-  const weights = await mindTermWeights(db, scope.mindId, terms);
+  const weights = await mindTermWeights(shard, scope.mindId, terms);
   if (weights.size === 0) return [];
   // One MATCH per term, each scaled by its weight and summed per memory: bm25 of the OR of the terms.
   const perTerm = [...weights].map(
@@ -115,7 +115,7 @@ export async function searchMemories({ db, clock, scope }: MindContext, options:
   const relevance = ranked(sql`hits.words`);
   // The hits lead the join: led by the memories, SQLite would walk every memory of the mind
   // (its mind_id index) and probe the hits for each.
-  const rows = await db
+  const rows = await shard
     .select({ ...getTableColumns(memories), score: relevance })
     .from(hits)
     .crossJoin(memories)

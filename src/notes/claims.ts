@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { consolidations, notes, type ConsolidationRow } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { newId } from "../ids";
 import { toNote, type Note } from "./notes";
 
@@ -57,16 +57,16 @@ export const toConsolidation = (row: ConsolidationRow): Consolidation => ({
  * in one batch: a concurrent claim can never take the same note. Null when nothing is waiting.
  */
 export async function claimNotes(
-  { db, clock }: Deps,
+  { shard, clock }: Pick<InShard, "shard" | "clock">,
   target: { mindId: string; agent: string; mode: ConsolidationMode; limit: number },
 ): Promise<Claim | null> {
   const id = newId("cons");
   const now = clock.now().toISOString();
   const staleBefore = new Date(clock.now().getTime() - STALE_CLAIM_MS).toISOString();
   const { mindId, agent } = target;
-  const [, , , , claimed] = await db.batch([
-    db.insert(consolidations).values({ id, mindId, agent, status: "running", mode: target.mode, noteCount: 0, attempts: 0, startedAt: now }),
-    db
+  const [, , , , claimed] = await shard.batch([
+    shard.insert(consolidations).values({ id, mindId, agent, status: "running", mode: target.mode, noteCount: 0, attempts: 0, startedAt: now }),
+    shard
       .update(notes)
       .set({ consolidationId: id })
       .where(
@@ -81,23 +81,23 @@ export async function claimNotes(
                   and c.status = 'running' and c.id != ${id} and c.started_at >= ${staleBefore})`,
         ),
       ),
-    db
+    shard
       .update(consolidations)
       .set({ noteCount: sql`(select count(*) from notes where consolidation_id = ${id})` })
       .where(eq(consolidations.id, id)),
     // A claim of nothing leaves no trace.
-    db.delete(consolidations).where(and(eq(consolidations.id, id), eq(consolidations.noteCount, 0))),
-    db.select().from(notes).where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, id))).orderBy(asc(notes.createdAt), asc(notes.id)),
+    shard.delete(consolidations).where(and(eq(consolidations.id, id), eq(consolidations.noteCount, 0))),
+    shard.select().from(notes).where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, id))).orderBy(asc(notes.createdAt), asc(notes.id)),
   ]);
   if (claimed.length === 0) return null;
   return { consolidationId: id, notes: claimed.map(toNote) };
 }
 
 /** Gives the notes back and records why; a consolidation that already finished is left as it is. */
-export async function releaseClaim({ db, clock }: Deps, consolidationId: string, error: string): Promise<void> {
-  await db.batch([
-    db.update(notes).set({ consolidationId: null }).where(eq(notes.consolidationId, consolidationId)),
-    db
+export async function releaseClaim({ shard, clock }: Pick<InShard, "shard" | "clock">, consolidationId: string, error: string): Promise<void> {
+  await shard.batch([
+    shard.update(notes).set({ consolidationId: null }).where(eq(notes.consolidationId, consolidationId)),
+    shard
       .update(consolidations)
       .set({ status: "failed", error: error.slice(0, 500), finishedAt: clock.now().toISOString() })
       .where(and(eq(consolidations.id, consolidationId), eq(consolidations.status, "running"))),
@@ -108,16 +108,16 @@ export async function releaseClaim({ db, clock }: Deps, consolidationId: string,
  * Abandons consolidations running for longer than STALE_CLAIM_MS and frees every note not held
  * by a running consolidation (including claims a failed release left behind).
  */
-export async function sweepStaleClaims({ db, clock }: Deps): Promise<{ abandoned: number; released: number }> {
+export async function sweepStaleClaims({ shard, clock }: Pick<InShard, "shard" | "clock">): Promise<{ abandoned: number; released: number }> {
   const now = clock.now();
   const staleBefore = new Date(now.getTime() - STALE_CLAIM_MS).toISOString();
-  const [abandoned, released] = await db.batch([
-    db
+  const [abandoned, released] = await shard.batch([
+    shard
       .update(consolidations)
       .set({ status: "abandoned", error: "claim_expired: the claim expired before the consolidation finished", finishedAt: now.toISOString() })
       .where(and(eq(consolidations.status, "running"), lt(consolidations.startedAt, staleBefore)))
       .returning({ id: consolidations.id }),
-    db
+    shard
       .update(notes)
       .set({ consolidationId: null })
       .where(
@@ -132,8 +132,8 @@ export async function sweepStaleClaims({ db, clock }: Deps): Promise<{ abandoned
 }
 
 /** One consolidation of the namespace, or null. */
-export async function getConsolidation({ db }: Deps, mindId: string, agent: string, id: string): Promise<Consolidation | null> {
-  const row = await db
+export async function getConsolidation({ shard }: Pick<InShard, "shard">, mindId: string, agent: string, id: string): Promise<Consolidation | null> {
+  const row = await shard
     .select()
     .from(consolidations)
     .where(and(eq(consolidations.id, id), eq(consolidations.mindId, mindId), eq(consolidations.agent, agent)))
@@ -143,12 +143,12 @@ export async function getConsolidation({ db }: Deps, mindId: string, agent: stri
 
 /** Recent consolidations of a mind (every namespace, or one), newest first. */
 export async function listConsolidations(
-  { db }: Deps,
+  { shard }: Pick<InShard, "shard">,
   mindId: string,
   agent: string | null,
   limit: number,
 ): Promise<Consolidation[]> {
-  const rows = await db
+  const rows = await shard
     .select()
     .from(consolidations)
     .where(and(eq(consolidations.mindId, mindId), agent === null ? undefined : eq(consolidations.agent, agent)))
@@ -158,8 +158,8 @@ export async function listConsolidations(
 }
 
 /** Namespaces with unclaimed notes, the longest-waiting first. */
-export async function namespacesWithWaitingNotes({ db }: Deps, limit: number): Promise<{ mindId: string; agent: string }[]> {
-  return db
+export async function namespacesWithWaitingNotes({ shard }: Pick<InShard, "shard">, limit: number): Promise<{ mindId: string; agent: string }[]> {
+  return shard
     .select({ mindId: notes.mindId, agent: notes.agent })
     .from(notes)
     .where(isNull(notes.consolidationId))

@@ -53,8 +53,8 @@ export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<
   const { scope } = ctx;
   const { mindId, agent } = scope;
   if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
-  const result = await writeWithinQuota(ctx, mindId, { bytes: storedBytes(update.text) }, (guard) =>
-    compareAndSwapCold(ctx.db, {
+  const result = await writeWithinQuota(ctx, { bytes: storedBytes(update.text) }, (guard) =>
+    compareAndSwapCold(ctx.shard, {
       mindId,
       agent,
       text: update.text,
@@ -86,8 +86,8 @@ export async function rollbackCold(ctx: MindContext, version: number): Promise<C
   if (!target) throw notFound(`cold memory version ${version}`);
   const current = await getCold(ctx, scope.mindId, scope.agent);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
-  const result = await writeWithinQuota(ctx, scope.mindId, { bytes: storedBytes(target.text) }, (guard) =>
-    compareAndSwapCold(ctx.db, {
+  const result = await writeWithinQuota(ctx, { bytes: storedBytes(target.text) }, (guard) =>
+    compareAndSwapCold(ctx.shard, {
       mindId: scope.mindId,
       agent: scope.agent,
       text: target.text,

@@ -2,7 +2,7 @@ import { and, desc, eq, exists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import type { Db } from "../db/client";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { newId } from "../ids";
 
 export interface Cold {
@@ -31,8 +31,8 @@ export interface ColdWrite {
 export type ColdWriteResult = { ok: true; version: number; foldedNotes: number } | { ok: false };
 
 /** The cold memory of a mind's agent namespace; an empty document at version 0 before any write. */
-export async function getCold({ db }: Deps, mindId: string, agent: string): Promise<Cold> {
-  const row = await db
+export async function getCold({ shard }: Pick<InShard, "shard">, mindId: string, agent: string): Promise<Cold> {
+  const row = await shard
     .select({ text: coldMemory.text, version: coldMemory.version, updatedAt: coldMemory.updatedAt })
     .from(coldMemory)
     .where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent)))
@@ -46,19 +46,19 @@ export async function getCold({ db }: Deps, mindId: string, agent: string): Prom
  * every later statement of the batch checks that this very write landed before it records
  * the version, deletes the folded notes or closes the consolidation. A stale write changes nothing.
  */
-export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<ColdWriteResult> {
+export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<ColdWriteResult> {
   const writeId = newId("cw");
   const { mindId, agent, consolidationId, now } = write;
   const one = { one: sql<number>`1` };
   const landed = exists(
-    db.select(one).from(coldMemory).where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
+    shard.select(one).from(coldMemory).where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
   );
   const claimHeld = (id: string) =>
     and(eq(consolidations.id, id), eq(consolidations.mindId, mindId), eq(consolidations.status, "running"));
 
   let swap;
   if (write.expectedVersion > 0) {
-    swap = db
+    swap = shard
       .update(coldMemory)
       .set({ text: write.text, version: sql`${coldMemory.version} + 1`, writeId, updatedAt: now })
       .where(
@@ -66,16 +66,16 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
           eq(coldMemory.mindId, mindId),
           eq(coldMemory.agent, agent),
           eq(coldMemory.version, write.expectedVersion),
-          consolidationId ? exists(db.select(one).from(consolidations).where(claimHeld(consolidationId))) : undefined,
+          consolidationId ? exists(shard.select(one).from(consolidations).where(claimHeld(consolidationId))) : undefined,
         ),
       )
       .returning({ version: coldMemory.version });
   } else if (consolidationId) {
     // The first write of a consolidation: the row comes from its own claim, so a lost claim inserts nothing.
-    swap = db
+    swap = shard
       .insert(coldMemory)
       .select(
-        db
+        shard
           .select({
             mindId: sql<string>`${mindId}`.as("mind_id"),
             agent: sql<string>`${agent}`.as("agent"),
@@ -90,15 +90,15 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
       .onConflictDoNothing()
       .returning({ version: coldMemory.version });
   } else {
-    swap = db
+    swap = shard
       .insert(coldMemory)
       .values({ mindId, agent, text: write.text, version: 1, writeId, updatedAt: now })
       .onConflictDoNothing()
       .returning({ version: coldMemory.version });
   }
 
-  const recordVersion = db.insert(coldVersions).select(
-    db
+  const recordVersion = shard.insert(coldVersions).select(
+    shard
       .select({
         mindId: coldMemory.mindId,
         agent: coldMemory.agent,
@@ -113,17 +113,17 @@ export async function compareAndSwapCold(db: Db, write: ColdWrite): Promise<Cold
   );
 
   if (!consolidationId) {
-    const [swapped] = await db.batch([swap, recordVersion, write.guard]);
+    const [swapped] = await shard.batch([swap, recordVersion, write.guard]);
     return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
   }
-  const [swapped, , folded] = await db.batch([
+  const [swapped, , folded] = await shard.batch([
     swap,
     recordVersion,
-    db
+    shard
       .delete(notes)
       .where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, consolidationId), landed))
       .returning({ id: notes.id }),
-    db
+    shard
       .update(consolidations)
       .set({
         status: "done",
@@ -148,12 +148,12 @@ export interface ColdVersionInfo {
 
 /** Every version of the namespace's cold memory, newest first. */
 export async function listColdVersions(
-  { db }: Deps,
+  { shard }: Pick<InShard, "shard">,
   mindId: string,
   agent: string,
   page: { limit: number; offset: number },
 ): Promise<ColdVersionInfo[]> {
-  const rows = await db
+  const rows = await shard
     .select({
       version: coldVersions.version,
       author: coldVersions.author,
@@ -177,12 +177,12 @@ export async function listColdVersions(
 
 /** One stored version's text, or null when the namespace has no such version. */
 export async function getColdVersion(
-  { db }: Deps,
+  { shard }: Pick<InShard, "shard">,
   mindId: string,
   agent: string,
   version: number,
 ): Promise<(ColdVersionInfo & { text: string }) | null> {
-  const row = await db
+  const row = await shard
     .select()
     .from(coldVersions)
     .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent), eq(coldVersions.version, version)))

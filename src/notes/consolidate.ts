@@ -1,5 +1,5 @@
 import { AppError, loggable } from "../errors";
-import type { ModelDeps } from "../llm/generate";
+import type { Deps } from "../deps";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
 import { jobMindContext } from "../tenancy/mind-context";
@@ -30,43 +30,41 @@ export type ConsolidationOutcome =
  * merge again; any failure gives the notes back. No note is lost and none is folded twice.
  */
 export async function consolidateNotes(
-  deps: ModelDeps,
+  deps: Deps,
   target: { mindId: string; agent: string },
   options: ConsolidationOptions = DEFAULT_CONSOLIDATION,
 ): Promise<ConsolidationOutcome> {
   const ctx = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
   const { mind } = ctx;
-  // Everything below reads and writes the database that holds the mind.
-  deps = { ...deps, db: ctx.db };
   const budget = mind.settings.daily_token_budget;
-  const model = deps.llm;
+  const model = ctx.model();
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.
-  if (model && budget !== null && (await tokensUsedToday(deps, mind.id)) >= budget) return { status: "budget" };
+  if (model && budget !== null && (await tokensUsedToday(ctx, mind.id)) >= budget) return { status: "budget" };
 
-  const claim = await claimNotes(deps, { ...target, mode: model ? "model" : "offline", limit: options.maxNotes });
+  const claim = await claimNotes(ctx, { ...target, mode: model ? "model" : "offline", limit: options.maxNotes });
   if (!claim) return { status: "nothing" };
   const locale = documentLocale(mind.locale);
   let modelCalls = 0;
   try {
     for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
-      const cold = await getCold(deps, target.mindId, target.agent);
+      const cold = await getCold(ctx, target.mindId, target.agent);
       const input = { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes };
       let text: string;
       if (model) {
-        const answer = await mergeWithModel(deps, model, { ...input, mindId: mind.id, budget });
+        const answer = await mergeWithModel(ctx, model, { ...input, mindId: mind.id, budget });
         modelCalls += answer.calls;
         text = answer.value;
       } else {
         text = mergeOffline(input);
       }
       // Past max_bytes the write is refused whole (the guard ends its batch) and the notes wait.
-      const written = await writeWithinQuota(deps, target.mindId, { bytes: storedBytes(text) }, (guard) =>
-        compareAndSwapCold(deps.db, {
+      const written = await writeWithinQuota(ctx, { bytes: storedBytes(text) }, (guard) =>
+        compareAndSwapCold(ctx.shard, {
           ...target,
           text,
           expectedVersion: cold.version,
           author: "consolidation",
-          now: deps.clock.now().toISOString(),
+          now: ctx.clock.now().toISOString(),
           consolidationId: claim.consolidationId,
           attempts: attempt,
           guard,
@@ -90,7 +88,7 @@ export async function consolidateNotes(
     const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: the consolidation failed; its notes wait for the next run";
     if (!(error instanceof AppError)) console.error("consolidation failed", claim.consolidationId, loggable(error));
     try {
-      await releaseClaim(deps, claim.consolidationId, message);
+      await releaseClaim(ctx, claim.consolidationId, message);
     } catch (releaseError) {
       // The next hourly run's sweep frees the notes of a claim that could not be released.
       console.error("could not release consolidation claim", claim.consolidationId, loggable(releaseError));

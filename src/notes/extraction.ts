@@ -1,12 +1,12 @@
-import { jobMindContext } from "../tenancy/mind-context";
+import type { MindContext } from "../tenancy/mind-context";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
 import { isoNow } from "../clock";
 import { minds, noteExtractions, notes } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { AppError } from "../errors";
-import { generateObjectFor, type ModelDeps } from "../llm/generate";
+import { generateObjectFor } from "../llm/generate";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { queryTerms } from "../memory/normalize";
@@ -86,16 +86,17 @@ const SYSTEM = [
  * moves. With no model, over budget or on a model failure nothing is extracted and the cursor
  * stays, so no message is ever skipped. Writes nothing: `saveExtraction` does.
  */
-export async function extractNotes(deps: ModelDeps, input: ExtractionInput): Promise<ExtractionPlan> {
+export async function extractNotes(ctx: MindContext, input: ExtractionInput): Promise<ExtractionPlan> {
   const window = transcriptWindow(input.messages);
   if (window.length === 0) return { status: "nothing", cursor: input.cursor };
-  if (!deps.llm) return { status: "no_model", cursor: input.cursor };
-  const { mind } = await jobMindContext(deps, "extraction", input.mindId, input.agent);
+  const model = ctx.model();
+  if (!model) return { status: "no_model", cursor: input.cursor };
+  const { mind } = ctx;
   const transcript = window.map((m, i) => `#${i + 1} ${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
   try {
     const answer = await generateObjectFor(
-      deps,
-      deps.llm,
+      ctx,
+      model,
       {
         mindId: mind.id,
         purpose: "extraction",
@@ -168,13 +169,13 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
  * and the same fact is not already waiting, so a second run over the same messages adds
  * nothing. Callers add the cursor move to the same batch.
  */
-export function extractionWrites(deps: Deps, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
+export function extractionWrites(deps: InShard, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
   if (plan.status !== "extracted") return [];
-  const { db } = deps;
+  const { shard } = deps;
   const now = isoNow(deps.clock);
   const after = input.cursor ?? "";
   const one = { one: sql<number>`1` };
-  const recorded = db
+  const recorded = shard
     .select(one)
     .from(noteExtractions)
     .where(
@@ -198,12 +199,12 @@ export function extractionWrites(deps: Deps, input: ExtractionInput, plan: Extra
       now,
       draft.context,
     );
-    const waiting = db
+    const waiting = shard
       .select(one)
       .from(notes)
       .where(and(eq(notes.mindId, input.mindId), eq(notes.agent, input.agent), eq(notes.textKey, v.textKey)));
     // Selected from the mind's own row: the note is written only while the mind exists.
-    const row = db
+    const row = shard
       .select({
         id: sql<string>`${v.id}`.as("id"),
         mindId: minds.id,
@@ -222,9 +223,9 @@ export function extractionWrites(deps: Deps, input: ExtractionInput, plan: Extra
       })
       .from(minds)
       .where(and(eq(minds.id, input.mindId), notExists(recorded), notExists(waiting)));
-    return db.insert(notes).select(row).returning({ id: notes.id });
+    return shard.insert(notes).select(row).returning({ id: notes.id });
   });
-  const record = db
+  const record = shard
     .insert(noteExtractions)
     .values({
       mindId: input.mindId,
@@ -244,19 +245,19 @@ export function extractionWrites(deps: Deps, input: ExtractionInput, plan: Extra
  * move), and returns how many notes were new.
  */
 export async function saveExtraction(
-  deps: Deps,
+  ctx: MindContext,
   input: ExtractionInput,
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
 ): Promise<{ written: number }> {
-  const writes = extractionWrites(deps, input, plan);
+  const writes = extractionWrites(ctx, input, plan);
   const statements = [...writes, ...alongside];
   if (statements.length === 0) return { written: 0 };
-  const batch = (more: BatchItem<"sqlite">[]) => deps.db.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const batch = (more: BatchItem<"sqlite">[]) => ctx.shard.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const bytes = plan.status === "extracted" ? plan.notes.reduce((n, note) => n + storedBytes(note.text), 0) : 0;
   const results =
     plan.status === "extracted" && plan.notes.length > 0
-      ? await writeWithinQuota(deps, input.mindId, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
+      ? await writeWithinQuota(ctx, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
       : await batch([]);
   const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
   return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };

@@ -35,8 +35,8 @@ export async function retrieveNotes(ctx: MindContext, options: { q: string; limi
 }
 
 /** The scope's notes among `ids`, in the order given: the index's answer checked in SQL. */
-async function notesByIds({ db, scope }: MindContext, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
-  const rows = await inIdChunks(ids, (chunk) => db.select().from(notes).where(and(inArray(notes.id, chunk), inScope(scope, notes))));
+async function notesByIds({ shard, scope }: MindContext, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
+  const rows = await inIdChunks(ids, (chunk) => shard.select().from(notes).where(and(inArray(notes.id, chunk), inScope(scope, notes))));
   const byId = new Map(rows.map((row) => [row.id, withContext ? { ...toNote(row), context: row.context } : toNote(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

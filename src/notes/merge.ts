@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { generateObjectFor, type ModelAnswer } from "../llm/generate";
 import type { LanguageModel } from "../llm/providers";
 import {
@@ -95,7 +95,7 @@ function userPrompt(input: MergeInput, known: string): string {
  * headings kept as they wrote them).
  */
 export async function mergeWithModel(
-  deps: Deps,
+  deps: Pick<InShard, "shard" | "clock">,
   model: LanguageModel,
   input: MergeInput & { mindId: string; budget: number | null },
 ): Promise<ModelAnswer<string>> {

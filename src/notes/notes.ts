@@ -82,10 +82,10 @@ export function noteValues(
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
 export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note> {
-  const { db, clock, scope } = ctx;
+  const { shard, clock, scope } = ctx;
   // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
   if (input.session_id != null) {
-    const visible = await db.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, input.session_id), inScope(scope, sessions))).get();
+    const visible = await shard.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, input.session_id), inScope(scope, sessions))).get();
     if (!visible) throw notFound("session");
   }
   const human = isPerson(scope.principal);
@@ -102,34 +102,34 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
     isoNow(clock),
     input.context,
   );
-  const [[row]] = await writeWithinQuota(ctx, scope.mindId, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
-    db.batch([db.insert(notes).values(values).returning(), guard]),
+  const [[row]] = await writeWithinQuota(ctx, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
+    shard.batch([shard.insert(notes).values(values).returning(), guard]),
   );
-  await markForEmbedding(ctx, scope.mindId, "note", [row!.id]);
+  await markForEmbedding(ctx, "note", [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }
 
 /** Notes waiting to be folded into cold memory, oldest first. */
 export async function listNotes(
-  { db, scope }: MindContext,
+  { shard, scope }: MindContext,
   page: { limit: number; offset: number },
 ): Promise<{ notes: Note[]; total: number }> {
   const where = inScope(scope, notes);
-  const [rows, totals] = await db.batch([
-    db.select().from(notes).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset),
-    db.select({ n: count() }).from(notes).where(where),
+  const [rows, totals] = await shard.batch([
+    shard.select().from(notes).where(where).orderBy(asc(notes.createdAt), asc(notes.id)).limit(page.limit).offset(page.offset),
+    shard.select({ n: count() }).from(notes).where(where),
   ]);
   return { notes: rows.map(toNote), total: totals[0]?.n ?? 0 };
 }
 
 /** Full-text search over waiting notes with the same normalisation as memories, best first. */
-export async function searchNotes({ db, scope }: MindContext, options: { q: string; limit: number; withContext?: boolean },
+export async function searchNotes({ shard, scope }: MindContext, options: { q: string; limit: number; withContext?: boolean },
 ): Promise<{ note: Note; score: number }[]> {
   const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
   // A note's context counts for half of its own words, as a memory's does.
   const score = sql<number>`(-bm25(notes_fts, 1.0, 0.5))`;
-  const rows = await db
+  const rows = await shard
     .select({ ...getTableColumns(notes), score })
     .from(notes)
     .innerJoin(sql`notes_fts`, sql`notes_fts.rowid = ${notes}.rowid`)
@@ -140,8 +140,8 @@ export async function searchNotes({ db, scope }: MindContext, options: { q: stri
 }
 
 /** Notes an agent or extraction wrote that no person has confirmed yet, oldest first. */
-export async function listUnverifiedNotes({ db, scope }: MindContext, limit: number): Promise<Note[]> {
-  const rows = await db
+export async function listUnverifiedNotes({ shard, scope }: MindContext, limit: number): Promise<Note[]> {
+  const rows = await shard
     .select()
     .from(notes)
     .where(and(inScope(scope, notes), eq(notes.source, "agent")))
@@ -151,9 +151,9 @@ export async function listUnverifiedNotes({ db, scope }: MindContext, limit: num
 }
 
 /** A person confirms a note: it becomes their own word (source user, confidence 1.0). */
-export async function verifyNote({ db, scope }: MindContext, id: string): Promise<Note> {
+export async function verifyNote({ shard, scope }: MindContext, id: string): Promise<Note> {
   if (!isPerson(scope.principal)) throw forbidden("only a human can verify a note");
-  const [row] = await db
+  const [row] = await shard
     .update(notes)
     .set({ source: "user", confidence: 1.0 })
     .where(and(eq(notes.id, id), inScope(scope, notes)))
@@ -163,13 +163,13 @@ export async function verifyNote({ db, scope }: MindContext, id: string): Promis
 }
 
 /** Deletes a waiting note; one a consolidation is folding right now answers conflict. */
-export async function deleteNote({ db, scope }: MindContext, id: string): Promise<Note> {
-  const [row] = await db
+export async function deleteNote({ shard, scope }: MindContext, id: string): Promise<Note> {
+  const [row] = await shard
     .delete(notes)
     .where(and(eq(notes.id, id), inScope(scope, notes), isNull(notes.consolidationId)))
     .returning();
   if (row) return toNote(row);
-  const exists = await db.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), inScope(scope, notes))).get();
+  const exists = await shard.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), inScope(scope, notes))).get();
   if (!exists) throw notFound("note");
   throw conflict("the note is being consolidated right now; try again in a minute");
 }

@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "../db/retention";
 import { memories, memoryHistory } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { utcDay } from "../llm/ledger";
 
 // Retention of long-term data: notes, memories and memory history of minds with
@@ -21,13 +21,13 @@ const pastRetention = (table: "notes" | "memories" | "memory_history", column: "
 };
 
 /** Deletes a batch of memories picked by `due` (a query of memory rowids), leaving a history row without content. */
-async function deleteMemories(deps: Deps, due: SQL, action: string, now: string): Promise<number> {
+async function deleteMemories(deps: InShard, due: SQL, action: string, now: string): Promise<number> {
   // Both statements pick the same rows: the history insert does not change memories, and a batch is one transaction.
-  const { db } = deps;
+  const { shard } = deps;
   const picked = sql`${memories}.rowid in (${due})`;
-  const [, deleted] = await db.batch([
-    db.insert(memoryHistory).select(
-      db
+  const [, deleted] = await shard.batch([
+    shard.insert(memoryHistory).select(
+      shard
         .select({
           id: sql<null>`null`.as("id"),
           mindId: memories.mindId,
@@ -41,7 +41,7 @@ async function deleteMemories(deps: Deps, due: SQL, action: string, now: string)
         .from(memories)
         .where(picked),
     ),
-    db.delete(memories).where(picked).returning({ id: memories.id }),
+    shard.delete(memories).where(picked).returning({ id: memories.id }),
   ]);
   return deleted.length;
 }

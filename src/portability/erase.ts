@@ -1,12 +1,12 @@
 import { and, asc, count, eq, gt, lt } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { databaseOfMind, directoryOf, type Db } from "../db/client";
+import { type Db } from "../db/client";
 import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
 import type { Semantic } from "../embeddings/ports";
-import { forgetSessionObjects, type SessionDeps } from "../sessions/objects";
+import { forgetSessionObjects } from "../sessions/objects";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
@@ -18,12 +18,6 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 // statements, and the directory's row goes last. The erasure record stays: asking again finishes
 // an interrupted erasure and answers what was erased, and the retention job finishes any erasure
 // left behind.
-
-/**
- * What erasing reaches besides the databases: the sessions' objects and the vector index (null:
- * the deployment has none). Every caller names both, so no path erases rows and leaves the rest.
- */
-export type EraseDeps = Deps & Pick<SessionDeps, "sessionObjects"> & { semantic: Semantic | null };
 
 /** Session objects and vectors forgotten per statement while erasing. */
 const PAGE = 100;
@@ -38,8 +32,8 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  * mind whose erasure failed halfway, it finishes the erasure; for one already erased, it answers
  * the same counts.
  */
-export async function deleteMind(deps: EraseDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
-  const directory = directoryOf(deps);
+export async function deleteMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
+  const directory = deps.directory;
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
     // Until a move has erased the copy it left, the mind is not erased (its record would stop the move).
@@ -54,10 +48,10 @@ export async function deleteMind(deps: EraseDeps, accountId: string, mindId: str
 }
 
 /** Counts what the mind holds, then marks it erasing and records the erasure, in one directory transaction. */
-async function markErasing(deps: EraseDeps, accountId: string, mindId: string, shard: string): Promise<void> {
-  const directory = directoryOf(deps);
-  const data = await countMindRows(databaseOfMind(deps, shard), mindId);
-  const shardDb = databaseOfMind(deps, shard);
+async function markErasing(deps: Deps, accountId: string, mindId: string, shard: string): Promise<void> {
+  const directory = deps.directory;
+  const data = await countMindRows(deps.shards.db(shard), mindId);
+  const shardDb = deps.shards.db(shard);
   const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
   const [keys, links, chats, grants, dead] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
@@ -94,9 +88,9 @@ async function markErasing(deps: EraseDeps, accountId: string, mindId: string, s
 }
 
 /** The steps after the mark, each safe to repeat. */
-async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$inferSelect): Promise<void> {
+async function finishErasure(deps: Deps, erasure: typeof mindErasures.$inferSelect): Promise<void> {
   const { mindId } = erasure;
-  const db = databaseOfMind(deps, erasure.shard);
+  const db = deps.shards.db(erasure.shard);
   if (erasure.shard !== DIRECTORY) await db.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
   await forgetSessions(deps, db, mindId);
   await forgetVectors(deps, db, mindId);
@@ -106,7 +100,7 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
   if (erasure.shard !== DIRECTORY) {
     await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, erasure.accountId))]);
   }
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   // Last: the directory's keys, grants, links and Telegram chats go with its row by ON DELETE CASCADE.
   await directory.batch([
     directory.delete(minds).where(eq(minds.id, mindId)),
@@ -118,7 +112,7 @@ async function finishErasure(deps: EraseDeps, erasure: typeof mindErasures.$infe
 }
 
 /** The stored state and alarms of the mind's sessions' objects, a page at a time, before their rows go. */
-async function forgetSessions(deps: EraseDeps, db: Db, mindId: string): Promise<void> {
+async function forgetSessions(deps: Deps, db: Db, mindId: string): Promise<void> {
   for (let after = ""; ; ) {
     const page = await db
       .select({ id: sessions.id })
@@ -133,7 +127,7 @@ async function forgetSessions(deps: EraseDeps, db: Db, mindId: string): Promise<
 }
 
 /** The mind's vectors, a page of records at a time: each page's vectors, then its records. */
-async function forgetVectors(deps: EraseDeps, db: Db, mindId: string): Promise<void> {
+async function forgetVectors(deps: Deps, db: Db, mindId: string): Promise<void> {
   if (!deps.semantic) return;
   for (;;) {
     const page = await db.select({ kind: embeddings.kind, rowId: embeddings.rowId }).from(embeddings).where(eq(embeddings.mindId, mindId)).limit(PAGE);
@@ -145,8 +139,8 @@ async function forgetVectors(deps: EraseDeps, db: Db, mindId: string): Promise<v
 }
 
 /** Finishes the mind's erasure if one is recorded and unfinished; answers whether it did. */
-export async function finishInterruptedErasure(deps: EraseDeps, mindId: string): Promise<boolean> {
-  const erasure = await directoryOf(deps).select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
+export async function finishInterruptedErasure(deps: Deps, mindId: string): Promise<boolean> {
+  const erasure = await deps.directory.select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
   if (!erasure || erasure.finishedAt !== null) return false;
   await finishErasure(deps, erasure);
   return true;
@@ -154,7 +148,7 @@ export async function finishInterruptedErasure(deps: EraseDeps, mindId: string):
 
 /** Forgets finished erasures past keeping; answers how many. */
 export async function forgetFinishedErasures(deps: Deps, now: Date): Promise<number> {
-  const gone = await directoryOf(deps)
+  const gone = await deps.directory
     .delete(mindErasures)
     .where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()))
     .returning({ mindId: mindErasures.mindId });

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
-import { databaseOfMind, type Db } from "../db/client";
+import { type Db } from "../db/client";
 import type { Deps } from "../deps";
 import { shownExternalId, shownRepoPath } from "../sessions/model";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
@@ -16,7 +16,7 @@ const PAGE = 200;
  */
 export async function* exportMind(deps: Deps, accountId: string, mindId: string): AsyncGenerator<ArchiveLine> {
   const mind = await getMind(deps, accountId, mindId);
-  const db = databaseOfMind(deps, mind.shard);
+  const db = deps.shards.db(mind.shard);
   yield {
     type: "header",
     format: ARCHIVE_FORMAT,

@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { databaseOfMind, directoryOf, type Db } from "../db/client";
+import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
 import type { RetentionStep } from "../db/retention";
-import type { Deps } from "../deps";
+import type { Deps, InShard } from "../deps";
 import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
 import { dropGoneVectors, embedPending, markMissing } from "../embeddings/vectors";
@@ -14,7 +14,7 @@ import { yieldToOthers, type Pause } from "./import-pace";
 import { dropStagedRows, stageArchive } from "./import-stage";
 import { nextOutsideSlice, sliceStatements, type SliceRow } from "./import-write";
 import { copySettingsToDirectory, getMind, getMindById } from "../tenancy/minds";
-import { checkQuota, readUsage, writeWithinQuota } from "../tenancy/quotas";
+import { checkQuota, readUsage, writeWithinStoredQuota } from "../tenancy/quotas";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
 // An import as a job: its request stores the archive (import-archive.ts); the import's Durable
@@ -89,8 +89,8 @@ const toCounts = (kinds: Record<string, number>): ImportCounts => ({
 export async function acceptImport(directoryDeps: Deps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ job: ImportJob; bytes: number }> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   if (mind.moving) throw mindMoving();
-  const db = databaseOfMind(directoryDeps, mind.shard);
-  const deps = { ...directoryDeps, db };
+  const db = directoryDeps.shards.db(mind.shard);
+  const deps = { ...directoryDeps, shard: db };
   const before = await db.select().from(minds).where(eq(minds.id, mindId)).get();
   if (!before) throw notFound("mind");
   const reader = new ArchiveReader(body);
@@ -187,7 +187,7 @@ async function discardJob(db: Db, jobId: string): Promise<void> {
 /** The account's import job into the mind, as it stands. */
 export async function getImportJob(directoryDeps: Deps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
   const mind = await getMind(directoryDeps, accountId, mindId);
-  const db = databaseOfMind(directoryDeps, mind.shard);
+  const db = directoryDeps.shards.db(mind.shard);
   const row = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
   if (!row || row.state === "staging") throw notFound("import");
   return toJob(row);
@@ -196,7 +196,7 @@ export async function getImportJob(directoryDeps: Deps, accountId: string, mindI
 /** The mind's latest import jobs, newest first. */
 export async function listImportJobs(directoryDeps: Deps, accountId: string, mindId: string, limit = 10): Promise<ImportJob[]> {
   const mind = await getMind(directoryDeps, accountId, mindId);
-  const db = databaseOfMind(directoryDeps, mind.shard);
+  const db = directoryDeps.shards.db(mind.shard);
   const rows = await db.select().from(importJobs).where(eq(importJobs.mindId, mindId)).orderBy(desc(importJobs.createdAt)).limit(limit);
   return rows.filter((r) => r.state !== "staging").map(toJob);
 }
@@ -216,8 +216,8 @@ export async function runImport(
     throw err;
   });
   if (!mind) return null;
-  const deps = { ...directoryDeps, db: databaseOfMind(directoryDeps, mind.shard) };
-  const { db } = deps;
+  const deps = { ...directoryDeps, shard: directoryDeps.shards.db(mind.shard) };
+  const { shard: db } = deps;
   for (;;) {
     const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
     if (!job) return null;
@@ -249,7 +249,7 @@ export async function runImport(
 export async function abandonImport(directoryDeps: Deps, mindId: string, jobId: string): Promise<ImportJob | null> {
   const mind = await getMindById(directoryDeps, mindId).catch(() => null);
   if (!mind) return null;
-  const db = databaseOfMind(directoryDeps, mind.shard);
+  const db = directoryDeps.shards.db(mind.shard);
   const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
   if (!job) return null;
   const gaveUp = { code: "internal", message: "the import could not be written and was undone: the mind is as it was; try again" };
@@ -275,8 +275,8 @@ async function markUndoing(db: Db, job: ImportJobRow, code: string, message: str
 }
 
 /** One slice in one D1 batch: its rows, the job's progress, the guards, its staged rows gone. */
-async function writeSlice(deps: Deps, job: ImportJobRow, pause: Pause): Promise<void> {
-  const { db } = deps;
+async function writeSlice(deps: InShard, job: ImportJobRow, pause: Pause): Promise<void> {
+  const { shard: db } = deps;
   const slice = job.slicesWritten;
   const staged = await db
     .select({ seq: importRows.seq, kind: importRows.kind, data: importRows.data })
@@ -302,16 +302,16 @@ async function writeSlice(deps: Deps, job: ImportJobRow, pause: Pause): Promise<
   // Right after the progress: no row changed there means another attempt wrote this slice.
   const taken = db.insert(importGuard).select(db.select({ ok: sql<number>`0`.as("ok") }).from(minds).where(sql`changes() = 0 and ${minds.id} = ${job.mindId}`));
   const drop = db.delete(importRows).where(and(eq(importRows.jobId, job.id), eq(importRows.slice, slice)));
-  await writeWithinQuota(deps, job.mindId, need, (guard) =>
+  await writeWithinStoredQuota(deps, job.mindId, need, (guard) =>
     db.batch([...statements, progress, taken, drop, guard] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
   );
 }
 
 /** Every slice is written: the directory takes the mind's settings, the rows their vectors. */
-async function finishImport(directoryDeps: Deps, deps: Deps, job: ImportJobRow): Promise<void> {
+async function finishImport(directoryDeps: Deps, deps: InShard, job: ImportJobRow): Promise<void> {
   await copySettingsToDirectory(directoryDeps, job.mindId);
   const now = deps.clock.now().toISOString();
-  await deps.db
+  await deps.shard
     .update(importJobs)
     .set({ state: "done", updatedAt: now, finishedAt: now })
     .where(and(eq(importJobs.id, job.id), inArray(importJobs.state, ["queued", "running"])));
@@ -332,7 +332,7 @@ async function undoImport(directoryDeps: Deps, db: Db, job: ImportJobRow): Promi
     const restore = { locale: job.restore.locale, retentionHours: job.restore.retentionHours, settings: job.restore.settings };
     await db.update(minds).set(restore).where(eq(minds.id, job.mindId));
     // On a shard other than DB the directory's row may have taken the archive's settings already.
-    const directory = directoryOf(directoryDeps);
+    const directory = directoryDeps.directory;
     if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, job.mindId));
   }
   await dropStagedRows(db, job.id);
@@ -349,7 +349,7 @@ const ENDED_JOB_DAYS = 7;
  */
 export const IMPORT_RETENTION_STEP: RetentionStep = {
   name: "import_jobs",
-  async run({ db }, now) {
+  async run({ shard: db }, now) {
     const ended = new Date(now.getTime() - ENDED_JOB_DAYS * 86_400_000).toISOString();
     const abandoned = new Date(now.getTime() - STAGING_ABANDONED_MS).toISOString();
     const old = await db

@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { importJobs, type ImportJobRow } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../ids";
 import { resolveSettings } from "../tenancy/settings";
@@ -26,18 +26,18 @@ import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
  * the job over, so an earlier attempt still running stages nothing more; answers false when
  * another attempt took it meanwhile (or the job left `checking`).
  */
-export async function stageArchive(deps: Deps, job: ImportJobRow, pause: Pause = yieldToOthers): Promise<boolean> {
-  const { db } = deps;
+export async function stageArchive(deps: InShard, job: ImportJobRow, pause: Pause = yieldToOthers): Promise<boolean> {
+  const { shard } = deps;
   const attempt = newId("stg");
   const owned = and(eq(importJobs.id, job.id), eq(importJobs.state, "checking"), eq(importJobs.stagedBy, attempt));
-  const taken = await db
+  const taken = await shard
     .update(importJobs)
     .set({ stagedBy: attempt, updatedAt: deps.clock.now().toISOString() })
     .where(and(eq(importJobs.id, job.id), eq(importJobs.state, "checking")))
     .returning({ id: importJobs.id });
   if (taken.length === 0) return false;
-  await dropStagedRows(db, job.id);
-  const bytes = await readArchive(db, job.id);
+  await dropStagedRows(shard, job.id);
+  const bytes = await readArchive(shard, job.id);
   let archive: CheckedArchive;
   try {
     archive = await checkArchive(bytes, pause);
@@ -47,24 +47,24 @@ export async function stageArchive(deps: Deps, job: ImportJobRow, pause: Pause =
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     const now = deps.clock.now().toISOString();
-    const failed = db.update(importJobs).set({ state: "failed", errorCode: err.code, errorMessage: err.message, updatedAt: now, finishedAt: now }).where(owned);
-    await db.batch([failed, dropArchive(db, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const failed = shard.update(importJobs).set({ state: "failed", errorCode: err.code, errorMessage: err.message, updatedAt: now, finishedAt: now }).where(owned);
+    await shard.batch([failed, dropArchive(shard, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return true;
   }
-  const totals = await stageRows(db, job.id, attempt, stagedRows(bytes, archive), pause);
-  const queued = db
+  const totals = await stageRows(shard, job.id, attempt, stagedRows(bytes, archive), pause);
+  const queued = shard
     .update(importJobs)
     .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
     .where(owned)
     .returning({ id: importJobs.id });
-  const [won] = await db.batch([queued, dropArchive(db, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const [won] = await shard.batch([queued, dropArchive(shard, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return (won as unknown[]).length > 0;
 }
 
 /** Deletes a job's staged rows a bounded statement at a time. */
-export async function dropStagedRows(db: Db, jobId: string): Promise<void> {
+export async function dropStagedRows(shard: Db, jobId: string): Promise<void> {
   for (;;) {
-    const gone = await db.$client
+    const gone = await shard.$client
       .prepare("delete from import_rows where rowid in (select rowid from import_rows where job_id = ? limit ?) returning 1 as one")
       .bind(jobId, DEFAULT_ROW_BOUNDS.rows)
       .all();
@@ -160,7 +160,7 @@ export interface StagedTotals {
  * bound JSON value (D1 binds at most 100 parameters), each slice closes at SLICE_ROWS rows or
  * SLICE_BYTES bytes. Message neighbours are named by their row's seq.
  */
-export async function stageRows(db: Db, jobId: string, attempt: string, rows: Iterable<StagedRow>, pause: Pause = yieldToOthers): Promise<StagedTotals> {
+export async function stageRows(shard: Db, jobId: string, attempt: string, rows: Iterable<StagedRow>, pause: Pause = yieldToOthers): Promise<StagedTotals> {
   let seq = 0;
   let slice = 0;
   let sliceRows = 0;
@@ -178,11 +178,11 @@ export async function stageRows(db: Db, jobId: string, attempt: string, rows: It
     const statements = batch;
     batch = [];
     batchBytes = 0;
-    await db.$client.batch(statements);
+    await shard.$client.batch(statements);
   };
   const endChunk = async () => {
     if (chunk.length === 0) return;
-    batch.push(insertChunk(db, jobId, attempt, `[${chunk.join(",")}]`));
+    batch.push(insertChunk(shard, jobId, attempt, `[${chunk.join(",")}]`));
     batchBytes += chunkBytes;
     chunk = [];
     chunkBytes = 0;
@@ -225,4 +225,4 @@ const INSERT_CHUNK = `insert into import_rows (job_id, slice, seq, kind, data)
   from json_each(?2)
   where exists (select 1 from import_jobs where id = ?1 and state = 'checking' and staged_by = ?3)`;
 
-const insertChunk = (db: Db, jobId: string, attempt: string, json: string) => db.$client.prepare(INSERT_CHUNK).bind(jobId, json, attempt);
+const insertChunk = (shard: Db, jobId: string, attempt: string, json: string) => shard.$client.prepare(INSERT_CHUNK).bind(jobId, json, attempt);

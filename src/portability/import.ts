@@ -2,15 +2,10 @@ import type { Deps } from "../deps";
 import { AppError, type ErrorCode, ERROR_STATUS } from "../errors";
 import { IMPORT_INLINE_MAX_BYTES, type ArchiveBody } from "./import-archive";
 import { acceptImport, getImportJob, type ImportJob } from "./import-jobs";
-import { importObject, type ImportObject } from "./import-object";
+import { importObject } from "./import-object";
 
 export type { ImportCounts, ImportJob } from "./import-jobs";
 export { IMPORT_INLINE_MAX_BYTES };
-
-/** Domain dependencies plus the namespace of import objects, which write imports in the background. */
-export interface ImportDeps extends Deps {
-  importObjects: DurableObjectNamespace<ImportObject>;
-}
 
 /** How long a request waits for a small archive to be written before answering with the job. */
 const INLINE_WAIT_MS = 15_000;
@@ -24,7 +19,7 @@ const INLINE_WAIT_MS = 15_000;
  * `getImportJob` (a bad line then fails the job with the same error). A job that fails leaves
  * the mind as it was.
  */
-export async function importMind(deps: ImportDeps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ImportJob> {
+export async function importMind(deps: Deps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ImportJob> {
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
   const { job: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
   const object = importObject(deps.importObjects, staged.id);

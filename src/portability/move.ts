@@ -1,6 +1,6 @@
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { directoryOf, everyShard, type Db } from "../db/client";
+import { everyShard, type Db } from "../db/client";
 import { accounts, mindMoves, minds, shardMinds, type MoveState } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
@@ -51,7 +51,7 @@ function shardDb(deps: Deps, name: string): Db {
  */
 export async function startMove(deps: Deps, mindId: string, to: string): Promise<MoveProgress> {
   shardDb(deps, to);
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const row = await directory.select().from(minds).where(eq(minds.id, mindId)).get();
   if (!row || row.erasingSince !== null) throw notFound("mind");
   const now = isoNow(deps.clock);
@@ -89,7 +89,7 @@ const importUnderWay = () => conflict("an import into the mind is under way: mov
  * still erasing its old copy is answered as it stands.
  */
 async function alreadyThere(deps: Deps, mindId: string, to: string, now: string): Promise<MoveProgress> {
-  await directoryOf(deps).$client
+  await deps.directory.$client
     .prepare(
       `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
        values (?1, ?2, ?2, 'done', null, 0, ?3, ?3, ?3)
@@ -104,7 +104,7 @@ async function alreadyThere(deps: Deps, mindId: string, to: string, now: string)
 
 /** Where the mind's latest move stands, with its rows on each side; null if it never moved. */
 export async function moveProgress(deps: Deps, mindId: string): Promise<MoveProgress | null> {
-  const job = await directoryOf(deps).select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job) return null;
   const [from, to] = [await countMindRows(shardDb(deps, job.fromShard), mindId), await countMindRows(shardDb(deps, job.toShard), mindId)];
   return {
@@ -126,7 +126,7 @@ export async function moveProgress(deps: Deps, mindId: string): Promise<MoveProg
  * source to writes again. A move past its switch is finished instead (409).
  */
 export async function abandonMove(deps: Deps, mindId: string, reason = "abandoned by the operator"): Promise<MoveProgress> {
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job) throw notFound("move");
   if (job.state === "undoing" || job.state === "abandoned") return (await moveProgress(deps, mindId))!;
@@ -144,7 +144,7 @@ export async function abandonMove(deps: Deps, mindId: string, reason = "abandone
  * move is recorded. Every step is safe to repeat, so a step that failed anywhere is run again.
  */
 export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveState | null> {
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job || !isMoveRunning(job.state)) return job?.state ?? null;
   const source = shardDb(deps, job.fromShard);
@@ -202,13 +202,13 @@ async function switchShard(deps: Deps, mindId: string, from: string, to: string,
   const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
   const differs = MIND_TABLES.find((name) => had[name] !== has[name]);
   if (differs) {
-    await directoryOf(deps)
+    await deps.directory
       .update(mindMoves)
       .set({ state: "undoing", error: `conflict: the copy of ${differs} held ${has[differs]} rows, the source ${had[differs]}`, updatedAt: isoNow(deps.clock) })
       .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching")));
     return "undoing";
   }
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "erasing" : "elsewhere";
   const now = isoNow(deps.clock);
   await directory.batch([
@@ -233,7 +233,7 @@ async function dropShardRow(db: Db, shard: string, mindId: string): Promise<void
 }
 
 async function setState(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
-  const [changed] = await directoryOf(deps)
+  const [changed] = await deps.directory
     .update(mindMoves)
     .set({ state: to, attempts: 0, updatedAt: isoNow(deps.clock) })
     .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, from)))
@@ -244,7 +244,7 @@ async function setState(deps: Deps, mindId: string, from: MoveState, to: MoveSta
 
 async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
   const now = isoNow(deps.clock);
-  await directoryOf(deps)
+  await deps.directory
     .update(mindMoves)
     .set({ state: to, attempts: 0, updatedAt: now, finishedAt: now })
     .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, from)));
@@ -254,15 +254,15 @@ async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState
 /** Records a step's failure (a code and a safe message, never SQL); answers how many failed in a row. */
 export async function recordMoveFailure(deps: Deps, mindId: string, error: unknown): Promise<number> {
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: a step of the move failed; it is retried";
-  const job = await directoryOf(deps).select({ attempts: mindMoves.attempts }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  const job = await deps.directory.select({ attempts: mindMoves.attempts }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   const attempts = (job?.attempts ?? 0) + 1;
-  await directoryOf(deps).update(mindMoves).set({ error: message, attempts, updatedAt: isoNow(deps.clock) }).where(eq(mindMoves.mindId, mindId));
+  await deps.directory.update(mindMoves).set({ error: message, attempts, updatedAt: isoNow(deps.clock) }).where(eq(mindMoves.mindId, mindId));
   return attempts;
 }
 
 /** Every shard with how many minds live on it and how many are moving to it. */
 export async function listShards(deps: Deps): Promise<{ name: string; minds: number; incoming: number }[]> {
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const [held, incoming] = await directory.batch([
     directory.select().from(shardMinds),
     directory.select({ shard: mindMoves.toShard, mindId: mindMoves.mindId }).from(mindMoves).where(inArray(mindMoves.state, UNDOABLE)),

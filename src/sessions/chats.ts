@@ -1,19 +1,18 @@
-import type { SessionContext } from "./objects";
 import type { MindContext } from "../tenancy/mind-context";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
 import { DEFAULT_AGENT } from "../tenancy/principal";
 import { inScope } from "../memory/filters";
 import { storedExternalId, toChat, type Chat, type ChatKind, type MindScope } from "./model";
-import { forgetSessionObjects, type SessionDeps } from "./objects";
+import { forgetSessionObjects } from "./objects";
 
 /** The mind's chat of this kind and name in a namespace, created when it does not exist yet. */
 export async function ensureChat(
-  { db, clock }: Deps,
+  { shard, clock }: Pick<InShard, "shard" | "clock">,
   mindId: string,
   kind: ChatKind,
   name: string,
@@ -21,26 +20,26 @@ export async function ensureChat(
 ): Promise<{ chat: Chat; created: boolean }> {
   const id = newId("chat");
   const externalId = storedExternalId(agent, name);
-  const inserted = await db
+  const inserted = await shard
     .insert(chats)
     .values({ id, mindId, agent, kind, externalId, createdAt: isoNow(clock) })
     .onConflictDoNothing({ target: [chats.mindId, chats.kind, chats.externalId] })
     .returning();
   if (inserted[0]) return { chat: toChat(inserted[0]), created: true };
-  const chat = await findChat({ db, clock }, mindId, kind, name, agent);
+  const chat = await findChat({ shard }, mindId, kind, name, agent);
   if (!chat) throw notFound("chat");
   return { chat, created: false };
 }
 
 /** The mind's chat of this kind and name in a namespace, or null. */
 export async function findChat(
-  { db }: Deps,
+  { shard }: Pick<InShard, "shard">,
   mindId: string,
   kind: ChatKind,
   name: string,
   agent: string = DEFAULT_AGENT,
 ): Promise<Chat | null> {
-  const row = await db
+  const row = await shard
     .select()
     .from(chats)
     .where(
@@ -51,8 +50,8 @@ export async function findChat(
 }
 
 /** A chat of the scope's mind and namespace; any other is answered like a missing one. */
-export async function getChat({ db, scope }: MindContext, chatId: string): Promise<Chat> {
-  const row = await db
+export async function getChat({ shard, scope }: MindContext, chatId: string): Promise<Chat> {
+  const row = await shard
     .select()
     .from(chats)
     .where(and(eq(chats.id, chatId), inScope(scope, chats)))
@@ -66,8 +65,8 @@ export interface ChatSummary extends Chat {
 }
 
 /** The scope's chats, oldest first, with how many sessions each holds. */
-export async function listChats({ db, scope }: MindContext, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
-  const rows = await db
+export async function listChats({ shard, scope }: MindContext, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
+  const rows = await shard
     .select({ chat: chats, sessionCount: count(sessions.id) })
     .from(chats)
     .leftJoin(sessions, and(eq(sessions.chatId, chats.id), eq(sessions.mindId, scope.mindId)))
@@ -83,21 +82,21 @@ export async function listChats({ db, scope }: MindContext, page: { limit: numbe
  * Erases a chat with all its sessions and their messages (one batch: the foreign keys
  * cascade, the search index follows by trigger), then the sessions' object state.
  */
-export async function deleteChat(ctx: SessionContext, chatId: string): Promise<Record<string, number>> {
+export async function deleteChat(ctx: MindContext, chatId: string): Promise<Record<string, number>> {
   const { scope } = ctx;
-  const { db } = ctx;
+  const { shard } = ctx;
   await getChat(ctx, chatId);
-  const chatSessions = db
+  const chatSessions = shard
     .select({ id: sessions.id })
     .from(sessions)
     .where(and(eq(sessions.chatId, chatId), eq(sessions.mindId, scope.mindId)));
-  const [sessionRows, messageCount, deleted] = await db.batch([
+  const [sessionRows, messageCount, deleted] = await shard.batch([
     chatSessions,
-    db
+    shard
       .select({ n: count() })
       .from(messages)
       .where(and(eq(messages.mindId, scope.mindId), inArray(messages.sessionId, chatSessions))),
-    db
+    shard
       .delete(chats)
       .where(and(eq(chats.id, chatId), inScope(scope, chats)))
       .returning({ id: chats.id }),

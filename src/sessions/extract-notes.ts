@@ -1,7 +1,8 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
 import { AppError } from "../errors";
-import type { ModelDeps } from "../llm/generate";
+import type { Deps } from "../deps";
+import { jobMindContext } from "../tenancy/mind-context";
 import type { SessionTarget } from "./model";
 import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "../notes/extraction";
 
@@ -28,16 +29,22 @@ const MAX_MESSAGES = 400;
  * namespace, so the key that wrote the dialogue reads them. With no model, over budget or on
  * a model failure the cursor stays, so no message is skipped. Only the session object calls this.
  */
-export async function extractSession(deps: ModelDeps, target: SessionTarget): Promise<SessionExtraction> {
-  const { db } = deps;
+export async function extractSession(deps: Deps, target: SessionTarget): Promise<SessionExtraction> {
+  // The one read of the mind: its shard, and the locale and budget the model call needs.
+  const ctx = await jobMindContext(deps, "extraction", target.mindId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === "not_found") return null;
+    throw error;
+  });
+  if (!ctx) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
+  const { shard } = ctx;
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
-  const session = await db
+  const session = await shard
     .select({ cursor: sessions.extractedThroughMessageId, agent: sessions.agent })
     .from(sessions)
     .where(ofSession)
     .get();
   if (!session) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
-  const after = await db
+  const after = await shard
     .select({ id: messages.id, role: messages.role, content: messages.content })
     .from(messages)
     .where(
@@ -57,19 +64,19 @@ export async function extractSession(deps: ModelDeps, target: SessionTarget): Pr
     cursor: session.cursor > 0 ? String(session.cursor) : null,
     messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content })),
   };
-  const plan = await extractNotes(deps, input);
+  const plan = await extractNotes(ctx, input);
   if (plan.status === "nothing") return { status: plan.status, notes: 0, extracted: 0, remaining: 0, cursor: session.cursor };
   if (plan.status !== "extracted") {
     return { status: plan.status, notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };
   }
   const through = Number(plan.cursor);
-  const moveCursor = db
+  const moveCursor = shard
     .update(sessions)
     .set({ extractedThroughMessageId: through })
     .where(and(ofSession, eq(sessions.extractedThroughMessageId, session.cursor)));
   let written: number;
   try {
-    ({ written } = await saveExtraction(deps, input, plan, [moveCursor]));
+    ({ written } = await saveExtraction(ctx, input, plan, [moveCursor]));
   } catch (error) {
     if (!(error instanceof AppError && error.code === "quota_exceeded")) throw error;
     return { status: "quota", notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };

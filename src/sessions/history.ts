@@ -2,34 +2,33 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
-import { messages, mindUsage, minds, sessions } from "../db/schema";
-import type { Deps } from "../deps";
+import { messages, mindUsage, sessions } from "../db/schema";
+import type { InShard } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
-import { checkQuota, storedBytes, writeGuarded, type QuotaReading } from "../tenancy/quotas";
-import { resolveSettings } from "../tenancy/settings";
+import { checkQuota, storedBytes, writeGuarded, type MindUsage, type QuotaReading } from "../tenancy/quotas";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
 
 /**
- * The mind's settings and usage as they are now, or null when the session is gone, not the mind's, or
- * outside the caller's namespace (`agentFilter`, null: any).
+ * What the mind holds now (its quotas' usage), or null when the session is gone, not the mind's,
+ * or outside the caller's namespace (`agentFilter`, null: any). One statement; the mind's
+ * settings come from the caller's context, not from here.
  */
-export async function readAppendSettings(
-  { db }: Deps,
+export async function readAppendUsage(
+  { shard }: Pick<InShard, "shard">,
   target: SessionTarget,
   agentFilter: string | null,
-): Promise<QuotaReading | null> {
-  const row = await db
-    .select({ settings: minds.settings, memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
+): Promise<MindUsage | null> {
+  const row = await shard
+    .select({ memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
     .from(sessions)
-    .innerJoin(minds, eq(minds.id, sessions.mindId))
     .leftJoin(mindUsage, eq(mindUsage.mindId, sessions.mindId))
     .where(and(eq(sessions.id, target.sessionId), inScope({ mindId: target.mindId, agentFilter }, sessions)))
     .get();
   if (!row) return null;
-  return { settings: resolveSettings(row.settings), usage: { memories: row.memories ?? 0, notes: row.notes ?? 0, bytes: row.bytes ?? 0 } };
+  return { memories: row.memories ?? 0, notes: row.notes ?? 0, bytes: row.bytes ?? 0 };
 }
 
 /** What the mind's search index holds for a message: nothing for ephemeral output, which is never searched. */
@@ -44,11 +43,11 @@ const latestSearchable = (target: SessionTarget) =>
  * Indexes every non-ephemeral message of a mind with its neighbours (the message before and
  * after it in its session), for messages written without them (an import).
  */
-export function indexNeighbours(db: Db, mindId: string) {
+export function indexNeighbours(shard: Db, mindId: string) {
   const near = (op: "<" | ">", order: "desc" | "asc") =>
     sql`coalesce((select n.search_content from messages n where n.session_id = ${messages.sessionId} and n.ephemeral = 0
       and n.id ${sql.raw(op)} ${messages.id} order by n.id ${sql.raw(order)} limit 1), '')`;
-  return db
+  return shard
     .update(messages)
     .set({ searchNear: sql`trim(${near("<", "desc")} || ' ' || ${near(">", "asc")})` })
     .where(and(eq(messages.mindId, mindId), eq(messages.ephemeral, false)));
@@ -67,22 +66,23 @@ export interface AppendWrite {
  * One D1 batch: clear the ephemeral messages (when asked), insert the message, trim the
  * history to `historyCap`, touch the session. The insert reads the session row, so a
  * session deleted meanwhile gets no message (null) instead of an orphan or an error.
- * `quota` is what readAppendSettings read: a message that would take the mind past
+ * `quota` is the caller's settings and what readAppendUsage read: a message that would take the mind past
  * max_bytes is refused (quota_exceeded), before the batch or, racing another write, by it.
  */
 export async function writeAppend(
-  deps: Deps,
+  deps: InShard,
   target: SessionTarget,
   input: NewMessage,
   options: { clearEphemeral: boolean; historyCap: number; quota: QuotaReading },
 ): Promise<AppendWrite> {
   const need = { bytes: storedBytes(input.content) };
   checkQuota(options.quota.settings, options.quota.usage, need);
-  return writeGuarded(deps, target.mindId, options.quota, need, (guard) => batchAppend(deps, target, input, options, guard));
+  const mind = { shard: deps.shard, mind: { id: target.mindId, settings: options.quota.settings } };
+  return writeGuarded(mind, options.quota, need, (guard) => batchAppend(deps, target, input, options, guard));
 }
 
 async function batchAppend(
-  { db, clock }: Deps,
+  { shard, clock }: Pick<InShard, "shard" | "clock">,
   target: SessionTarget,
   input: NewMessage,
   options: { clearEphemeral: boolean; historyCap: number },
@@ -92,10 +92,10 @@ async function batchAppend(
   const ephemeral = input.ephemeral ?? false;
   const searchContent = messageSearchText(target.mindId, input.content, ephemeral);
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
-  const insert = db
+  const insert = shard
     .insert(messages)
     .select(
-      db
+      shard
         .select({
           id: sql<number>`null`.as("id"),
           mindId: sessions.mindId,
@@ -117,28 +117,28 @@ async function batchAppend(
     .returning();
   const oldestKept = sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${target.sessionId}
     order by ${messages.id} desc limit 1 offset ${options.historyCap})`;
-  const trim = db
+  const trim = shard
     .delete(messages)
     .where(and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), lte(messages.id, oldestKept)))
     .returning({ id: messages.id });
-  const touch = db.update(sessions).set({ lastMessageAt: now }).where(ofSession);
+  const touch = shard.update(sessions).set({ lastMessageAt: now }).where(ofSession);
   // Before the insert: the latest searchable message gains the new one as its next neighbour.
-  const link = db
+  const link = shard
     .update(messages)
     .set({ searchNear: sql`trim(${messages.searchNear} || ' ' || ${searchContent})` })
     .where(and(eq(messages.mindId, target.mindId), eq(messages.id, ephemeral ? sql`null` : latestSearchable(target))));
 
   if (options.clearEphemeral) {
-    const clear = db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
-    const [cleared, , inserted, trimmed] = await db.batch([clear, link, insert, trim, touch, guard]);
+    const clear = shard.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+    const [cleared, , inserted, trimmed] = await shard.batch([clear, link, insert, trim, touch, guard]);
     return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
   }
-  const [, inserted, trimmed] = await db.batch([link, insert, trim, touch, guard]);
+  const [, inserted, trimmed] = await shard.batch([link, insert, trim, touch, guard]);
   return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: 0, trimmed: trimmed.length };
 }
 
 /** Deletes the session's ephemeral messages; returns how many went. */
-export async function clearEphemeral({ db }: Deps, target: SessionTarget): Promise<number> {
-  const rows = await db.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+export async function clearEphemeral({ shard }: Pick<InShard, "shard">, target: SessionTarget): Promise<number> {
+  const rows = await shard.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
   return rows.length;
 }

@@ -1,4 +1,4 @@
-import type { SessionContext } from "./objects";
+import type { MindContext } from "../tenancy/mind-context";
 import { AppError } from "../errors";
 import type { NewMessage } from "./model";
 import { sessionObject, type AppendResult, type ObjectResult, type SessionState } from "./objects";
@@ -17,15 +17,19 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
  * Appends a message to a session of the scope through its object, the single writer. The
  * object reads the session with the mind and namespace in SQL, so any other is not found.
  */
-export async function appendMessage(ctx: SessionContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
+export async function appendMessage(ctx: MindContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
   const { scope } = ctx;
-  const result = await sessionObject(ctx.sessionObjects, sessionId).append({ mindId: scope.mindId, sessionId, shard: ctx.mind.shard }, input, scope.agentFilter);
+  const result = await sessionObject(ctx.sessionObjects, sessionId).append(
+    { mindId: scope.mindId, sessionId, shard: ctx.mind.shard },
+    input,
+    { agentFilter: scope.agentFilter, settings: ctx.mind.settings },
+  );
   return unwrap<AppendResult>(result);
 }
 
 /** Answers "Done?": yes deletes the ephemeral messages and clears the state, no keeps them. */
 export async function completeSession(
-  ctx: SessionContext,
+  ctx: MindContext,
   sessionId: string,
   confirmed: boolean,
 ): Promise<{ confirmed: boolean; cleared: number; state: SessionState }> {
@@ -37,7 +41,7 @@ export async function completeSession(
 
 /** Extracts notes from the session's dialogue after its cursor now, through its object. */
 export async function extractSessionNow(
-  ctx: SessionContext,
+  ctx: MindContext,
   sessionId: string,
 ): Promise<{ extraction: SessionExtraction; state: SessionState }> {
   const { scope } = ctx;

@@ -1,13 +1,6 @@
-import type { MindContext } from "../tenancy/mind-context";
-import type { Deps } from "../deps";
 import type { SessionCounters } from "./counters";
 import type { Message } from "./model";
 import type { SessionObject } from "./session-object";
-
-/** Domain dependencies plus the namespace of session objects, for functions that write history. */
-export interface SessionDeps extends Deps {
-  sessionObjects: DurableObjectNamespace<SessionObject>;
-}
 
 /** A session's object: one per session id, wherever it is asked for from. */
 export function sessionObject(namespace: DurableObjectNamespace<SessionObject>, sessionId: string) {
@@ -61,6 +54,3 @@ export async function forgetSessionObjects(
 ): Promise<void> {
   await Promise.all(sessionIds.map((id) => sessionObject(namespace, id).forget()));
 }
-
-/** A mind's context plus the namespace of session objects, for functions that write history. */
-export type SessionContext = MindContext & Pick<SessionDeps, "sessionObjects">;

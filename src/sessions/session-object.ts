@@ -4,15 +4,22 @@ import type { Env } from "../config";
 import { minds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
-import { objectDeps, type Deps, type ShardedDeps } from "../deps";
+import { objectDeps, type Deps, type InShard } from "../deps";
 import { createLimitedModel } from "../llm/limited-model";
 import type { LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "./extract-notes";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
-import { clearEphemeral, readAppendSettings, writeAppend } from "./history";
+import { clearEphemeral, readAppendUsage, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
+import type { MindSettings } from "../tenancy/settings";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
 import { serialQueue } from "../serial";
+
+/** Who appends: the namespace they are limited to (null: any) and the settings of their mind's context. */
+export interface AppendCaller {
+  agentFilter: string | null;
+  settings: MindSettings;
+}
 
 const COUNTERS_KEY = "counters";
 const TARGET_KEY = "target";
@@ -33,7 +40,7 @@ declare module "../config" {
  * because every D1 await lets the next call in.
  */
 export class SessionObject extends DurableObject<Env> {
-  private readonly deps: ShardedDeps;
+  private readonly deps: Deps;
   private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -43,23 +50,24 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** The session's mind's database: the caller's word for it, or the directory's (an alarm). */
-  private async depsOf(target: SessionTarget): Promise<Deps> {
+  private async depsOf(target: SessionTarget): Promise<InShard> {
     const shard =
       target.shard ?? (await this.deps.shards.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, target.mindId)).get())?.shard;
-    return { ...this.deps, db: this.deps.shards.db(shard ?? DIRECTORY) };
+    return { ...this.deps, shard: this.deps.shards.db(shard ?? DIRECTORY) };
   }
 
   /**
-   * Inserts a message, trims, clears ephemeral output when due, and updates the counters.
+   * Inserts a message, trims, clears ephemeral output when due, and updates the counters. The
+   * mind's settings come from the caller's mind context, so the object never reads the mind.
    * A caller limited to a namespace (`agentFilter`) reaches only a session of that namespace.
    */
-  async append(target: SessionTarget, input: NewMessage, agentFilter: string | null = null): Promise<ObjectResult<AppendResult>> {
+  async append(target: SessionTarget, input: NewMessage, caller: AppendCaller): Promise<ObjectResult<AppendResult>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
       const deps = await this.depsOf(target);
-      const mind = await readAppendSettings(deps, target, agentFilter);
-      if (!mind) return gone;
-      const { settings } = mind;
+      const usage = await readAppendUsage(deps, target, caller.agentFilter);
+      if (!usage) return gone;
+      const { settings } = caller;
       const plan = planAppend(
         this.counters(),
         { ephemeral: input.ephemeral ?? false, tool: input.tool ?? null, transactionCompleted: input.transaction_completed ?? false },
@@ -67,7 +75,7 @@ export class SessionObject extends DurableObject<Env> {
       );
       let written: Awaited<ReturnType<typeof writeAppend>>;
       try {
-        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, quota: mind });
+        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, quota: { settings, usage } });
       } catch (error) {
         if (isMindMoving(error)) return moving();
         if (error instanceof AppError && error.code === "quota_exceeded") return { ok: false, code: "quota_exceeded", message: error.message };
@@ -146,7 +154,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {
-    const extraction = await extractSession({ ...(await this.depsOf(target)), llm: this.model() }, target);
+    const extraction = await extractSession({ ...(await this.depsOf(target)), model: () => this.model() }, target);
     if (extraction.status === "not_found") return extraction;
     const next = afterExtraction(this.counters(), extraction, this.deps.clock.now().toISOString());
     // More waiting than one call reads: go on right after this run.

@@ -1,15 +1,14 @@
-import type { SessionContext } from "./objects";
 import type { MindContext } from "../tenancy/mind-context";
 import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { ensureChat, getChat } from "./chats";
 import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Chat, type Session, type MindScope } from "./model";
-import { forgetSessionObjects, sessionObject, type SessionDeps, type SessionState } from "./objects";
+import { forgetSessionObjects, sessionObject, type SessionState } from "./objects";
 
 export interface SessionInput {
   repo_path?: string | null;
@@ -20,11 +19,11 @@ export interface SessionInput {
 const messageCount = sql<number>`(select count(*) from ${messages} where ${messages.sessionId} = ${sessions.id})`;
 
 async function selectSessions(
-  { db }: Deps,
+  { shard }: Pick<InShard, "shard">,
   where: SQL | undefined,
   page: { limit: number; offset: number } = { limit: 1, offset: 0 },
 ): Promise<Session[]> {
-  const rows = await db
+  const rows = await shard
     .select({ session: sessions, chat: chats, messageCount })
     .from(sessions)
     .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId), eq(chats.agent, sessions.agent)))
@@ -60,7 +59,7 @@ export async function getSession(ctx: MindContext, sessionId: string): Promise<S
 
 /** A session of the scope's mind with its object's counters. */
 export async function getSessionWithState(
-  ctx: SessionContext,
+  ctx: MindContext,
   sessionId: string,
 ): Promise<Session & { state: SessionState }> {
   const { scope } = ctx;
@@ -106,7 +105,7 @@ export async function openSession(
   input: SessionInput,
 ): Promise<{ session: Session; created: boolean }> {
   const { scope } = ctx;
-  const { db, clock } = ctx;
+  const { shard, clock } = ctx;
   const chat = await getChat(ctx, chatId);
   const id = newId("ses");
   const repoPath = storedRepoPath(input.repo_path);
@@ -116,8 +115,8 @@ export async function openSession(
     eq(sessions.repoPath, repoPath),
     eq(sessions.taskName, input.task_name),
   );
-  const [inserted] = await db.batch([
-    db
+  const [inserted] = await shard.batch([
+    shard
       .insert(sessions)
       .values({
         id,
@@ -132,7 +131,7 @@ export async function openSession(
       })
       .onConflictDoNothing({ target: [sessions.chatId, sessions.repoPath, sessions.taskName] })
       .returning({ id: sessions.id }),
-    db
+    shard
       .update(chats)
       .set({ activeSessionId: sql`(select ${sessions.id} from ${sessions} where ${sameTask})` })
       .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId))),
@@ -156,7 +155,7 @@ export async function openApiSession(
 export async function activateSession(ctx: MindContext, sessionId: string): Promise<Session> {
   const { scope } = ctx;
   const session = await getSession(ctx, sessionId);
-  await ctx.db
+  await ctx.shard
     .update(chats)
     .set({ activeSessionId: session.id })
     .where(and(eq(chats.id, session.chat.id), inScope(scope, chats)));
@@ -180,16 +179,16 @@ export async function activeSession(ctx: MindContext, chat: Chat, defaultTask: s
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */
-export async function deleteSession(ctx: SessionContext, sessionId: string): Promise<Record<string, number>> {
+export async function deleteSession(ctx: MindContext, sessionId: string): Promise<Record<string, number>> {
   const { scope } = ctx;
-  const { db } = ctx;
+  const { shard } = ctx;
   await getSession(ctx, sessionId);
-  const [messageCount, deleted] = await db.batch([
-    db
+  const [messageCount, deleted] = await shard.batch([
+    shard
       .select({ n: count() })
       .from(messages)
       .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId))),
-    db
+    shard
       .delete(sessions)
       .where(and(eq(sessions.id, sessionId), inScope(scope, sessions)))
       .returning({ id: sessions.id }),

@@ -18,7 +18,7 @@ const ofSession = (scope: MindScope, sessionId: string) =>
 export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Message[]> {
   const { scope } = ctx;
   await getSession(ctx, sessionId);
-  const rows = await ctx.db
+  const rows = await ctx.shard
     .select(shownColumns)
     .from(messages)
     .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, false)))
@@ -30,7 +30,7 @@ export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Me
 /** How many ephemeral messages the session holds: output the model is never given. */
 export async function countEphemeral(ctx: MindContext, sessionId: string): Promise<number> {
   const { scope } = ctx;
-  const row = await ctx.db
+  const row = await ctx.shard
     .select({ n: count() })
     .from(messages)
     .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, true)))
@@ -53,15 +53,15 @@ export async function uiHistory(
 ): Promise<UiPage> {
   const { scope } = ctx;
   await getSession(ctx, sessionId);
-  const { db } = ctx;
-  const [rows, total] = await db.batch([
-    db
+  const { shard } = ctx;
+  const [rows, total] = await shard.batch([
+    shard
       .select(shownColumns)
       .from(messages)
       .where(and(ofSession(scope, sessionId), gt(messages.id, page.after)))
       .orderBy(asc(messages.id))
       .limit(page.limit + 1),
-    db.select({ n: count() }).from(messages).where(ofSession(scope, sessionId)),
+    shard.select({ n: count() }).from(messages).where(ofSession(scope, sessionId)),
   ]);
   const shown = rows.slice(0, page.limit).map(toMessage);
   const more = rows.length > page.limit;
@@ -87,7 +87,7 @@ export async function searchMessages(
   if (options.sessionId !== undefined) await getSession(ctx, options.sessionId);
   // The neighbouring messages count for half of the message's own words.
   const score = sql<number>`(-bm25(messages_fts, 1.0, 0.5))`;
-  const rows = await ctx.db
+  const rows = await ctx.shard
     .select({ ...shownColumns, score })
     .from(messages)
     .innerJoin(sql`messages_fts`, sql`messages_fts.rowid = ${messages.id}`)

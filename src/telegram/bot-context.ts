@@ -1,7 +1,8 @@
+import type { Deps } from "../deps";
+import type { MindContext } from "../tenancy/mind-context";
 import type { Context } from "grammy";
 import type { MessageEntity } from "grammy/types";
 import type { LanguageModel } from "../llm/providers";
-import type { SessionContext, SessionDeps } from "../sessions/objects";
 import type { BotLocale, Translate } from "./i18n";
 import type { TelegramIdentity } from "./identity";
 import type { Journal } from "./journal";
@@ -15,7 +16,7 @@ export interface ChatState {
 
 /** What the bot's handlers use besides the update: the domain, the model, the journal and the chat's state. */
 export interface BotServices {
-  deps: SessionDeps;
+  deps: Deps;
   llm: LanguageModel | null;
   journal: Journal;
   state: ChatState;
@@ -30,7 +31,7 @@ export interface BotFlavor {
   /** Set for every update that has a sender and a chat. */
   who: TelegramIdentity;
   /** The mind of the chat, as the sender acts in it; set with `who`. */
-  mindContext: SessionContext;
+  mindContext: MindContext;
 }
 
 export type BotContext = Context & BotFlavor;

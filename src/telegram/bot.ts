@@ -41,7 +41,7 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     ctx.who = await services.journal.once("identity", () =>
       ensureTelegramIdentity(services.deps, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),
     );
-    ctx.mindContext = { ...bindMind(services.deps, ctx.who.mind, ctx.who.scope), sessionObjects: services.deps.sessionObjects };
+    ctx.mindContext = bindMind(services.deps, ctx.who.mind, ctx.who.scope);
     await next();
   };
 }

@@ -1,10 +1,10 @@
+import type { Deps } from "../deps";
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
 import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
 import { objectDeps } from "../deps";
 import { createLanguageModel, type LanguageModel } from "../llm/providers";
-import type { SessionDeps } from "../sessions/objects";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
@@ -44,12 +44,12 @@ declare module "../config" {
  * a model call or a reply that already happened.
  */
 export class TelegramChatObject extends DurableObject<Env> {
-  private readonly deps: SessionDeps;
+  private readonly deps: Deps;
   private readonly serially = serialQueue();
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = { ...objectDeps(env, ctx, { semantic: true }), sessionObjects: env.SESSIONS };
+    this.deps = objectDeps(env, ctx, { semantic: true });
   }
 
   /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */

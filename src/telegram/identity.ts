@@ -2,7 +2,6 @@ import { eq } from "drizzle-orm";
 import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
-import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -49,7 +48,7 @@ export async function ensureTelegramIdentity(
 ): Promise<TelegramIdentity> {
   const accountId = await ensureTelegramAccount(deps, sender, locale);
   // Which mind a Telegram chat talks to is the directory's to say; the chat's row is the mind's data.
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   let mindId = (await db.select().from(telegramChats).where(eq(telegramChats.telegramChatId, chat.id)).get())?.mindId;
   let created = false;
@@ -73,7 +72,7 @@ export async function ensureTelegramIdentity(
 }
 
 async function ensureTelegramAccount(deps: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const find = () => db.select({ id: accounts.id }).from(accounts).where(eq(accounts.telegramUserId, sender.id)).get();
   // Account names are unique too: should another account hold the usual name, a longer one is used.

@@ -42,9 +42,9 @@ export interface BookmarkedReads {
  */
 export function readFromBookmark(ctx: MindContext, seen: MindBookmark | null): BookmarkedReads {
   const usable = seen !== null && seen.mindId === ctx.mind.id && seen.shard === ctx.mind.shard ? seen.bookmark : null;
-  const reads = readFromReplicas(ctx.db, usable);
+  const reads = readFromReplicas(ctx.shard, usable);
   return {
-    ctx: { ...ctx, db: reads.db },
+    ctx: { ...ctx, shard: reads.db },
     bookmark: () => {
       const latest = reads.bookmark();
       return latest === null ? null : formatBookmark(ctx, latest);
@@ -54,6 +54,6 @@ export function readFromBookmark(ctx: MindContext, seen: MindBookmark | null): B
 
 /** After a write in the mind: the bookmark that covers it, from the primary of the mind's database. */
 export async function bookmarkAfterWrite(ctx: MindContext): Promise<string | null> {
-  const latest = await newestBookmark(ctx.db);
+  const latest = await newestBookmark(ctx.shard);
   return latest === null ? null : formatBookmark(ctx, latest);
 }

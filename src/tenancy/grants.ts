@@ -1,7 +1,6 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { oauthGrants } from "../db/schema";
-import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -41,7 +40,7 @@ export interface NewGrant {
  * grant from the same person, as the provider does with the tokens.
  */
 export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInfo> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const now = isoNow(clock);
   const id = newId("ocg");
@@ -60,7 +59,7 @@ export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInf
 
 /** The clients that may use a mind now, newest first. */
 export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[]> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const rows = await db
     .select()
     .from(oauthGrants)
@@ -75,7 +74,7 @@ export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[
  * is gone, whatever the token's own expiry says.
  */
 export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo | null> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const row = await db
     .select()
@@ -93,7 +92,7 @@ export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo |
 
 /** Marks a mind's grant revoked; from now on no call made with its tokens gets through. */
 export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: string): Promise<GrantInfo> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const [row] = await db
     .update(oauthGrants)
@@ -157,7 +156,7 @@ export async function listConnectedGrants(deps: Deps, tokens: GrantTokens, mindI
  * stops at once), then the provider's grant with its access and refresh tokens.
  */
 export async function revokeGrant(deps: Deps, tokens: GrantTokens, mindId: string, grantId: string): Promise<void> {
-  const row = await directoryOf(deps).select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
+  const row = await deps.directory.select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
   if (!row) throw notFound("connected client");
   await revokeGrantRecord(deps, mindId, grantId);
   let cursor: string | undefined;

@@ -3,7 +3,6 @@ import type { Principal } from "./principal";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
 import { mindKeys } from "../db/schema";
-import { directoryOf } from "../db/client";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
@@ -29,7 +28,7 @@ export async function createMindKey(
   mindId: string,
   agent: string | null,
 ): Promise<MindKeyInfo & { key: string }> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const prefix = `${KEY_PREFIX}${randomToken(9).replaceAll(/[-_]/g, "x")}`;
   const key = `${prefix}.${randomToken(32)}`;
@@ -41,13 +40,13 @@ export async function createMindKey(
 }
 
 export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyInfo[]> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const rows = await db.select().from(mindKeys).where(eq(mindKeys.mindId, mindId)).orderBy(desc(mindKeys.createdAt));
   return rows.map(toInfo);
 }
 
 export async function revokeMindKey(deps: Deps, mindId: string, keyId: string): Promise<void> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const rows = await db
     .update(mindKeys)
@@ -58,8 +57,8 @@ export async function revokeMindKey(deps: Deps, mindId: string, keyId: string): 
 }
 
 /** The agent principal a presented key stands for, or null if it is unknown, wrong or revoked. */
-export async function authenticateMindKey(deps: Deps, presented: string): Promise<Principal | null> {
-  const db = directoryOf(deps);
+export async function authenticateMindKey(deps: Pick<Deps, "directory" | "clock">, presented: string): Promise<Principal | null> {
+  const db = deps.directory;
   const { clock } = deps;
   const prefix = presented.split(".", 1)[0] ?? "";
   const row = await db

@@ -6,7 +6,7 @@ import {
   type Principal,
   type Scope,
 } from "./principal";
-import { databaseOfMind } from "../db/client";
+import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";
 import { getMind, getMindById, type Mind } from "./minds";
@@ -14,11 +14,14 @@ import { getMind, getMindById, type Mind } from "./minds";
 /**
  * Everything domain code needs to work in one mind, resolved once at the edge: the mind's
  * row (name, locale, settings, budget), the caller's scope with the namespace rules
- * applied, the database that holds the mind, and the clock.
+ * applied, and the database that holds the mind's data, beside the entry point's deps.
  */
 export interface MindContext extends Deps {
+  /** The mind's row, settings included: nothing in the mind's context reads it again. */
   mind: Mind;
   scope: Scope;
+  /** The database that holds the mind's data (`deps.directory` stays the directory). */
+  shard: Db;
 }
 
 /** What a front asks for: a mind (humans must name one) and an agent namespace. */
@@ -58,7 +61,7 @@ export async function resolveMindContext(deps: Deps, principal: Principal, reque
  * no database call. Its scope must come from `resolveMindContext` or `personalScope`.
  */
 export function bindMind(deps: Deps, mind: Mind, scope: Scope): MindContext {
-  return { ...deps, db: databaseOfMind(deps, mind.shard), mind, scope };
+  return { ...deps, shard: deps.shards.db(mind.shard), mind, scope };
 }
 
 /** A person's scope over a mind they may use: every namespace for reads, `default` for writes. */

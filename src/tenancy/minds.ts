@@ -1,7 +1,7 @@
 import { and, desc, eq, isNull, notExists, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { accounts, minds, mindUsage, shardMinds, type MindRow } from "../db/schema";
-import { databaseOfMind, directoryOf, everyShard, type Db } from "../db/client";
+import { everyShard, type Db } from "../db/client";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
@@ -46,7 +46,7 @@ const toMind = (row: MindRow): Mind => ({
 
 /** Finds the account with this name, creating it when there is none. */
 export async function ensureAccount(deps: Deps, name: string): Promise<{ id: string; created: boolean }> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const { clock } = deps;
   const id = newId("acc");
   const inserted = await db
@@ -61,7 +61,7 @@ export async function ensureAccount(deps: Deps, name: string): Promise<{ id: str
 }
 
 export async function accountExists(deps: Deps, accountId: string): Promise<boolean> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const row = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
   return row !== undefined;
 }
@@ -111,7 +111,7 @@ export async function createMind(
 }
 
 async function insertMind(deps: Deps, row: MindRow): Promise<void> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   if (row.shard === DIRECTORY) {
     await db.insert(minds).values(row);
     return;
@@ -125,7 +125,7 @@ async function insertMind(deps: Deps, row: MindRow): Promise<void> {
     ]);
   } catch (error) {
     // The directory refused the id: the shard's copy (and its usage row, by cascade) goes too.
-    await databaseOfMind(deps, row.shard).delete(minds).where(eq(minds.id, row.id));
+    await deps.shards.db(row.shard).delete(minds).where(eq(minds.id, row.id));
     throw error;
   }
 }
@@ -140,7 +140,7 @@ function isMindIdTaken(error: unknown): boolean {
 
 /** The shard's copy of a mind's row, with a bare row of its account for the foreign key. */
 export async function writeShardCopy(deps: Deps, row: MindRow, options: { replace?: boolean } = {}): Promise<void> {
-  const shard = databaseOfMind(deps, row.shard);
+  const shard = deps.shards.db(row.shard);
   const copy = { ...row, writes: "open" as const, movingTo: null };
   const { id: _id, ...fields } = copy;
   const insert = shard.insert(minds).values(copy);
@@ -154,20 +154,20 @@ export async function writeShardCopy(deps: Deps, row: MindRow, options: { replac
 async function emptiestShard(deps: Deps): Promise<string> {
   const shards = everyShard(deps).map((s) => s.name);
   if (shards.length === 1) return shards[0]!;
-  const counted = await directoryOf(deps).select().from(shardMinds);
+  const counted = await deps.directory.select().from(shardMinds);
   const held = new Map(counted.map((c) => [c.shard, c.minds]));
   return shards.reduce((best, name) => ((held.get(name) ?? 0) < (held.get(best) ?? 0) ? name : best));
 }
 
 export async function listMinds(deps: Deps, accountId: string): Promise<Mind[]> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const rows = await db.select().from(minds).where(and(eq(minds.accountId, accountId), isNull(minds.erasingSince))).orderBy(desc(minds.createdAt));
   return rows.map(toMind);
 }
 
 /** The account's mind, or not_found: another account's mind is answered exactly like a missing one. */
 export async function getMind(deps: Deps, accountId: string, mindId: string): Promise<Mind> {
-  const row = await directoryOf(deps)
+  const row = await deps.directory
     .select()
     .from(minds)
     .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId), isNull(minds.erasingSince)))
@@ -178,7 +178,7 @@ export async function getMind(deps: Deps, accountId: string, mindId: string): Pr
 
 /** A mind by id alone, for callers already holding a key bound to it. */
 export async function getMindById(deps: Deps, mindId: string): Promise<Mind> {
-  const row = await directoryOf(deps).select().from(minds).where(and(eq(minds.id, mindId), isNull(minds.erasingSince))).get();
+  const row = await deps.directory.select().from(minds).where(and(eq(minds.id, mindId), isNull(minds.erasingSince))).get();
   if (!row) throw notFound("mind");
   return toMind(row);
 }
@@ -201,9 +201,9 @@ export async function updateMind(
   };
   // The shard's copy first: its queries (quotas, retention, history caps) read these settings.
   if (current.shard !== DIRECTORY) {
-    await databaseOfMind(deps, current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
+    await deps.shards.db(current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
   }
-  const [row] = await directoryOf(deps)
+  const [row] = await deps.directory
     .update(minds)
     .set(fields)
     .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
@@ -214,10 +214,10 @@ export async function updateMind(
 
 /** After an import wrote a mind's settings into its shard's copy of the row, the directory takes them too. */
 export async function copySettingsToDirectory(deps: Deps, mindId: string): Promise<void> {
-  const directory = directoryOf(deps);
+  const directory = deps.directory;
   const found = await directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get();
   if (!found || found.shard === DIRECTORY) return;
-  const row = await databaseOfMind(deps, found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
+  const row = await deps.shards.db(found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
   if (!row) return;
   await directory
     .update(minds)

@@ -19,14 +19,14 @@ export const MAX_NAMESPACES = 100;
  * Every namespace of the mind that holds memories, notes or cold memory, `default` always
  * first; a key scoped to one namespace sees only its own.
  */
-export async function listNamespaces({ db, scope }: MindContext): Promise<Namespace[]> {
+export async function listNamespaces({ shard, scope }: MindContext): Promise<Namespace[]> {
   const only = scope.agentFilter;
   const ofMind = <T extends typeof memories | typeof notes | typeof coldMemory>(table: T) =>
     only === null ? eq(table.mindId, scope.mindId) : and(eq(table.mindId, scope.mindId), eq(table.agent, only));
-  const [memoryRows, noteRows, coldRows] = await db.batch([
-    db.select({ agent: memories.agent, n: count() }).from(memories).where(ofMind(memories)).groupBy(memories.agent).orderBy(memories.agent).limit(MAX_NAMESPACES),
-    db.select({ agent: notes.agent, n: count() }).from(notes).where(ofMind(notes)).groupBy(notes.agent).orderBy(notes.agent).limit(MAX_NAMESPACES),
-    db.select({ agent: coldMemory.agent, version: coldMemory.version }).from(coldMemory).where(ofMind(coldMemory)).orderBy(coldMemory.agent).limit(MAX_NAMESPACES),
+  const [memoryRows, noteRows, coldRows] = await shard.batch([
+    shard.select({ agent: memories.agent, n: count() }).from(memories).where(ofMind(memories)).groupBy(memories.agent).orderBy(memories.agent).limit(MAX_NAMESPACES),
+    shard.select({ agent: notes.agent, n: count() }).from(notes).where(ofMind(notes)).groupBy(notes.agent).orderBy(notes.agent).limit(MAX_NAMESPACES),
+    shard.select({ agent: coldMemory.agent, version: coldMemory.version }).from(coldMemory).where(ofMind(coldMemory)).orderBy(coldMemory.agent).limit(MAX_NAMESPACES),
   ]);
   const found = new Map<string, Namespace>();
   const entry = (agent: string) => {

@@ -2,7 +2,7 @@ import { and, eq, gt, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { mindUsage, minds, quotaGuard } from "../db/schema";
-import type { Deps } from "../deps";
+import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
 import { resolveSettings, type MindSettings } from "./settings";
 
@@ -36,9 +36,28 @@ export function checkQuota(settings: MindSettings, usage: MindUsage, need: Quota
   if (need.bytes && usage.bytes + need.bytes > settings.max_bytes) throw quotaExceeded("max_bytes", settings.max_bytes, usage.bytes);
 }
 
-/** The mind's settings and what it holds now: one indexed read. */
-export async function readUsage({ db }: Deps, mindId: string): Promise<{ settings: MindSettings; usage: MindUsage }> {
-  const row = await db
+/** The mind a write goes to: its database, and its settings as its context carries them. */
+export interface QuotaMind {
+  shard: Db;
+  mind: { id: string; settings: MindSettings };
+}
+
+/** What the mind holds now: one indexed read of its usage row (none yet: nothing). */
+export async function readHoldings(shard: Db, mindId: string): Promise<MindUsage> {
+  const row = await shard
+    .select({ memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
+    .from(mindUsage)
+    .where(eq(mindUsage.mindId, mindId))
+    .get();
+  return { memories: row?.memories ?? 0, notes: row?.notes ?? 0, bytes: row?.bytes ?? 0 };
+}
+
+/**
+ * The settings stored on the mind's shard and what it holds, for a writer without the mind's
+ * context (an import, whose archive brings settings of its own): one indexed read.
+ */
+export async function readUsage({ shard }: Pick<InShard, "shard">, mindId: string): Promise<QuotaReading> {
+  const row = await shard
     .select({ settings: minds.settings, memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
     .from(minds)
     .leftJoin(mindUsage, eq(mindUsage.mindId, minds.id))
@@ -57,8 +76,8 @@ export interface QuotaReading {
   usage: MindUsage;
 }
 
-async function checkBefore(deps: Deps, mindId: string, need: QuotaNeed, replaces?: () => Promise<boolean>): Promise<QuotaReading> {
-  const reading = await readUsage(deps, mindId);
+async function checkBefore(ctx: QuotaMind, need: QuotaNeed, replaces?: () => Promise<boolean>): Promise<QuotaReading> {
+  const reading = { settings: ctx.mind.settings, usage: await readHoldings(ctx.shard, ctx.mind.id) };
   const { settings, usage } = reading;
   const memories = need.memories ?? 0;
   const wouldPass = memories > 0 && usage.memories + memories > settings.max_memories;
@@ -71,14 +90,14 @@ async function checkBefore(deps: Deps, mindId: string, need: QuotaNeed, replaces
  * migrations/0015) when the mind now holds more than a quota allows and more than it held when
  * checked, so a write that raced another past the last free slot is rolled back whole.
  */
-function guardStatement(db: Db, mindId: string, { settings, usage }: QuotaReading): BatchItem<"sqlite"> {
+function guardStatement(shard: Db, mindId: string, { settings, usage }: QuotaReading): BatchItem<"sqlite"> {
   const passed = or(
     and(gt(mindUsage.memories, settings.max_memories), gt(mindUsage.memories, usage.memories)),
     and(gt(mindUsage.notes, settings.max_notes), gt(mindUsage.notes, usage.notes)),
     and(gt(mindUsage.bytes, settings.max_bytes), gt(mindUsage.bytes, usage.bytes)),
   );
-  return db.insert(quotaGuard).select(
-    db.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed)),
+  return shard.insert(quotaGuard).select(
+    shard.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed)),
   );
 }
 
@@ -91,37 +110,46 @@ function isQuotaGuardFailure(err: unknown): boolean {
  * Refuses a write that would take the mind past one of its quotas (403 quota_exceeded, the
  * setting named), then runs `write`, which must put `guard` in the same D1 batch as its writes
  * (after them): a write that raced another past a quota is rolled back and refused the same way.
- * `replaces` says, only when it matters, whether the memory written already exists (an update
- * in place adds no memory).
+ * The limits are the settings of the mind's context; only its usage row is read. `replaces` says,
+ * only when it matters, whether the memory written already exists (an update in place adds no memory).
  */
 export async function writeWithinQuota<T>(
-  deps: Deps,
-  mindId: string,
+  ctx: QuotaMind,
   need: QuotaNeed,
   write: (guard: BatchItem<"sqlite">) => Promise<T>,
   replaces?: () => Promise<boolean>,
 ): Promise<T> {
-  return writeGuarded(deps, mindId, await checkBefore(deps, mindId, need, replaces), need, write);
+  return writeGuarded(ctx, await checkBefore(ctx, need, replaces), need, write);
+}
+
+/** writeWithinQuota for a writer without the mind's context (an import slice): the limits are those stored on its shard. */
+export async function writeWithinStoredQuota<T>(
+  deps: Pick<InShard, "shard">,
+  mindId: string,
+  need: QuotaNeed,
+  write: (guard: BatchItem<"sqlite">) => Promise<T>,
+): Promise<T> {
+  const reading = await readUsage(deps, mindId);
+  checkQuota(reading.settings, reading.usage, need);
+  return writeGuarded({ shard: deps.shard, mind: { id: mindId, settings: reading.settings } }, reading, need, write);
 }
 
 /**
- * The second half of writeWithinQuota, for a writer that read the settings and usage itself
- * (with other things it needed) and checked them with checkQuota: runs `write` with the guard
- * for that reading, and refuses a write that raced another past a quota the same way.
+ * The second half of writeWithinQuota, for a writer that read the usage itself (with other
+ * things it needed) and checked it with checkQuota: runs `write` with the guard for that
+ * reading, and refuses a write that raced another past a quota the same way.
  */
 export async function writeGuarded<T>(
-  deps: Deps,
-  mindId: string,
+  ctx: QuotaMind,
   reading: QuotaReading,
   need: QuotaNeed,
   write: (guard: BatchItem<"sqlite">) => Promise<T>,
 ): Promise<T> {
   try {
-    return await write(guardStatement(deps.db, mindId, reading));
+    return await write(guardStatement(ctx.shard, ctx.mind.id, reading));
   } catch (err) {
     if (!isQuotaGuardFailure(err)) throw err;
-    const { settings, usage } = await readUsage(deps, mindId);
-    checkQuota(settings, usage, need);
+    checkQuota(reading.settings, await readHoldings(ctx.shard, ctx.mind.id), need);
     throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
   }
 }

@@ -1,5 +1,4 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
-import { databaseOfMind, directoryOf } from "../db/client";
 import { deadLetters, queuedUnits } from "../db/schema";
 import type { Deps } from "../deps";
 import { newId } from "../ids";
@@ -31,7 +30,7 @@ export interface DeadLetter {
 export async function recordDeadLetter(deps: Deps, message: WorkMessage, attempts: number): Promise<void> {
   const unit = parseUnit(message.unit);
   const now = deps.clock.now();
-  const shardDb = databaseOfMind(deps, message.shard);
+  const shardDb = deps.shards.db(message.shard);
   const mark = await readMark(shardDb, message.unit);
   const errorCode = mark?.runId === message.run && mark.lastError ? mark.lastError : "unknown";
   const subject = unit ? unitSubject(unit) : { mindId: null, namespace: null };
@@ -48,7 +47,7 @@ export async function recordDeadLetter(deps: Deps, message: WorkMessage, attempt
     firstAt: at,
     lastAt: at,
   };
-  await directoryOf(deps)
+  await deps.directory
     .insert(deadLetters)
     .values(row)
     .onConflictDoUpdate({
@@ -76,7 +75,7 @@ const toDeadLetter = (r: typeof deadLetters.$inferSelect): DeadLetter => ({
 
 /** The newest dead letters, and how many there are of each kind and code. */
 export async function listDeadLetters(deps: Deps, limit: number): Promise<{ total: number; by_code: { kind: string; error_code: string; count: number }[]; letters: DeadLetter[] }> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const [rows, groups] = await db.batch([
     db.select().from(deadLetters).orderBy(desc(deadLetters.lastAt)).limit(limit),
     db
@@ -94,7 +93,7 @@ export async function listDeadLetters(deps: Deps, limit: number): Promise<{ tota
  * under a new run, and forgets them; answers how many went back. Sending one twice is safe.
  */
 export async function redriveDeadLetters(deps: Deps, queue: WorkQueue, filter: { limit: number; kind?: UnitKind }): Promise<number> {
-  const db = directoryOf(deps);
+  const db = deps.directory;
   const letters = await db
     .select({ unit: deadLetters.unit, shard: deadLetters.shard })
     .from(deadLetters)
@@ -111,7 +110,7 @@ export async function redriveDeadLetters(deps: Deps, queue: WorkQueue, filter: {
     const units = letters.filter((l) => l.shard === shard).map((l) => l.unit);
     // D1 binds at most 100 values a statement: six a mark.
     for (let i = 0; i < units.length; i += 15) {
-      await databaseOfMind(deps, shard)
+      await deps.shards.db(shard)
         .insert(queuedUnits)
         .values(units.slice(i, i + 15).map((unit) => ({ unit, ...mark })))
         .onConflictDoUpdate({ target: queuedUnits.unit, set: mark });

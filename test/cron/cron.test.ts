@@ -78,7 +78,7 @@ describe("scheduled()", () => {
       throw new Error("disk on fire");
     });
     expect(run).toMatchObject({ error: "disk on fire", counts: { halfway: 1 } });
-    const stored = await deps.db.select().from(jobRuns).where(eq(jobRuns.id, run.id)).get();
+    const stored = await deps.directory.select().from(jobRuns).where(eq(jobRuns.id, run.id)).get();
     expect(stored).toMatchObject({ error: "disk on fire", counts: { halfway: 1 } });
   });
 });
@@ -101,14 +101,14 @@ describe("retention", () => {
 
     const counts: Record<string, number | string> = {};
     await runNow("retention", testDeps({ clock: manualClock(now) }), counts);
-    const db = (await depsOfMind(scope.mindId)).db;
+    const db = (await depsOfMind(scope.mindId)).shard;
     const ids = async (mindId: string) =>
-      (await (await depsOfMind(mindId)).db.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
+      (await (await depsOfMind(mindId)).shard.select({ id: memories.id }).from(memories).where(eq(memories.mindId, mindId))).map((r) => r.id);
     expect((await ids(scope.mindId)).sort()).toEqual([edge.memory.id, refreshed.memory.id].sort());
     expect(await ids(keep.mindId)).toEqual([noRetention.memory.id]);
     const noteIds = [
       ...(await db.select({ id: notes.id }).from(notes)),
-      ...(await (await depsOfMind(keep.mindId)).db.select({ id: notes.id }).from(notes)),
+      ...(await (await depsOfMind(keep.mindId)).shard.select({ id: notes.id }).from(notes)),
     ].map((n) => n.id);
     expect(noteIds).not.toContain(staleNote.id);
     expect(noteIds).toContain(edgeNote.id);
@@ -141,7 +141,7 @@ describe("retention", () => {
     await store("recently_expired", -DAY);
     await store("never_expires", null);
     await runNow("retention", testDeps({ clock: manualClock(now) }), {});
-    const db = (await depsOfMind(scope.mindId)).db;
+    const db = (await depsOfMind(scope.mindId)).shard;
     const left = await db.select({ key: memories.key }).from(memories).where(eq(memories.mindId, scope.mindId));
     expect(left.map((r) => r.key).sort()).toEqual(["at_grace", "never_expires", "recently_expired"]);
     const trace = await db
@@ -164,7 +164,7 @@ describe("retention", () => {
     expect(deleted.every((n) => n <= 2)).toBe(true);
     expect(deleted.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5);
     expect(deleted.at(-1)).toBe(0);
-    expect(await deps.db.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
+    expect(await deps.shard.select().from(notes).where(eq(notes.mindId, scope.mindId))).toEqual([]);
   });
 
   it("keeps a month of job runs", async () => {
@@ -172,7 +172,7 @@ describe("retention", () => {
     const old = await runJob(testDeps({ clock: at(now, -31 * DAY) }), "retention", null, async () => {});
     const recent = await runJob(testDeps({ clock: at(now, -29 * DAY) }), "retention", null, async () => {});
     await runNow("retention", testDeps({ clock: manualClock(now) }), {});
-    const left = (await deps.db.select({ id: jobRuns.id }).from(jobRuns)).map((r) => r.id);
+    const left = (await deps.directory.select({ id: jobRuns.id }).from(jobRuns)).map((r) => r.id);
     expect(left).not.toContain(old.id);
     expect(left).toContain(recent.id);
   });

@@ -85,7 +85,7 @@ describe("a fault at each D1 call of the retention consumer", () => {
         for (let i = 0; onShard !== undefined && (await shardOf(auth.mind)) !== onShard && i < 10; i++) auth = await newAuth();
         await call("PATCH", `/minds/${auth.mind}`, { token: auth.token, body: { retention_hours: 1 } });
         await addNote(await inMind(testDeps({ clock: manualClock(new Date(now.getTime() - 3 * HOUR)) }), { mindId: auth.mind }), { text: "an old note" });
-        const db = (await depsOfMind(auth.mind)).db;
+        const db = (await depsOfMind(auth.mind)).shard;
         return { mindId: auth.mind, db, shard: await shardOf(auth.mind) };
       };
       const left = async (m: Awaited<ReturnType<typeof staleNote>>) => (await m.db.select().from(notes).where(eq(notes.mindId, m.mindId))).length;

@@ -175,7 +175,7 @@ describe("failures", () => {
     const settled = await settleMessage(workDeps({ clock: manualClock(at), llm: model.model }), message!, 1);
     expect(settled).toMatchObject({ ack: true, outcome: { status: "wait", reason: "budget", until: new Date("2031-03-11T00:00:00.000Z") } });
     expect(model.prompts).toEqual([]);
-    const mark = await readMark((await depsOfMind(m.mindId)).db, message!.unit);
+    const mark = await readMark((await depsOfMind(m.mindId)).shard, message!.unit);
     expect(mark).toMatchObject({ expiresAt: "2031-03-11T00:00:00.000Z", attempts: 0, lastError: null });
     expect((await consolidationsOf(m.mindId)).filter((c) => c.status === "failed")).toEqual([]);
     // Later that day the hourly runs leave it waiting; the first run of the next day enqueues it.

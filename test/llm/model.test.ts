@@ -7,7 +7,7 @@ import { usageSince, utcDay } from "../../src/llm/ledger";
 import { createLanguageModel } from "../../src/llm/providers";
 import { newTenant } from "../helpers";
 import { scriptedModel, SCRIPTED_USAGE } from "../support/scripted-model";
-import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, saveExtraction, type ExtractionInput } from "../../src/notes/extraction";
@@ -210,7 +210,7 @@ describe("the offline stand-in model (npm run model:local)", () => {
       (prompt, _call, system) => answer({ messages: [{ role: "system", content: system }, { role: "user", content: prompt }] }),
     ]);
     const m = await newNotesMind();
-    const deps = await depsOfMind(m.mindId, { llm: standIn.model });
+    const deps = await contextOfMind(m.mindId, { llm: standIn.model });
     const extraction: ExtractionInput = {
       mindId: m.mindId,
       agent: "default",

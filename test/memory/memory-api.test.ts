@@ -239,7 +239,7 @@ describe("GET /memory/recall", () => {
 
   it("walks the mind's priority index in recall order instead of sorting every memory", async () => {
     const query = testDeps()
-      .db.select({ id: memories.id })
+      .directory.select({ id: memories.id })
       .from(memories)
       .where(eq(memories.mindId, "mind_x"))
       .orderBy(desc(priorityRank), desc(memories.updatedAt), desc(memories.id))

@@ -46,7 +46,7 @@ async function filledMind(small = false): Promise<Auth & { accountId: string }> 
   const deps = await depsOfMind(auth.mind);
   await recordUsage(deps, auth.mind, "chat", { inputTokens: 10, outputTokens: 5 }, false);
   const now = new Date().toISOString();
-  const db = await deps.db.$client;
+  const db = await deps.shard.$client;
   await db.batch([
     db.prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', ?, ?, 'done', 0, ?, ?)").bind(kept.id, auth.mind, now, now),
     db.prepare("insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)").bind(auth.mind, s.id, now),

@@ -3,6 +3,9 @@ import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { call, newTenant, unique } from "../helpers";
 import { toMatchExpression } from "../../src/memory/normalize";
+import type { AppendCaller } from "../../src/sessions/session-object";
+import { getMindById } from "../../src/tenancy/minds";
+import { testDeps } from "../support/deps";
 
 export interface Auth {
   token: string;
@@ -73,4 +76,9 @@ export async function storedState(sessionId: string): Promise<{ kv: Record<strin
     kv: Object.fromEntries(state.storage.kv.list()),
     alarm: await state.storage.getAlarm(),
   }));
+}
+
+/** What a front's mind context hands the session object on an append: the namespace filter and the mind's settings. */
+export async function callerOf(mindId: string, agentFilter: string | null = null): Promise<AppendCaller> {
+  return { agentFilter, settings: (await getMindById(testDeps(), mindId)).settings };
 }

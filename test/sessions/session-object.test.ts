@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { INITIAL_COUNTERS, planAppend, type SessionCounters } from "../../src/sessions/counters";
 import { SessionObject } from "../../src/sessions/session-object";
 import { call } from "../helpers";
-import { append, channel, contents, countRows, newAuth, openSession, patchSettings, runAlarmToEnd, storedState, type Auth } from "./session-helpers";
+import { append, callerOf, channel, contents, countRows, newAuth, openSession, patchSettings, runAlarmToEnd, storedState, type Auth } from "./session-helpers";
 
 const stubOf = (sessionId: string) => env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
 const uiContents = async (auth: Auth, id: string) => contents(await channel(auth, id, "ui", "&limit=200"));
@@ -168,9 +168,9 @@ describe("the session object", () => {
     const other = await newAuth();
     const s = await openSession(auth);
     await append(auth, s.id, { content: "mine" });
-    const result = await stubOf(s.id).append({ mindId: other.mind, sessionId: s.id }, { role: "user", content: "intruder" });
+    const result = await stubOf(s.id).append({ mindId: other.mind, sessionId: s.id }, { role: "user", content: "intruder" }, await callerOf(other.mind));
     expect(result).toMatchObject({ ok: false, code: "not_found" });
-    const unknown = await stubOf("ses_missing").append({ mindId: auth.mind, sessionId: "ses_missing" }, { role: "user", content: "x" });
+    const unknown = await stubOf("ses_missing").append({ mindId: auth.mind, sessionId: "ses_missing" }, { role: "user", content: "x" }, await callerOf(auth.mind));
     expect(unknown).toMatchObject({ ok: false, code: "not_found" });
     expect(await countRows("messages", "session_id", s.id)).toBe(1);
     expect((await storedState("ses_missing")).kv).toEqual({});
@@ -201,9 +201,10 @@ describe("concurrency", () => {
     expect(await stubOf(s.id).state()).toMatchObject({ messages_appended: 51, messages_since_extraction: 50, ephemeral_pending: false });
     console.log(`[figures] 50 concurrent appends to one session via HTTP: ${elapsed.toFixed(0)} ms, ${rows.results.length} rows, ids follow sequence: ${orderHolds}`);
 
+    const caller = await callerOf(auth.mind);
     const direct = performance.now();
     const rpc = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => stubOf(s.id).append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `d${i}` })),
+      Array.from({ length: 50 }, (_, i) => stubOf(s.id).append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `d${i}` }, caller)),
     );
     const directMs = performance.now() - direct;
     const sequences = rpc.map((r) => (r.ok ? r.sequence : -1)).sort((a, b) => a - b);
@@ -230,11 +231,12 @@ describe("concurrency", () => {
     }
     console.log(`[figures] 8 sessions x ${perSession} concurrent appends via HTTP: ${elapsed.toFixed(0)} ms, ${8 * perSession} rows, no row in a wrong session`);
 
+    const caller = await callerOf(auth.mind);
     const direct = performance.now();
     const rpc = await Promise.all(
       sessions.flatMap((s, k) =>
         Array.from({ length: perSession }, (_, i) =>
-          stubOf(s.id).append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `r${k}-${i}` }),
+          stubOf(s.id).append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `r${k}-${i}` }, caller),
         ),
       ),
     );

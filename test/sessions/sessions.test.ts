@@ -5,6 +5,7 @@ import {
   append,
   channel,
   contents,
+  callerOf,
   countRows,
   indexedRowids,
   newAuth,
@@ -199,8 +200,9 @@ describe("history channels", () => {
     const s = await openSession(auth);
     // The first 200 go straight to the session object, the writer behind the route.
     const stub = env.SESSIONS.get(env.SESSIONS.idFromName(s.id));
+    const caller = await callerOf(auth.mind);
     for (let i = 1; i <= 200; i++) {
-      const r = await stub.append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `n${i}` });
+      const r = await stub.append({ mindId: auth.mind, sessionId: s.id }, { role: "user", content: `n${i}` }, caller);
       expect(r).toMatchObject({ ok: true, trimmed: 0, sequence: i });
     }
     const r201 = await append(auth, s.id, { content: "n201" });

@@ -1,13 +1,12 @@
 import { env } from "cloudflare:workers";
 import { DEFAULT_AGENT, type Scope } from "../../src/tenancy/principal";
 import type { Clock } from "../../src/clock";
-import type { Deps } from "../../src/deps";
+import { createDeps, type Deps, type InShard } from "../../src/deps";
 import { bindMind, type MindContext } from "../../src/tenancy/mind-context";
 import { getMindById } from "../../src/tenancy/minds";
 import { createDb } from "../../src/db/client";
-import { createShards } from "../../src/db/shards";
+import { singleShard } from "../../src/db/shards";
 import { dataOf } from "./shards";
-import type { ModelDeps } from "../../src/llm/generate";
 import type { LanguageModel } from "../../src/llm/providers";
 
 /** A clock tests move by hand. */
@@ -27,20 +26,15 @@ export function manualClock(start: string | Date): Clock & { set(at: string | Da
 /** Domain dependencies over the test database, with an optional model and clock. */
 export function testDeps(
   options: { llm?: LanguageModel | null; clock?: Clock; d1?: D1Database; wrap?: (d1: D1Database) => D1Database } = {},
-): ModelDeps {
+): Deps {
   // `wrap` sees every database (a faulty or recording stand-in); given `d1`, the test works in that one alone.
-  const wrap = options.wrap ?? ((d1: D1Database) => d1);
-  const shards = createShards({ ...env, DB: wrap(env.DB), SHARD_1: wrap(env.SHARD_1!) });
-  return {
-    db: options.d1 ? createDb(options.d1) : shards.directory,
-    ...(options.d1 === undefined && { shards }),
-    clock: options.clock ?? { now: () => new Date() },
-    llm: options.llm ?? null,
-  };
+  const deps = createDeps(env, { clock: options.clock ?? { now: () => new Date() }, semantic: false, wrap: options.wrap });
+  const shards = options.d1 ? singleShard(createDb(options.d1)) : deps.shards;
+  return { ...deps, directory: shards.directory, shards, model: () => options.llm ?? null };
 }
 
-/** Deps for erasing a mind (directly, or by the retention job): the session objects, and no vector index unless `deps` has one. */
-export const eraseDeps = (deps: Deps = testDeps()) => ({ ...deps, sessionObjects: env.SESSIONS, semantic: deps.semantic ?? null });
+/** Deps for erasing a mind (directly, or by the retention job): the test's own deps now carry the session objects and the vector index. */
+export const eraseDeps = (deps: Deps = testDeps()): Deps => deps;
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -56,7 +50,12 @@ export async function inMind(deps: Deps, scope: Pick<Scope, "mindId"> & Partial<
 }
 
 /** Test dependencies working in the database that holds the mind's data. */
-export async function depsOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<ModelDeps> {
+export async function depsOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<InShard> {
   const wrap = options.wrap ?? ((d1: D1Database) => d1);
-  return { ...testDeps(options), db: createDb(wrap(await dataOf(mindId))) };
+  return { ...testDeps(options), shard: createDb(wrap(await dataOf(mindId))) };
+}
+
+/** The context of a mind (read once, as a job would) over test dependencies: a model, a clock, a recording handle. */
+export async function contextOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<MindContext> {
+  return inMind(testDeps(options), { mindId });
 }

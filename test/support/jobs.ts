@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { settleMessage } from "../../src/cron/consume";
 import { produceJob } from "../../src/cron/produce";
 import { QUEUE_JOBS } from "../../src/cron/schedule";
-import type { WorkDeps } from "../../src/cron/work-deps";
 import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/db/job-runs";
 import type { Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
@@ -29,18 +28,13 @@ export function memoryQueue(): WorkQueue & { messages: WorkMessage[]; delays: (n
 /** Work dependencies over the test databases (seen through `wrap`), with a queue held in memory. */
 export function workDeps(
   options: Parameters<typeof testDeps>[0] & { llm?: LanguageModel | null; semantic?: Semantic | null; queue?: WorkQueue } = {},
-): WorkDeps & { queue: ReturnType<typeof memoryQueue> } {
-  const base = testDeps(options);
+): QueueDeps {
   const queue = (options.queue ?? memoryQueue()) as ReturnType<typeof memoryQueue>;
-  return {
-    ...(base as Deps),
-    shards: base.shards!,
-    sessionObjects: env.SESSIONS,
-    queue,
-    loadModel: () => options.llm ?? null,
-    loadSemantic: () => options.semantic ?? null,
-  };
+  return { ...testDeps(options), semantic: options.semantic ?? null, queue };
 }
+
+/** Deps whose work queue is held in memory. */
+export type QueueDeps = Deps & { queue: ReturnType<typeof memoryQueue> };
 
 /** Adds one outcome's counts to a tally: numbers summed, text kept side by side. */
 export function addCounts(into: JobCounts, counts: JobCounts): void {
@@ -56,7 +50,7 @@ export function addCounts(into: JobCounts, counts: JobCounts): void {
  * the consumer's own handling; a message its unit asks to retry is dropped, as if it waited in
  * the queue. Answers the outcomes' counts summed, with how many units ended each way.
  */
-export async function drain(deps: WorkDeps & { queue: ReturnType<typeof memoryQueue> }): Promise<JobCounts> {
+export async function drain(deps: QueueDeps): Promise<JobCounts> {
   const counts: JobCounts = {};
   while (deps.queue.messages.length > 0) {
     const message = deps.queue.messages.shift()!;
@@ -75,7 +69,7 @@ export async function drain(deps: WorkDeps & { queue: ReturnType<typeof memoryQu
  * One cron run of a job as the Worker runs it (recorded in job_runs), then every message it
  * enqueued delivered once: what tests used to get from the job's serial loop.
  */
-export async function runJobNow(deps: WorkDeps & { queue: ReturnType<typeof memoryQueue> }, job: JobName): Promise<{ run: JobRun; counts: JobCounts }> {
+export async function runJobNow(deps: QueueDeps, job: JobName): Promise<{ run: JobRun; counts: JobCounts }> {
   const run = await runJob(deps, job, null, (produced, runId) => produceJob(deps, QUEUE_JOBS[job], runId, produced));
   if (run.error) throw new Error(`the ${job} producer failed: ${run.error}`);
   const counts = await drain(deps);
@@ -83,16 +77,8 @@ export async function runJobNow(deps: WorkDeps & { queue: ReturnType<typeof memo
 }
 
 /** Work dependencies over dependencies a test already built (a clock, a model, a vector index), with a queue in memory. */
-export function workDepsOf(deps: Deps & { llm?: LanguageModel | null }): WorkDeps & { queue: ReturnType<typeof memoryQueue> } {
-  if (!deps.shards) throw new Error("work dependencies need every database: build them with testDeps() without d1");
-  return {
-    ...deps,
-    shards: deps.shards,
-    sessionObjects: env.SESSIONS,
-    queue: memoryQueue(),
-    loadModel: () => deps.llm ?? null,
-    loadSemantic: () => deps.semantic ?? null,
-  };
+export function workDepsOf(deps: Deps): QueueDeps {
+  return { ...deps, queue: memoryQueue() };
 }
 
 /** A job's cron run and its messages delivered (runJobNow) over a test's dependencies; its counts are added to `counts`. */

@@ -22,7 +22,7 @@ export async function newNotesMind(mind: Record<string, unknown> = {}) {
 /** Every note of the mind, oldest first, as stored. */
 export async function storedNotes(mindId: string) {
   return (await depsOfMind(mindId))
-    .db.select()
+    .shard.select()
     .from(notes)
     .where(eq(notes.mindId, mindId))
     .orderBy(asc(notes.createdAt), asc(notes.id));
@@ -34,14 +34,14 @@ export async function coldOf(mindId: string, agent = "default") {
 
 export async function versionsOf(mindId: string, agent = "default") {
   return (await depsOfMind(mindId))
-    .db.select()
+    .shard.select()
     .from(coldVersions)
     .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, agent)))
     .orderBy(asc(coldVersions.version));
 }
 
 export async function consolidationsOf(mindId: string) {
-  return (await depsOfMind(mindId)).db.select().from(consolidations).where(eq(consolidations.mindId, mindId)).orderBy(asc(consolidations.startedAt));
+  return (await depsOfMind(mindId)).shard.select().from(consolidations).where(eq(consolidations.mindId, mindId)).orderBy(asc(consolidations.startedAt));
 }
 
 /**

@@ -66,6 +66,6 @@ export function memoryIndex(options: { leaky?: boolean } = {}): VectorIndex & { 
 /** Domain dependencies with recall by meaning, and the work they deferred, to await. */
 export function semanticDeps(semantic: Semantic | null, base: Deps = testDeps()) {
   const deferred: Promise<unknown>[] = [];
-  const deps: Deps = { db: base.db, shards: base.shards, clock: base.clock, semantic, defer: (work) => void deferred.push(work) };
+  const deps: Deps = { ...base, semantic, defer: (work) => void deferred.push(work) };
   return { deps, settle: async () => { while (deferred.length > 0) await deferred.shift(); } };
 }

@@ -12,9 +12,9 @@ standInTelegram();
 async function recordChat(chatId: number): Promise<string[]> {
   const log: string[] = [];
   await runInDurableObject(chatObject(chatId), (instance) => {
-    const target = instance as unknown as { deps: { db: unknown; shards: unknown } };
+    const target = instance as unknown as { deps: { directory: unknown; shards: unknown } };
     const shards = createShards({ ...env, DB: recordingD1(env.DB, log), SHARD_1: recordingD1(env.SHARD_1!, log) });
-    target.deps = { ...target.deps, db: shards.directory, shards };
+    target.deps = { ...target.deps, directory: shards.directory, shards };
   });
   return log;
 }

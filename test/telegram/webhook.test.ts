@@ -308,7 +308,7 @@ describe("setup, retention and erasure", () => {
       env.DB.prepare("insert into telegram_updates (update_id, received_at) values (?, ?)").bind(old, new Date(now.getTime() - 8 * 86_400_000).toISOString()),
       env.DB.prepare("insert into telegram_updates (update_id, received_at) values (?, ?)").bind(fresh, new Date(now.getTime() - 6 * 86_400_000).toISOString()),
     ]);
-    expect(await TELEGRAM_RETENTION_STEPS[0]!.run(testDeps(), now, DEFAULT_RETENTION)).toBeGreaterThanOrEqual(1);
+    expect(await TELEGRAM_RETENTION_STEPS[0]!.run({ ...testDeps(), shard: testDeps().directory }, now, DEFAULT_RETENTION)).toBeGreaterThanOrEqual(1);
     expect(await claimsOf(old)).toBe(0);
     expect(await claimsOf(fresh)).toBe(1);
   });

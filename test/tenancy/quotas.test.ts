@@ -6,7 +6,7 @@ import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
 import { scriptedModel } from "../support/scripted-model";
-import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { updateCold } from "../../src/notes/cold-memory";
@@ -15,7 +15,7 @@ import { dataOf } from "../support/shards";
 import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { runNow } from "../support/jobs";
 import { consolidateNotes } from "../../src/notes/consolidate";
-import { readAppendSettings, writeAppend } from "../../src/sessions/history";
+import { readAppendUsage, writeAppend } from "../../src/sessions/history";
 import { freshDatabases } from "../support/fresh-databases";
 
 // The hourly job sweeps every mind and it reads its latest run: it starts from empty databases.
@@ -178,11 +178,13 @@ describe("per-mind quotas", () => {
     await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(content.length * 1.5) });
     // What each session's object does, through one D1 whose batches wait for both: both read the usage first.
     const deps = await depsOfMind(t.mind.id, { wrap: (d1) => meetingD1(d1, 2) });
+    // The settings come with the callers' mind context, read once before.
+    const { settings } = (await contextOfMind(t.mind.id)).mind;
     const appends = await Promise.allSettled(
       sessions.map(async (session) => {
         const target = { mindId: t.mind.id, sessionId: session.id };
-        const quota = await readAppendSettings(deps, target, null);
-        return writeAppend(deps, target, { role: "user", content }, { clearEphemeral: false, historyCap: 200, quota: quota! });
+        const usage = await readAppendUsage(deps, target, null);
+        return writeAppend(deps, target, { role: "user", content }, { clearEphemeral: false, historyCap: 200, quota: { settings, usage: usage! } });
       }),
     );
     expect(appends.filter((a) => a.status === "fulfilled")).toHaveLength(1);

@@ -58,7 +58,7 @@ function DataPage({ v, empty }: { v: UiEnv["Variables"]; empty: boolean }) {
 
 /** The data page as the mind stands now. */
 const dataPage = async (c: Context<UiEnv>, options: Parameters<typeof page>[3] = {}) =>
-  page(c, c.var.t.data, <DataPage v={c.var} empty={await mindIsEmpty(c.var.mindContext.db, c.var.mindContext.mind.id)} />, options);
+  page(c, c.var.t.data, <DataPage v={c.var} empty={await mindIsEmpty(c.var.mindContext.shard, c.var.mindContext.mind.id)} />, options);
 
 dataPages.get("/data", (c) => dataPage(c));
 
@@ -77,7 +77,7 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
+    const job = await importMind(deps, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
     // To the job's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
@@ -116,7 +116,7 @@ dataPages.post("/erase", async (c) => {
   if ((await formText(c, "confirm")).trim() !== mind.name) {
     return dataPage(c, { error: t.eraseMismatch, status: 400 });
   }
-  const deleted = await deleteMind({ ...deps, sessionObjects: c.env.SESSIONS }, session.accountId, mind.id);
+  const deleted = await deleteMind(deps, session.accountId, mind.id);
   await switchUiMind(c, session, null);
   return page(
     c,

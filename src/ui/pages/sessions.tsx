@@ -46,7 +46,7 @@ sessionPages.get("/sessions", async (c) => {
 
 sessionPages.get("/sessions/:id", async (c) => {
   const { t, mindContext, csrf } = c.var;
-  const session = await getSessionWithState({ ...mindContext, sessionObjects: c.env.SESSIONS }, c.req.param("id"));
+  const session = await getSessionWithState(mindContext, c.req.param("id"));
   const history = await uiHistory(mindContext, session.id, { after: 0, limit: HISTORY_PAGE });
   const ephemeralCount = history.messages.filter((m) => m.ephemeral).length;
   return page(
@@ -82,7 +82,7 @@ sessionPages.get("/sessions/:id", async (c) => {
 sessionPages.post("/sessions/:id/done", async (c) => {
   const answer = await formText(c, "answer");
   if (answer !== "yes" && answer !== "no") throw invalid("answer: yes or no");
-  const result = await completeSession({ ...c.var.mindContext, sessionObjects: c.env.SESSIONS }, c.req.param("id"), answer === "yes");
+  const result = await completeSession(c.var.mindContext, c.req.param("id"), answer === "yes");
   const ok = result.confirmed ? "cleared" : "kept";
   return c.redirect(`/ui/sessions/${c.req.param("id")}?ok=${ok}`, 303);
 });
