@@ -9,7 +9,7 @@ import { memoryFeature } from "./features/memory";
 import { startFeature } from "./features/start";
 import { taskFeature } from "./features/tasks";
 import { localeOf, translator } from "./i18n";
-import { ensureTelegramIdentity } from "./identity";
+import { forgetTelegramIdentity, keptTelegramIdentity } from "./identity";
 import { bindMind } from "../tenancy/mind-context";
 
 /**
@@ -22,6 +22,7 @@ export function createBot(config: TelegramConfig, services: BotServices): Bot<Bo
   bot.api.config.use(journaledCalls(services.journal));
   bot.use(identify(services));
   bot.use(friendlyErrors);
+  bot.use(forgetStaleIdentity);
   bot.use(startFeature, loginFeature, memoryFeature, taskFeature, chatFeature);
   bot.on("callback_query", (ctx) => ctx.answerCallbackQuery());
   return bot;
@@ -39,12 +40,24 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     if (!ctx.message && !ctx.callbackQuery) return;
     if (!sender || sender.is_bot || !chat || chat.type === "channel") return;
     ctx.who = await services.journal.once("identity", () =>
-      ensureTelegramIdentity(services.deps, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),
+      keptTelegramIdentity(services.deps, services.state, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),
     );
     ctx.mindContext = bindMind(services.deps, ctx.who.mind, ctx.who.scope);
     await next();
   };
 }
+
+/** A kept identity that led to a mind or chat not found, or a mind moving, is built again on the next update. */
+const forgetStaleIdentity: MiddlewareFn<BotContext> = async (ctx, next) => {
+  try {
+    await next();
+  } catch (error) {
+    if (error instanceof AppError && (error.code === "not_found" || error.code === "mind_moving") && ctx.from) {
+      forgetTelegramIdentity(ctx.services.state, ctx.from);
+    }
+    throw error;
+  }
+};
 
 const FRIENDLY: Partial<Record<ErrorCode, string>> = {
   not_found: "error-not-found",

@@ -3,12 +3,13 @@ import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
-import { resolveMindContext } from "../tenancy/mind-context";
-import { createMind, type Mind } from "../tenancy/minds";
-import { ensureChat } from "../sessions/chats";
+import { bindMind, resolveMindContext } from "../tenancy/mind-context";
+import { createMind, getMindById, type Mind } from "../tenancy/minds";
+import { ensureChat, getChat } from "../sessions/chats";
 import type { Chat } from "../sessions/model";
+import type { ChatState } from "./bot-context";
 import type { BotLocale } from "./i18n";
 
 export interface TelegramSender {
@@ -69,6 +70,59 @@ export async function ensureTelegramIdentity(
   const ctx = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
   const { chat: chatRow } = await ensureChat(ctx, mindId, "telegram", String(chat.id));
   return { accountId, mind: ctx.mind, chat: chatRow, created, scope: ctx.scope };
+}
+
+/** What the chat's object keeps of a sender's identity between updates. */
+interface KeptIdentity {
+  /** What it was built from: a new name, chat title or language makes it be built again. */
+  from: string;
+  accountId: string;
+  mindId: string;
+  chatId: string;
+  scope: Scope;
+}
+
+const keptName = (sender: TelegramSender) => `identity:${sender.id}`;
+
+/**
+ * The sender's identity in this chat. The chat's object keeps it: while the sender, the chat
+ * and the language are as they were, no upsert runs; the mind (its settings and shard as they
+ * are now) and the chat's row (its active session) are read, and either gone builds the
+ * identity again. Otherwise the account, mind and chat upserts run.
+ */
+export async function keptTelegramIdentity(
+  deps: Deps,
+  state: ChatState,
+  sender: TelegramSender,
+  chat: TelegramChatRef,
+  locale: BotLocale,
+): Promise<TelegramIdentity> {
+  const from = JSON.stringify([sender.id, sender.first_name, sender.username ?? null, chat.id, chat.type, chat.title ?? null, locale]);
+  const kept = state.get<KeptIdentity | null>(keptName(sender));
+  if (kept && kept.from === from) {
+    const found = await orNull(async () => {
+      const mind = await getMindById(deps, kept.mindId);
+      return { mind, chat: await getChat(bindMind(deps, mind, kept.scope), kept.chatId) };
+    });
+    if (found) return { accountId: kept.accountId, ...found, created: false, scope: kept.scope };
+  }
+  const who = await ensureTelegramIdentity(deps, sender, chat, locale);
+  state.put(keptName(sender), { from, accountId: who.accountId, mindId: who.mind.id, chatId: who.chat.id, scope: who.scope } satisfies KeptIdentity);
+  return who;
+}
+
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") return null;
+    throw error;
+  }
+}
+
+/** Drops the kept identity (its mind or chat was not found, or is moving): the next update builds it again. */
+export function forgetTelegramIdentity(state: ChatState, sender: TelegramSender): void {
+  state.put(keptName(sender), null);
 }
 
 async function ensureTelegramAccount(deps: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
