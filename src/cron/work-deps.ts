@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
 import { systemClock, type Clock } from "../clock";
 import type { Env } from "../config";
-import type { JobCounts, JobName } from "../db/job-runs";
+import type { JobCounts, JobName } from "../work/job-runs";
 import { createDeps, type ShardedDeps } from "../deps";
 import type { Semantic } from "../embeddings/ports";
 import { createSemantic } from "../embeddings/providers";
