@@ -9,7 +9,7 @@ import { getImportJob } from "../portability/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
-import { deleteMind } from "../portability/erase";
+import { eraseMind } from "../portability/mind-jobs";
 import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../tenancy/settings";
 import { bearerSecurity, createRouter } from "../http/router";
@@ -141,7 +141,7 @@ mindRoutes
     }),
     async (c) =>
       c.json(
-        { deleted: await deleteMind({ ...c.var.deps, sessionObjects: c.env.SESSIONS }, c.var.accountId, c.req.valid("param").id) },
+        { deleted: await eraseMind({ ...c.var.deps, mindJobs: c.env.MIND_JOBS }, c.var.accountId, c.req.valid("param").id) },
         200,
       ),
   )
@@ -199,7 +199,7 @@ mindRoutes
       if (length !== undefined && Number(length) > IMPORT_MAX_BYTES) throw archiveTooLarge();
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const job = await importMind({ ...c.var.deps, importObjects: c.env.IMPORTS }, c.var.accountId, id, body);
+      const job = await importMind({ ...c.var.deps, mindJobs: c.env.MIND_JOBS }, c.var.accountId, id, body);
       if (job.state === "done") return c.json({ imported: job.counts, job }, 200);
       c.header("Location", `/minds/${id}/import/${job.id}`);
       return c.json({ job }, 202);

@@ -39,6 +39,17 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  * the same counts.
  */
 export async function deleteMind(deps: EraseDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
+  const erasure = await beginErasure(deps, accountId, mindId);
+  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
+  return erasure.counts;
+}
+
+/**
+ * The first step of erasing the mind: marks it erasing and records what it held, in one
+ * directory transaction (404 for no such mind, 503 while it moves); answers the erasure, which
+ * may be finished already (asked again). The rest is `finishInterruptedErasure`, safe to repeat.
+ */
+export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<typeof mindErasures.$inferSelect> {
   const directory = directoryOf(deps);
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
@@ -49,12 +60,11 @@ export async function deleteMind(deps: EraseDeps, accountId: string, mindId: str
   }
   const erasure = await directory.select().from(mindErasures).where(and(eq(mindErasures.mindId, mindId), eq(mindErasures.accountId, accountId))).get();
   if (!erasure) throw row ? mindMoving() : notFound("mind");
-  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
-  return erasure.counts;
+  return erasure;
 }
 
 /** Counts what the mind holds, then marks it erasing and records the erasure, in one directory transaction. */
-async function markErasing(deps: EraseDeps, accountId: string, mindId: string, shard: string): Promise<void> {
+async function markErasing(deps: Deps, accountId: string, mindId: string, shard: string): Promise<void> {
   const directory = directoryOf(deps);
   const data = await countMindRows(databaseOfMind(deps, shard), mindId);
   const shardDb = databaseOfMind(deps, shard);

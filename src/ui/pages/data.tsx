@@ -3,7 +3,7 @@ import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
 import { importMind, type ImportJob } from "../../portability/import";
 import { getImportJob, mindIsEmpty } from "../../portability/import-jobs";
-import { deleteMind } from "../../portability/erase";
+import { eraseMind } from "../../portability/mind-jobs";
 import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
@@ -77,7 +77,7 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
+    const job = await importMind({ ...deps, mindJobs: c.env.MIND_JOBS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
     // To the job's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
@@ -116,7 +116,7 @@ dataPages.post("/erase", async (c) => {
   if ((await formText(c, "confirm")).trim() !== mind.name) {
     return dataPage(c, { error: t.eraseMismatch, status: 400 });
   }
-  const deleted = await deleteMind({ ...deps, sessionObjects: c.env.SESSIONS }, session.accountId, mind.id);
+  const deleted = await eraseMind({ ...deps, mindJobs: c.env.MIND_JOBS }, session.accountId, mind.id);
   await switchUiMind(c, session, null);
   return page(
     c,
