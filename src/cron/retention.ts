@@ -5,7 +5,7 @@ import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type Retent
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } from "../portability/erase";
-import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
+import { IMPORT_RETENTION_STEP, IMPORT_STALLED_MS } from "../portability/import-jobs";
 import { startJob } from "../portability/mind-jobs";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
@@ -50,8 +50,6 @@ export const retentionJob: QueueJob = {
   ],
 };
 
-/** An unfinished import untouched this long has no object writing it any more. */
-export const IMPORT_STALLED_MS = 15 * 60_000;
 const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS).toISOString();
 
 /**

@@ -4,6 +4,7 @@ import type { Deps } from "../deps";
 import { AppError, conflict } from "../errors";
 import { eq } from "drizzle-orm";
 import { beginErasure } from "./erase";
+import { getImportJob, IMPORT_STALLED_MS, isImportUnfinished, type ImportJob } from "./import-jobs";
 import { mindJobObject, type JobRef, type MindJobObject } from "./job-object";
 
 // The requests' side of the mind's job object: a request does the quick checks and the first
@@ -19,6 +20,18 @@ export async function startJob(deps: MindJobsDeps, ref: JobRef) {
   const object = mindJobObject(deps.mindJobs, ref.mindId);
   if (!(await object.start(ref))) throw conflict(`the mind has too many operations waiting: try the ${ref.kind} again later`);
   return object;
+}
+
+/**
+ * The account's import job, as it stands (`getImportJob`). Following a job that stopped moving
+ * (its object was lost, or deleted by a deploy) hands it to the mind's job object again, which
+ * goes on from the job's progress; the daily retention does the same for jobs nobody follows.
+ */
+export async function followImportJob(deps: Deps & MindJobsDeps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
+  const job = await getImportJob(deps, accountId, mindId, jobId);
+  const stalled = isImportUnfinished(job.state) && Date.parse(job.updated_at) < deps.clock.now().getTime() - IMPORT_STALLED_MS;
+  if (stalled) await startJob(deps, { kind: "import", mindId, jobId }).catch(() => undefined);
+  return job;
 }
 
 /** How long a request waits for an erasure to finish before answering. */

@@ -231,4 +231,18 @@ describe("the mind's job object", () => {
     expect(await importState(s.target, job.id)).toEqual({ state: "done", error_code: null });
     expect((await mindState(s.target)).counts.memories).toBe(3);
   });
+
+  it("resumes a stalled import its owner follows, and leaves one that moves alone", async () => {
+    const s = await archiveAndTarget();
+    const job = await accept(s.accountId, s.target, s.archive);
+    const follow = () => call("GET", `/minds/${s.target}/import/${job.id}`, { token: s.token });
+    // Touched just now: it is taken to be written by an object, and following it wakes nothing.
+    expect((await follow()).json).toMatchObject({ id: job.id, state: "queued" });
+    expect(await objectOf(s.target).pending()).toEqual([]);
+    const stalled = new Date(Date.now() - 60 * 60_000).toISOString();
+    await (await dataOf(s.target)).prepare("update import_jobs set updated_at = ? where id = ?").bind(stalled, job.id).run();
+    expect((await follow()).json).toMatchObject({ id: job.id, state: "queued" });
+    await drive(s.target);
+    expect((await follow()).json).toMatchObject({ state: "done", counts: { memories: 3 } });
+  });
 });
