@@ -26,6 +26,7 @@ export async function importMind(deps: ImportDeps, accountId: string, mindId: st
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
   const { job: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
   const ref = { kind: "import", mindId, jobId: staged.id } as const;
+  // Refused (too many operations wait), the stored job is left to be resumed: following it, or the daily retention.
   const object = await startJob(deps, ref);
   if (bytes > IMPORT_INLINE_MAX_BYTES) return staged;
   await object.runFor(ref, INLINE_WAIT_MS);

@@ -62,10 +62,8 @@ export class MindJobObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
-    this.deps = {
-      semantic: { ...objectDeps(env, ctx, { semantic: false }), sessionObjects: env.SESSIONS, semantic: createSemantic(env) },
-      plain: { ...objectDeps(env, ctx, { semantic: false }), sessionObjects: env.SESSIONS, semantic: null },
-    };
+    const plain = { ...objectDeps(env, ctx, { semantic: false }), sessionObjects: env.SESSIONS, semantic: null };
+    this.deps = { semantic: { ...plain, semantic: createSemantic(env) }, plain };
   }
 
   /**
@@ -155,6 +153,7 @@ export class MindJobObject extends DurableObject<Env> {
         if (!fromAlarm) {
           // A request ran its own operation: the next one waits for the alarm.
           if (this.queue().length > 0) await this.ctx.storage.setAlarm(Date.now());
+          else await this.ctx.storage.deleteAlarm();
           return;
         }
       } catch (error) {
