@@ -25,8 +25,8 @@ export interface Deps {
   defer?: (work: Promise<unknown>) => void;
   /** One object per session: the single writer of its history. */
   sessionObjects: Env["SESSIONS"];
-  /** One object per import job. */
-  importObjects: Env["IMPORTS"];
+  /** One job object per mind: runs its imports, moves and erasures in the background. */
+  mindJobs: Env["MIND_JOBS"];
   /** The work queue cron runs fan out through. */
   queue: WorkQueue;
   /** The model for extraction, consolidation and the bot's answers, built when first asked for (null: none configured). */
@@ -64,7 +64,7 @@ export function createDeps(env: Env, options: DepsOptions = {}): Deps {
     semantic: options.semantic === false ? null : createSemantic(env),
     ...(options.defer && { defer: options.defer }),
     sessionObjects: env.SESSIONS,
-    importObjects: env.IMPORTS,
+    mindJobs: env.MIND_JOBS,
     queue: env.JOBS ?? noQueue,
     model: once(() => createLimitedModel(env)),
   };

@@ -1,5 +1,5 @@
 import type { SQL } from "drizzle-orm";
-import type { JobCounts, JobName } from "../db/job-runs";
+import type { JobCounts, JobName } from "../work/job-runs";
 import type { Deps, InShard } from "../deps";
 import type { Unit } from "../work/units";
 

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { settleMessage } from "../../src/cron/consume";
 import { produceJob } from "../../src/cron/produce";
 import { QUEUE_JOBS } from "../../src/cron/schedule";
-import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/db/job-runs";
+import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/work/job-runs";
 import type { Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
 import type { LanguageModel } from "../../src/llm/providers";

@@ -231,8 +231,8 @@ describe("/done", () => {
     const p = newPerson();
     await send(p, textUpdate(p, "run the tests"));
     const session = (await activeSessionOf(p))!;
-    const deps = { ...testDeps(), sessionObjects: env.SESSIONS };
-    await appendMessage({ ...(await inMind(deps, { mindId: session.mind_id })), sessionObjects: deps.sessionObjects }, session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
+    const deps = testDeps();
+    await appendMessage(await inMind(deps, { mindId: session.mind_id }), session.id, { role: "tool", content: "12 passed", ephemeral: true, tool: "vitest" });
 
     await send(p, textUpdate(p, "/done"));
     const question = telegram.to(p.chat.id, "sendMessage").at(-1)!;
