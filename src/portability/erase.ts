@@ -5,7 +5,6 @@ import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures
 import { DIRECTORY } from "../db/shards";
 import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
-import type { Semantic } from "../embeddings/ports";
 import { forgetSessionObjects } from "../sessions/objects";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";

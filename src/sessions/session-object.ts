@@ -154,7 +154,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {
-    const extraction = await extractSession({ ...(await this.depsOf(target)), model: () => this.model() }, target);
+    // Extraction reads the mind itself (its shard, locale and budget): no lookup here.
+    const extraction = await extractSession({ ...this.deps, model: () => this.model() }, target);
     if (extraction.status === "not_found") return extraction;
     const next = afterExtraction(this.counters(), extraction, this.deps.clock.now().toISOString());
     // More waiting than one call reads: go on right after this run.

@@ -15,7 +15,7 @@ import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
 import { ADMIN_TOKEN, call, newMind, newHuman } from "../helpers";
-import { DAY, depsOfMind, eraseDeps, HOUR, manualClock, testDeps, inMind } from "../support/deps";
+import { DAY, depsOfMind, HOUR, manualClock, testDeps, inMind } from "../support/deps";
 import { runNow } from "../support/jobs";
 import { coldOf, newNotesMind } from "../support/long-term";
 import { freshDatabases } from "../support/fresh-databases";

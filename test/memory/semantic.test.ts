@@ -13,7 +13,7 @@ import { createDeps } from "../../src/deps";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
-import { eraseDeps, inMind } from "../support/deps";
+import { inMind } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
 
 // The backfill sweeps every mind and it counts what it did: it starts from empty databases.
@@ -148,7 +148,7 @@ describe("recall by meaning", () => {
     await runNow("embeddings", on.deps, {});
     expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
 
-    const erased = await deleteMind(eraseDeps(on.deps), accountId, scope.mindId);
+    const erased = await deleteMind(on.deps, accountId, scope.mindId);
     expect(erased.embeddings).toBe(1);
     expect(index.stored.get(scope.mindId)?.size).toBe(0);
   });
@@ -162,7 +162,7 @@ describe("recall by meaning", () => {
     expect(await record("memory", kept.id)).toMatchObject({ state: "done" });
     // The request marks the mind, then dies while removing its vectors.
     const down = { ...index, remove: () => Promise.reject(new Error("vector index unavailable")) };
-    await expect(deleteMind(eraseDeps(semanticDeps({ embedder: conceptEmbedder(), index: down }).deps), accountId, scope.mindId)).rejects.toThrow();
+    await expect(deleteMind(semanticDeps({ embedder: conceptEmbedder(), index: down }).deps, accountId, scope.mindId)).rejects.toThrow();
     expect(await record("memory", kept.id)).not.toBeNull();
 
     // The daily job, in a deployment with an embedder and a vector index, finishes it.

@@ -6,7 +6,7 @@ import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
 import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
-import { eraseDeps, testDeps } from "../support/deps";
+import { testDeps } from "../support/deps";
 import { checkEachFault, faultPoints, faultSample, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { countEverywhere } from "../support/shards";
@@ -29,7 +29,7 @@ async function mindWithArchive() {
 }
 
 /** Every database seen through `wrap` (faulty or not). */
-const deps = (wrap?: (d1: D1Database) => D1Database) => ({ ...eraseDeps(testDeps({ wrap })), llm: null });
+const deps = (wrap?: (d1: D1Database) => D1Database) => (testDeps({ wrap }));
 
 /** Rows an import staged for the mind, or parts of its archive, not written or dropped yet. */
 const stagedLeft = async (mindId: string) =>

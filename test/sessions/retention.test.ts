@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { createLoginLink, redeemLoginLink } from "../../src/auth/login-links";
 import { runNow } from "../support/jobs";
 import { call } from "../helpers";
-import { DAY, eraseDeps, manualClock, testDeps } from "../support/deps";
+import { DAY, manualClock, testDeps } from "../support/deps";
 import { append, channel, contents, newAuth, openSession, patchSettings } from "./session-helpers";
 
 describe("daily retention of sessions", () => {

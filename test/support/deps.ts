@@ -33,8 +33,6 @@ export function testDeps(
   return { ...deps, directory: shards.directory, shards, model: () => options.llm ?? null };
 }
 
-/** Deps for erasing a mind (directly, or by the retention job): the test's own deps now carry the session objects and the vector index. */
-export const eraseDeps = (deps: Deps = testDeps()): Deps => deps;
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;

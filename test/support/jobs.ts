@@ -1,4 +1,3 @@
-import { env } from "cloudflare:workers";
 import { settleMessage } from "../../src/cron/consume";
 import { produceJob } from "../../src/cron/produce";
 import { QUEUE_JOBS } from "../../src/cron/schedule";

@@ -7,7 +7,7 @@ import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
 import { TELEGRAM_RETENTION_STEPS } from "../../src/db/telegram-updates";
 import { ADMIN_TOKEN, call } from "../helpers";
-import { eraseDeps, testDeps } from "../support/deps";
+import { testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import { rowsEverywhere } from "../support/shards";
 import {
@@ -322,7 +322,7 @@ describe("setup, retention and erasure", () => {
     const mapping = await env.DB.prepare("select mind_id, account_id from telegram_chats where telegram_chat_id = ?")
       .bind(p.chat.id)
       .first<{ mind_id: string; account_id: string }>();
-    const receipt = await deleteMind(eraseDeps(), mapping!.account_id, mapping!.mind_id);
+    const receipt = await deleteMind(testDeps(), mapping!.account_id, mapping!.mind_id);
     expect(receipt).toMatchObject({ minds: 1, telegram_chats: 1, chats: 1 });
     expect(await env.DB.prepare("select count(*) as n from telegram_chats where telegram_chat_id = ?").bind(p.chat.id).first()).toEqual({ n: 0 });
     await send(p, textUpdate(p, "/start"));
