@@ -49,7 +49,7 @@ const noQueue: WorkQueue = {
 };
 
 /** Built on first call, so a bad setting fails only the work that needs it. */
-export function once<T>(build: () => T): () => T {
+function once<T>(build: () => T): () => T {
   let built: { value: T } | null = null;
   return () => (built ??= { value: build() }).value;
 }
