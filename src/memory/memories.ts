@@ -8,23 +8,10 @@ import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
+import type { MemoryInput, MemoryPatch } from "./fields";
 import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, markForEmbedding } from "../embeddings/vectors";
-
-export interface MemoryInput {
-  category: Category;
-  key: string;
-  content: string;
-  tags?: string[];
-  priority?: Priority;
-  confidence?: number;
-  expires_at?: string | null;
-  /** Where it came from (surrounding dialogue, a document section, a date): indexed, never shown as content. */
-  context?: string;
-}
-
-export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at" | "context">>;
 
 export interface MemoryListFilter {
   category?: Category;

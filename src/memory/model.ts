@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import type { MemoryRow } from "../db/schema";
+import type { memoryRecord } from "./fields";
 
 export const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -29,25 +31,8 @@ export const TAG_MAX = 40;
 export const TAGS_MAX = 10;
 export type Source = (typeof SOURCES)[number];
 
-/** A memory as every front shows it (Synapse's field names). */
-export interface Memory {
-  id: string;
-  mind_id: string;
-  agent: string;
-  category: Category;
-  key: string;
-  content: string;
-  tags: string[];
-  priority: Priority;
-  source: Source;
-  verified: boolean;
-  confidence: number;
-  expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Where it came from; only when asked for (`include=context`), never as its content. */
-  context?: string;
-}
+/** A memory as every front shows it (Synapse's field names); its one shape is fields.ts' memoryRecord. */
+export type Memory = z.output<typeof memoryRecord>;
 
 export function toMemory(row: MemoryRow): Memory {
   return {
