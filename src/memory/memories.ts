@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import type { MemoryInput, MemoryPatch } from "./fields";
-import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
+import { boundContext, givenColumns, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, markForEmbedding } from "../embeddings/vectors";
 
@@ -104,13 +104,14 @@ export async function storeMemory(
         key: input.key,
         content: input.content,
         tags: tags ?? [],
-        priority: input.priority ?? "normal",
+        priority: "normal",
         source,
         verified,
         confidence,
-        expiresAt: input.expires_at ?? null,
+        expiresAt: null,
         createdAt: now,
         updatedAt: now,
+        ...givenColumns(input),
         ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
@@ -123,8 +124,7 @@ export async function storeMemory(
           confidence,
           updatedAt: now,
           ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
-          ...(input.priority !== undefined && { priority: input.priority }),
-          ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
+          ...givenColumns(input),
           ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
         },
       })
@@ -162,8 +162,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
         searchContent: toIndexText(scope.mindId, content),
         updatedAt: now,
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
-        ...(patch.priority !== undefined && { priority: patch.priority }),
-        ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
+        ...givenColumns(patch),
         ...(patch.context !== undefined && contextColumns(scope.mindId, patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))
