@@ -12,7 +12,6 @@ import { DEAD_LETTER_QUEUE } from "./work/units";
 export { MindJobObject } from "./portability/job-object";
 export { ModelLimiterObject } from "./llm/model-limiter";
 export { RateLimiterObject } from "./limits/rate-limiter";
-export { ImportObject } from "./portability/import-object";
 export { SessionObject } from "./sessions/session-object";
 export { TelegramChatObject } from "./telegram/chat-object";
 

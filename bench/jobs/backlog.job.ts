@@ -4,7 +4,7 @@ import { readLlmConfig, type Env } from "../../src/config";
 import { runCronWith } from "../../src/cron/schedule";
 import { createWorkDeps } from "../../src/cron/work-deps";
 import { everyShard } from "../../src/db/client";
-import { runJob } from "../../src/db/job-runs";
+import { runJob } from "../../src/work/job-runs";
 import { createLanguageModel } from "../../src/llm/providers";
 import { bindMind, personalScope } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount, type Mind } from "../../src/tenancy/minds";

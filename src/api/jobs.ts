@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
 import { everyShard } from "../db/client";
-import { JOB_NAMES, listJobRuns } from "../db/job-runs";
+import { JOB_NAMES, listJobRuns } from "../work/job-runs";
 import { AppError } from "../errors";
 import { bearerSecurity, createRouter } from "../http/router";
 import { listDeadLetters, redriveDeadLetters } from "../work/dead-letters";

@@ -5,11 +5,10 @@ import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { archiveTooLarge } from "../portability/archive-lines";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
-import { getImportJob } from "../portability/import-jobs";
 import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
-import { deleteMind } from "../portability/erase";
+import { eraseMind, followImportJob } from "../portability/mind-jobs";
 import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../tenancy/settings";
 import { bearerSecurity, createRouter } from "../http/router";
@@ -141,7 +140,7 @@ mindRoutes
     }),
     async (c) =>
       c.json(
-        { deleted: await deleteMind({ ...c.var.deps, sessionObjects: c.env.SESSIONS }, c.var.accountId, c.req.valid("param").id) },
+        { deleted: await eraseMind({ ...c.var.deps, mindJobs: c.env.MIND_JOBS }, c.var.accountId, c.req.valid("param").id) },
         200,
       ),
   )
@@ -199,7 +198,7 @@ mindRoutes
       if (length !== undefined && Number(length) > IMPORT_MAX_BYTES) throw archiveTooLarge();
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const job = await importMind({ ...c.var.deps, importObjects: c.env.IMPORTS }, c.var.accountId, id, body);
+      const job = await importMind({ ...c.var.deps, mindJobs: c.env.MIND_JOBS }, c.var.accountId, id, body);
       if (job.state === "done") return c.json({ imported: job.counts, job }, 200);
       c.header("Location", `/minds/${id}/import/${job.id}`);
       return c.json({ job }, 202);
@@ -214,7 +213,7 @@ mindRoutes
     }),
     async (c) => {
       const { id, jobId } = c.req.valid("param");
-      return c.json(await getImportJob(c.var.deps, c.var.accountId, id, jobId), 200);
+      return c.json(await followImportJob({ ...c.var.deps, mindJobs: c.env.MIND_JOBS }, c.var.accountId, id, jobId), 200);
     },
   )
   .openapi(

@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
-import { mindJobObject } from "../portability/job-object";
+import { startJob } from "../portability/mind-jobs";
 import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
 import { bearerSecurity, createRouter } from "../http/router";
 import { notFound } from "../errors";
@@ -69,7 +69,7 @@ shardRoutes.openapi(
     const mindId = c.req.valid("json").mind_id;
     const progress = await startMove(c.var.deps, mindId, c.req.valid("param").name);
     if (progress.state === "done") return c.json(progress, 200);
-    await mindJobObject(c.env.MIND_JOBS, mindId).run(mindId);
+    await startJob({ mindJobs: c.env.MIND_JOBS }, { kind: "move", mindId });
     return c.json(progress, 202);
   },
 );
@@ -98,7 +98,7 @@ shardRoutes.openapi(
   async (c) => {
     const mindId = c.req.valid("param").mind_id;
     const progress = await abandonMove(c.var.deps, mindId);
-    await mindJobObject(c.env.MIND_JOBS, mindId).run(mindId);
+    await startJob({ mindJobs: c.env.MIND_JOBS }, { kind: "move", mindId });
     return c.json(progress, 202);
   },
 );

@@ -1,11 +1,12 @@
 import { AppError, loggable } from "../errors";
 import { rateLimitedIn } from "../llm/limited-model";
+import { retryDelay, type RetryPolicy } from "../retry";
 import { holdMark, noteFailure, releaseMark } from "../work/marks";
 import { parseMessage, sendAll, type Unit, type WorkMessage } from "../work/units";
 import { extractUnit } from "./collection";
 import { consolidateUnit } from "./consolidation";
 import { embedUnit, vectorsUnit } from "./embeddings";
-import { eraseUnit, retentionUnit } from "./retention";
+import { eraseUnit, importUnit, retentionUnit } from "./retention";
 import type { UnitHandlers, WorkDeps, WorkOutcome } from "./work-deps";
 
 /** One handler per kind of unit, each beside the job that produces it. */
@@ -16,12 +17,15 @@ export const HANDLERS: UnitHandlers = {
   vectors: (deps, _unit, shard) => vectorsUnit(deps, shard),
   retention: (deps, _unit, shard) => retentionUnit(deps, shard),
   erase: (deps, unit) => eraseUnit(deps, unit),
+  import: (deps, unit) => importUnit(deps, unit),
 };
 
 /** Backoff of a failed unit: 30 s, 1, 2, 4, 8 min, then every 15 min, each ±20 % so retries spread. */
-export function backoffSeconds(attempts: number): number {
-  const base = Math.min(900, 30 * 2 ** Math.max(0, attempts - 1));
-  return Math.round(base * (0.8 + 0.4 * Math.random()));
+export const UNIT_RETRY: RetryPolicy = { firstMs: 30_000, maxMs: 15 * 60_000, jitter: 0.2 };
+
+/** The wait, in whole seconds, after a unit's `attempts`-th failed delivery. */
+export function backoffSeconds(attempts: number, random: () => number = Math.random): number {
+  return Math.round(retryDelay(UNIT_RETRY, attempts, random) / 1000);
 }
 
 /** Works on one unit; a thrown failure becomes a retry with its code (never its text). */

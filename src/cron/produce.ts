@@ -1,5 +1,5 @@
 import { everyShard } from "../db/client";
-import type { JobCounts } from "../db/job-runs";
+import type { JobCounts } from "../work/job-runs";
 import { markPage } from "../work/marks";
 import { sendAll } from "../work/units";
 import type { QueueJob, UnitSource, WorkDeps } from "./work-deps";

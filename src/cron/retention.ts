@@ -1,11 +1,12 @@
 import { sql } from "drizzle-orm";
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
-import type { JobCounts } from "../db/job-runs";
+import type { JobCounts } from "../work/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/retention";
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import { ERASURE_STALE_MS, finishInterruptedErasure, forgetFinishedErasures } from "../portability/erase";
-import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
+import { IMPORT_RETENTION_STEP, IMPORT_STALLED_MS } from "../portability/import-jobs";
+import { startJob } from "../portability/mind-jobs";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import { idsAfter, type QueueJob, type WorkDeps, type WorkOutcome } from "./work-deps";
@@ -36,9 +37,20 @@ export const retentionJob: QueueJob = {
           where finished_at is null and started_at < ${staleBefore} ${from} order by mind_id limit ${limit}`;
       },
     },
+    {
+      // On the mind's database: imports whose object stopped writing them (see importUnit).
+      page(_shard, after, limit, now) {
+        const from = after === null ? sql`` : sql`and 'import ' || mind_id || ' ' || id > ${after}`;
+        return sql`select 'import ' || mind_id || ' ' || id as unit from import_jobs
+          where state in ('checking', 'queued', 'running', 'undoing') and updated_at < ${stalledBefore(now)} ${from}
+          order by mind_id, id limit ${limit}`;
+      },
+    },
     { page: (_shard, after) => (after === null ? sql`select 'retention' as unit` : null) },
   ],
 };
+
+const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS).toISOString();
 
 /**
  * The retention steps on one database, each in bounded rounds; a step that deleted all its
@@ -57,6 +69,18 @@ export async function retentionUnit(deps: WorkDeps, shard: string, options: Rete
   if (shard === DIRECTORY) counts.erasures_forgotten = await forgetFinishedErasures(deps, now);
   if (!more) counts.optimize = `${shard}: ${await optimizeDatabase(inShard)}`;
   return { status: "done", counts, more };
+}
+
+/**
+ * Hands an import that stopped moving to the mind's job object, which goes on from the job's
+ * progress in import_jobs (waking it is harmless if it still runs). This is how an import
+ * written by the import objects of earlier deployments (deleted with their class, keeping only
+ * the job's id and a failure count) resumes: everything else about it is in the database.
+ */
+export async function importUnit(deps: WorkDeps, unit: { mindId: string; jobId: string }): Promise<WorkOutcome> {
+  if (!deps.mindJobs) return { status: "retry", code: "no_job_objects" };
+  await startJob({ mindJobs: deps.mindJobs }, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
+  return { status: "done", counts: { imports_resumed: 1 } };
 }
 
 /** Finishes a mind's erasure that stopped halfway (src/portability/erase.ts): every step is safe to repeat. */

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock";
 import type { Env } from "../config";
-import { runJob, type JobName, type JobRun } from "../db/job-runs";
+import { runJob, type JobName, type JobRun } from "../work/job-runs";
 import { collectionJob } from "./collection";
 import { consolidationJob } from "./consolidation";
 import { embeddingsJob } from "./embeddings";

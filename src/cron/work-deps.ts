@@ -1,12 +1,13 @@
 import type { SQL } from "drizzle-orm";
 import { systemClock, type Clock } from "../clock";
 import type { Env } from "../config";
-import type { JobCounts, JobName } from "../db/job-runs";
+import type { JobCounts, JobName } from "../work/job-runs";
 import { createDeps, type ShardedDeps } from "../deps";
 import type { Semantic } from "../embeddings/ports";
 import { createSemantic } from "../embeddings/providers";
 import { createLimitedModel } from "../llm/limited-model";
 import type { LanguageModel } from "../llm/providers";
+import type { MindJobsDeps } from "../portability/mind-jobs";
 import type { SessionDeps } from "../sessions/objects";
 import type { Unit, WorkQueue } from "../work/units";
 
@@ -17,6 +18,8 @@ import type { Unit, WorkQueue } from "../work/units";
  */
 export interface WorkDeps extends ShardedDeps, Pick<SessionDeps, "sessionObjects"> {
   queue: WorkQueue;
+  /** The minds' job objects, which resume imports that stopped; absent, such imports wait. */
+  mindJobs?: MindJobsDeps["mindJobs"];
   loadModel(): LanguageModel | null;
   loadSemantic(): Semantic | null;
 }
@@ -36,6 +39,7 @@ export function createWorkDeps(env: Env, clock: Clock = systemClock): WorkDeps {
     ...createDeps(env, clock),
     sessionObjects: env.SESSIONS,
     queue: env.JOBS ?? noQueue,
+    mindJobs: env.MIND_JOBS,
     loadModel: once(() => createLimitedModel(env)),
     loadSemantic: once(() => createSemantic(env)),
   };

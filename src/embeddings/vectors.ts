@@ -6,6 +6,7 @@ import type { Semantic, VectorKind } from "./ports";
 import { AppError, loggable } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
 import { jobMindContext, type MindContext } from "../tenancy/mind-context";
+import { retryDelay, type RetryPolicy } from "../retry";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
@@ -15,7 +16,8 @@ import { jobMindContext, type MindContext } from "../tenancy/mind-context";
 
 export const EMBED_BATCH = 32;
 const QUERY_TOP_K = 50;
-const MAX_BACKOFF_MINUTES = 24 * 60;
+/** A failed embedding waits 2, 4, 8, … minutes, at most a day. */
+export const EMBED_RETRY: RetryPolicy = { firstMs: 2 * 60_000, maxMs: 24 * 60 * 60_000 };
 const MAX_TEXT_CHARS = 8_000;
 
 /** Marks rows to be (re-)embedded and starts embedding them after the response. No-op without the ports. */
@@ -103,8 +105,7 @@ async function reschedule(deps: Deps, rows: Pending[], change: { nextAttemptAt?:
   if (rows.length === 0) return;
   const [first, ...rest] = rows.map((row) => {
       const attempts = change.attempts(row);
-      const backoffMinutes = Math.min(MAX_BACKOFF_MINUTES, 2 ** Math.min(attempts, 12));
-      const next = change.nextAttemptAt ?? new Date(now.getTime() + backoffMinutes * 60_000).toISOString();
+      const next = change.nextAttemptAt ?? new Date(now.getTime() + retryDelay(EMBED_RETRY, attempts)).toISOString();
       return deps.db
         .update(embeddings)
         .set({ attempts, nextAttemptAt: next, error: change.error, updatedAt: now.toISOString() })

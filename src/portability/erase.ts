@@ -16,8 +16,9 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 // (from then on it answers as missing everywhere and its rows take no new inserts), the state of
 // its sessions' objects and its vectors are dropped, its rows are erased on its shard in bounded
 // statements, and the directory's row goes last. The erasure record stays: asking again finishes
-// an interrupted erasure and answers what was erased, and the retention job finishes any erasure
-// left behind.
+// an interrupted erasure and answers what was erased. A request marks the mind (`beginErasure`)
+// and the mind's job object runs the rest (mind-jobs.ts), retrying it; the retention job
+// finishes any erasure left behind.
 
 /**
  * What erasing reaches besides the databases: the sessions' objects and the vector index (null:
@@ -36,9 +37,21 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  * Erases the mind and everything it owns, on its shard and in the directory, with its sessions'
  * objects' state and its vectors; answers how many rows of each kind it held. Asked again for a
  * mind whose erasure failed halfway, it finishes the erasure; for one already erased, it answers
- * the same counts.
+ * the same counts. All in the caller; the fronts use `eraseMind` (mind-jobs.ts), whose second
+ * half runs in the mind's job object.
  */
 export async function deleteMind(deps: EraseDeps, accountId: string, mindId: string): Promise<Record<string, number>> {
+  const erasure = await beginErasure(deps, accountId, mindId);
+  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
+  return erasure.counts;
+}
+
+/**
+ * The first step of erasing the mind: marks it erasing and records what it held, in one
+ * directory transaction (404 for no such mind, 503 while it moves); answers the erasure, which
+ * may be finished already (asked again). The rest is `finishInterruptedErasure`, safe to repeat.
+ */
+export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<typeof mindErasures.$inferSelect> {
   const directory = directoryOf(deps);
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
@@ -49,12 +62,11 @@ export async function deleteMind(deps: EraseDeps, accountId: string, mindId: str
   }
   const erasure = await directory.select().from(mindErasures).where(and(eq(mindErasures.mindId, mindId), eq(mindErasures.accountId, accountId))).get();
   if (!erasure) throw row ? mindMoving() : notFound("mind");
-  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
-  return erasure.counts;
+  return erasure;
 }
 
 /** Counts what the mind holds, then marks it erasing and records the erasure, in one directory transaction. */
-async function markErasing(deps: EraseDeps, accountId: string, mindId: string, shard: string): Promise<void> {
+async function markErasing(deps: Deps, accountId: string, mindId: string, shard: string): Promise<void> {
   const directory = directoryOf(deps);
   const data = await countMindRows(databaseOfMind(deps, shard), mindId);
   const shardDb = databaseOfMind(deps, shard);

@@ -2,22 +2,20 @@ import type { Deps } from "../deps";
 import { AppError, type ErrorCode, ERROR_STATUS } from "../errors";
 import { IMPORT_INLINE_MAX_BYTES, type ArchiveBody } from "./import-archive";
 import { acceptImport, getImportJob, type ImportJob } from "./import-jobs";
-import { importObject, type ImportObject } from "./import-object";
+import { startJob, type MindJobsDeps } from "./mind-jobs";
 
 export type { ImportCounts, ImportJob } from "./import-jobs";
 export { IMPORT_INLINE_MAX_BYTES };
 
-/** Domain dependencies plus the namespace of import objects, which write imports in the background. */
-export interface ImportDeps extends Deps {
-  importObjects: DurableObjectNamespace<ImportObject>;
-}
+/** Domain dependencies plus the namespace of the minds' job objects, which write imports in the background. */
+export type ImportDeps = Deps & MindJobsDeps;
 
 /** How long a request waits for a small archive to be written before answering with the job. */
 const INLINE_WAIT_MS = 15_000;
 
 /**
  * Restores an archive (JSONL, as a stream or in memory) into an empty mind of the account. The
- * request stores the archive; the mind's import object checks it as a whole, stages its rows and
+ * request stores the archive; the mind's job object checks it as a whole, stages its rows and
  * writes them in slices. An archive up to IMPORT_INLINE_MAX_BYTES is checked by the request too
  * (a bad line is a 400 naming it) and written before this answers (state `done`, or an error as
  * the write met it); a larger one answers at once with the job `queued`, to be followed with
@@ -27,10 +25,11 @@ const INLINE_WAIT_MS = 15_000;
 export async function importMind(deps: ImportDeps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ImportJob> {
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
   const { job: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
-  const object = importObject(deps.importObjects, staged.id);
-  await object.begin(mindId, staged.id);
+  const ref = { kind: "import", mindId, jobId: staged.id } as const;
+  // Refused (too many operations wait), the stored job is left to be resumed: following it, or the daily retention.
+  const object = await startJob(deps, ref);
   if (bytes > IMPORT_INLINE_MAX_BYTES) return staged;
-  await object.runFor(INLINE_WAIT_MS);
+  await object.runFor(ref, INLINE_WAIT_MS);
   const job = await getImportJob(deps, accountId, mindId, staged.id);
   if (job.state === "failed" && job.error) throw new AppError(errorCode(job.error.code), job.error.message);
   return job;

@@ -251,13 +251,13 @@ async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState
   return to;
 }
 
-/** Records a step's failure (a code and a safe message, never SQL); answers how many failed in a row. */
-export async function recordMoveFailure(deps: Deps, mindId: string, error: unknown): Promise<number> {
+/**
+ * Records a step's failure (a code and a safe message, never SQL) with the failed steps in a row
+ * as the job object counts them, so GET /shards/moves/:id shows them.
+ */
+export async function recordMoveFailure(deps: Deps, mindId: string, error: unknown, attempts: number): Promise<void> {
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: a step of the move failed; it is retried";
-  const job = await directoryOf(deps).select({ attempts: mindMoves.attempts }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-  const attempts = (job?.attempts ?? 0) + 1;
   await directoryOf(deps).update(mindMoves).set({ error: message, attempts, updatedAt: isoNow(deps.clock) }).where(eq(mindMoves.mindId, mindId));
-  return attempts;
 }
 
 /** Every shard with how many minds live on it and how many are moving to it. */

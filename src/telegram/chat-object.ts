@@ -12,14 +12,16 @@ import type { ChatState } from "./bot-context";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
 import { loggable } from "../errors";
+import { givenUp, retryDelay, type RetryPolicy } from "../retry";
 import { serialQueue } from "../serial";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";
 const STATE_PREFIX = "state:";
-/** Handlings of one update at most; after the last failure the person is told and the update dropped. */
-export const MAX_ATTEMPTS = 4;
-const BACKOFF_MS = [1_000, 2_000, 4_000];
+/** A failed handling is tried again after 1, 2, then 4 s; after the fourth failure the person is told and the update dropped. */
+export const CHAT_RETRY = { firstMs: 1_000, maxMs: 4_000, attempts: 4 } as const satisfies RetryPolicy;
+/** Handlings of one update at most. */
+export const MAX_ATTEMPTS = CHAT_RETRY.attempts;
 
 interface QueuedUpdate {
   update: Update;
@@ -94,7 +96,7 @@ export class TelegramChatObject extends DurableObject<Env> {
       if (!outcome.done) {
         const attempts = item.attempts + 1;
         console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, loggable(outcome.error));
-        if (!outcome.permanent && attempts < MAX_ATTEMPTS) {
+        if (!outcome.permanent && !givenUp(CHAT_RETRY, attempts)) {
           kv.put(key, { ...item, attempts });
           await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
           return;
@@ -115,7 +117,7 @@ export class TelegramChatObject extends DurableObject<Env> {
       return { done: true };
     } catch (thrown) {
       const error = thrown instanceof BotError ? thrown.error : thrown;
-      const backoff = BACKOFF_MS[Math.min(item.attempts, BACKOFF_MS.length - 1)]!;
+      const backoff = retryDelay(CHAT_RETRY, item.attempts + 1);
       if (error instanceof RetryLater) return { done: false, afterMs: Math.max(error.afterMs, backoff), permanent: false, error };
       // Telegram refused the call itself (blocked by the user, bad request): trying again cannot help.
       const permanent = error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500;

@@ -10,7 +10,7 @@ declare module "../config" {
   }
 }
 
-export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase"] as const;
+export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 
 export type Unit =
@@ -25,7 +25,9 @@ export type Unit =
   /** On one database: the retention steps, then PRAGMA optimize. */
   | { kind: "retention" }
   /** Finish the erasure of a mind that stopped halfway. */
-  | { kind: "erase"; mindId: string };
+  | { kind: "erase"; mindId: string }
+  /** Wake the mind's job object for an import that stopped moving (its object was lost, or redeployed). */
+  | { kind: "import"; mindId: string; jobId: string };
 
 /** What travels on the queue: the unit, the database whose producer found it, and the run that holds its mark. */
 export interface WorkMessage {
@@ -48,6 +50,8 @@ export function unitText(unit: Unit): string {
       return `consolidate ${unit.mindId} ${unit.agent}`;
     case "extract":
       return `extract ${unit.mindId} ${unit.sessionId}`;
+    case "import":
+      return `import ${unit.mindId} ${unit.jobId}`;
     case "embed":
     case "erase":
       return `${unit.kind} ${unit.mindId}`;
@@ -67,6 +71,8 @@ export function parseUnit(text: string): Unit | null {
       return ids.length === 2 ? { kind, mindId: a!, agent: b! } : null;
     case "extract":
       return ids.length === 2 ? { kind, mindId: a!, sessionId: b! } : null;
+    case "import":
+      return ids.length === 2 ? { kind, mindId: a!, jobId: b! } : null;
     case "embed":
     case "erase":
       return ids.length === 1 ? { kind, mindId: a! } : null;

@@ -8,7 +8,7 @@ import type { Scope } from "../../src/tenancy/principal";
 import { CRON_JOBS } from "../../src/cron/schedule";
 import { readLlmConfig } from "../../src/config";
 import { createEmbedder } from "../../src/embeddings/providers";
-import { runJob } from "../../src/db/job-runs";
+import { runJob } from "../../src/work/job-runs";
 import { DEFAULT_RETENTION } from "../../src/db/retention";
 import { jobRuns, memories, memoryHistory, notes } from "../../src/db/schema";
 import { storeMemory } from "../../src/memory/memories";

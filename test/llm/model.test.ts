@@ -104,7 +104,6 @@ describe("providers", () => {
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
     OAUTH_KV: {} as KVNamespace,
     RATE_LIMITS: {} as Env["RATE_LIMITS"],
-    IMPORTS: {} as Env["IMPORTS"],
     MIND_JOBS: {} as Env["MIND_JOBS"],
     ADMIN_TOKEN: "",
     JWT_SECRET: "",

@@ -3,7 +3,7 @@ import { settleMessage } from "../../src/cron/consume";
 import { produceJob } from "../../src/cron/produce";
 import { QUEUE_JOBS } from "../../src/cron/schedule";
 import type { WorkDeps } from "../../src/cron/work-deps";
-import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/db/job-runs";
+import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/work/job-runs";
 import type { Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
 import type { LanguageModel } from "../../src/llm/providers";
@@ -36,6 +36,7 @@ export function workDeps(
     ...(base as Deps),
     shards: base.shards!,
     sessionObjects: env.SESSIONS,
+    mindJobs: env.MIND_JOBS,
     queue,
     loadModel: () => options.llm ?? null,
     loadSemantic: () => options.semantic ?? null,
@@ -89,6 +90,7 @@ export function workDepsOf(deps: Deps & { llm?: LanguageModel | null }): WorkDep
     ...deps,
     shards: deps.shards,
     sessionObjects: env.SESSIONS,
+    mindJobs: env.MIND_JOBS,
     queue: memoryQueue(),
     loadModel: () => deps.llm ?? null,
     loadSemantic: () => deps.semantic ?? null,

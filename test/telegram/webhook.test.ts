@@ -156,25 +156,28 @@ describe("idempotency and order", () => {
 
 describe("a slow model", () => {
   it("the webhook answers at once; the reply arrives later, once", { timeout: 90_000 }, async () => {
-    const MODEL_MS = 15_000;
+    // The model answers only when the test lets it: every post must be acknowledged before that.
+    let answering = false;
     const people = Array.from({ length: 20 }, () => newPerson());
     for (const p of people) {
-      await useModel(p.chat.id, scriptedModel([async () => (await sleep(MODEL_MS), "slow answer")]).model);
+      await useModel(p.chat.id, scriptedModel([async () => {
+        while (!answering) await sleep(50);
+        return "slow answer";
+      }]).model);
     }
     const acks: number[] = [];
-    const started = Date.now();
     for (const p of people) {
       const t0 = performance.now();
       const res = await postUpdate(textUpdate(p, "take your time"));
       acks.push(performance.now() - t0);
       expect(res.status).toBe(200);
-      expect(sentTexts(telegram, p.chat.id)).toEqual([]);
     }
-    expect(Date.now() - started).toBeLessThan(MODEL_MS);
+    for (const p of people) expect(sentTexts(telegram, p.chat.id)).toEqual([]);
+    answering = true;
     const sorted = [...acks].sort((a, b) => a - b);
     const median = (sorted[9]! + sorted[10]!) / 2;
     console.log(
-      `[figures] webhook acknowledgement with a ${MODEL_MS / 1000} s model, 20 posts: median ${median.toFixed(1)} ms, max ${sorted[19]!.toFixed(1)} ms`,
+      `[figures] webhook acknowledgement while the model has not answered, 20 posts: median ${median.toFixed(1)} ms, max ${sorted[19]!.toFixed(1)} ms`,
     );
     for (const p of people) await settled(p.chat.id, 60_000);
     for (const p of people) expect(sentTexts(telegram, p.chat.id)).toEqual(["slow answer"]);

@@ -2,8 +2,8 @@ import { Hono, type Context } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
 import { importMind, type ImportJob } from "../../portability/import";
-import { getImportJob, mindIsEmpty } from "../../portability/import-jobs";
-import { deleteMind } from "../../portability/erase";
+import { mindIsEmpty } from "../../portability/import-jobs";
+import { eraseMind, followImportJob } from "../../portability/mind-jobs";
 import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
@@ -77,7 +77,7 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const job = await importMind({ ...deps, importObjects: c.env.IMPORTS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
+    const job = await importMind({ ...deps, mindJobs: c.env.MIND_JOBS }, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
     // To the job's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
@@ -89,7 +89,7 @@ dataPages.post("/import", async (c) => {
 /** An import written in the background, as it stands now. */
 dataPages.get("/import/:jobId", async (c) => {
   const { deps, session, mindContext: { mind } } = c.var;
-  return importPage(c, await getImportJob(deps, session.accountId, mind.id, c.req.param("jobId")));
+  return importPage(c, await followImportJob({ ...deps, mindJobs: c.env.MIND_JOBS }, session.accountId, mind.id, c.req.param("jobId")));
 });
 
 function importPage(c: Context<UiEnv>, job: ImportJob) {
@@ -116,7 +116,7 @@ dataPages.post("/erase", async (c) => {
   if ((await formText(c, "confirm")).trim() !== mind.name) {
     return dataPage(c, { error: t.eraseMismatch, status: 400 });
   }
-  const deleted = await deleteMind({ ...deps, sessionObjects: c.env.SESSIONS }, session.accountId, mind.id);
+  const deleted = await eraseMind({ ...deps, mindJobs: c.env.MIND_JOBS }, session.accountId, mind.id);
   await switchUiMind(c, session, null);
   return page(
     c,

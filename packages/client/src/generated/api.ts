@@ -4329,7 +4329,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        kind?: "consolidate" | "extract" | "embed" | "vectors" | "retention" | "erase";
+                        kind?: "consolidate" | "extract" | "embed" | "vectors" | "retention" | "erase" | "import";
                         /** @default 100 */
                         limit?: number;
                     };

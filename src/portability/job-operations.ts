@@ -1,0 +1,93 @@
+import type { RetryPolicy } from "../retry";
+import { finishInterruptedErasure, type EraseDeps } from "./erase";
+import type { Pause } from "./import-pace";
+import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
+import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
+
+// The long operations on a mind, as its job object runs them: each is the domain's own steps
+// (import-jobs.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
+
+/** An operation the mind's job object runs, as its storage names it. */
+export type JobRef =
+  | { kind: "import"; mindId: string; jobId: string }
+  | { kind: "move"; mindId: string }
+  | { kind: "erase"; mindId: string };
+
+export type JobKind = JobRef["kind"];
+
+/** What every operation may use: all databases, the session objects, and vectors when configured. */
+export type JobDeps = EraseDeps;
+
+export interface Operation<R extends JobRef> {
+  /** Failed runs in a row: the waits between them, and when it is given up. */
+  policy: RetryPolicy;
+  /** Whether its writes are embedded at once (otherwise by the hourly job). */
+  semantic: boolean;
+  /** Slices one alarm runs at most (each costs a few D1 calls). */
+  slicesPerAlarm: number;
+  /** Runs slices while `more()` allows; answers whether work is left. Throws on a failure, and runs again from its progress. */
+  run(deps: JobDeps, ref: R, more: () => boolean, pause: Pause): Promise<boolean>;
+  /** Records a failure where its owner follows it. */
+  noteFailure?(deps: JobDeps, ref: R, error: unknown, failures: number): Promise<void>;
+  /** After the policy's last try: ends it cleanly; answers whether work is left (an undo). */
+  giveUp?(deps: JobDeps, ref: R): Promise<boolean>;
+}
+
+type Operations = { [K in JobKind]: Operation<Extract<JobRef, { kind: K }>> };
+
+/**
+ * import: check, stage and write an archive (import-jobs.ts). Given up after 8 failed runs in a
+ * row, waiting 1, 2, 4, … 64 s between them: the job is then undone, the mind left as it was.
+ *
+ * move: the steps of a move between shards (move.ts), never given up (an operator abandons it),
+ * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id.
+ *
+ * erase: finish a mind's erasure after its request marked it (erase.ts), never given up: the
+ * mind answers as missing meanwhile, and the daily retention finishes it too.
+ */
+export const OPERATIONS: Operations = {
+  import: {
+    policy: { firstMs: 1_000, maxMs: 64_000, attempts: 8 },
+    semantic: true,
+    slicesPerAlarm: 10,
+    async run(deps, ref, more, pause) {
+      const job = await runImport(deps, ref.mindId, ref.jobId, more, pause);
+      return job !== null && isImportUnfinished(job.state);
+    },
+    async giveUp(deps, ref) {
+      const undone = await abandonImport(deps, ref.mindId, ref.jobId);
+      return undone?.state === "undoing";
+    },
+  },
+  move: {
+    policy: { firstMs: 2_000, maxMs: 5 * 60_000 },
+    // A move copies rows and leaves their vectors as they are: it needs no embedder.
+    semantic: false,
+    slicesPerAlarm: Infinity,
+    async run(deps, { mindId }, more, pause) {
+      // The first step runs whatever the budget, as a move always did; steps yield between them.
+      let state = await advanceMove(deps, mindId);
+      while (isMoveRunning(state) && more()) {
+        await pause();
+        state = await advanceMove(deps, mindId);
+      }
+      return isMoveRunning(state);
+    },
+    noteFailure: (deps, { mindId }, error, failures) => recordMoveFailure(deps, mindId, error, failures),
+  },
+  erase: {
+    policy: { firstMs: 2_000, maxMs: 5 * 60_000 },
+    semantic: true,
+    slicesPerAlarm: Infinity,
+    async run(deps, { mindId }) {
+      await finishInterruptedErasure(deps, mindId);
+      return false;
+    },
+  },
+};
+
+/** The operation of a reference, typed for it. */
+export const operationOf = (ref: JobRef) => OPERATIONS[ref.kind] as Operation<JobRef>;
+
+/** One text per operation: the same operation asked twice is one. */
+export const jobKey = (ref: JobRef) => (ref.kind === "import" ? `import ${ref.mindId} ${ref.jobId}` : `${ref.kind} ${ref.mindId}`);
