@@ -12,43 +12,18 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { isoDateTime, memoryContent, memoryContext, memoryKey, memoryTag, memoryTags, searchQuery } from "../memory/fields";
-import { CATEGORIES, PRIORITIES, SOURCES } from "../memory/model";
+import { memoryPatchInput, memoryRecord, memoryStoreInput, memoryTag, searchQuery } from "../memory/fields";
+import { RECALL_LIMIT, RECALL_TOKENS, SEARCH_LIMIT } from "../memory/limits";
+import { CATEGORIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { bearerSecurity, createRouter } from "../http/router";
-import { AgentQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, countQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
-const MemorySchema = z
-  .object({
-    id: z.string().openapi({ example: "mem_01jq…" }),
-    mind_id: z.string(),
-    agent: z.string(),
-    category: z.enum(CATEGORIES),
-    key: z.string(),
-    content: z.string(),
-    tags: z.array(z.string()),
-    priority: z.enum(PRIORITIES),
-    source: z.enum(SOURCES),
-    verified: z.boolean(),
-    confidence: z.number(),
-    expires_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-    context: z.string().optional().openapi({ description: "Where the memory came from; only with include=context" }),
-  })
-  .openapi("Memory");
+// The memory as the domain shapes it; only what REST adds (the names in the document, the
+// fields Synapse clients may send, `?include=`) is written here.
+const MemorySchema = memoryRecord.openapi("Memory");
 
-const editable = {
-  content: memoryContent,
-  tags: memoryTags.openapi({ description: "2–5 advised; stored lower-case, matched whole" }),
-  priority: z.enum(PRIORITIES),
-  confidence: z.number().min(0).max(1),
-  expires_at: isoDateTime.nullable(),
-  context: memoryContext.openapi({
-    description: "Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as content",
-  }),
-};
 const includeQuery = z.enum(["context"]).optional().openapi({ description: "context: return each memory's context" });
 // Synapse clients may send fields the server owns; they are accepted and ignored.
 const serverOwned = {
@@ -60,30 +35,11 @@ const serverOwned = {
   updated_at: z.unknown().optional(),
 };
 
-// What a write may leave out: everything but the content on create, everything on update.
-const optionalFields = {
-  tags: editable.tags.optional(),
-  priority: editable.priority.optional(),
-  confidence: editable.confidence.optional(),
-  expires_at: editable.expires_at.optional(),
-  context: editable.context.optional(),
-};
-
-const MemoryCreate = z.strictObject({
-  category: z.enum(CATEGORIES),
-  key: memoryKey,
-  content: editable.content,
-  ...optionalFields,
-  ...serverOwned,
-});
+const MemoryCreate = z.strictObject({ ...memoryStoreInput.shape, ...serverOwned });
 
 const MemoryUpdate = z
-  .strictObject({
-    content: editable.content.optional(),
-    ...optionalFields,
-    ...serverOwned,
-  })
-  .refine((b) => Object.keys(editableOnly(b)).length > 0, "give at least one of content, tags, priority, confidence, expires_at, context");
+  .strictObject({ ...memoryPatchInput.shape, ...serverOwned })
+  .refine((b) => Object.keys(editableOnly(b)).length > 0, `give at least one of ${Object.keys(memoryPatchInput.shape).join(", ")}`);
 
 function editableOnly<T extends Record<string, unknown>>(body: T) {
   const { id, mind_id, source, verified, created_at, updated_at, ...rest } = body;
@@ -143,9 +99,9 @@ memoryRoutes
       summary: "Plain-text recall: critical → low, then most recent; expired hidden",
       request: {
         query: z.object({
-          limit: z.coerce.number().int().min(1).max(500).default(100),
+          limit: countQuery(RECALL_LIMIT),
           category: categoryQuery,
-          max_tokens: z.coerce.number().int().min(1).max(200_000).optional(),
+          max_tokens: z.coerce.number().int().min(RECALL_TOKENS.min).max(RECALL_TOKENS.max).optional(),
           agent: AgentQuery,
         }),
       },
@@ -167,7 +123,7 @@ memoryRoutes
           q: searchQuery,
           tag: memoryTag.optional(),
           category: categoryQuery,
-          limit: z.coerce.number().int().min(1).max(100).default(20),
+          limit: countQuery(SEARCH_LIMIT),
           include: includeQuery,
           agent: AgentQuery,
         }),

@@ -8,7 +8,8 @@ import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, verifyNote } from "../notes/notes";
 import { bearerSecurity, createRouter } from "../http/router";
-import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { AgentQuery, countQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { SEARCH_LIMIT } from "../memory/limits";
 
 export const NoteSchema = z
   .object({
@@ -80,7 +81,7 @@ noteRoutes
       request: {
         query: z.object({
           q: searchQuery,
-          limit: z.coerce.number().int().min(1).max(100).default(20),
+          limit: countQuery(SEARCH_LIMIT),
           include: z.enum(["context"]).optional().openapi({ description: "context: return each note's context" }),
           agent: AgentQuery,
         }),

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LIST_LIMIT, type CountLimit } from "../memory/limits";
 
 /** Responses shared by routes. */
 export const ErrorSchema = z
@@ -29,9 +30,12 @@ export function jsonBody<T extends z.ZodType>(schema: T) {
   return { required: true, content: { "application/json": { schema } } };
 }
 
+/** `?limit=` within a count limit of the domain, its default filled in. */
+export const countQuery = (limit: CountLimit) => z.coerce.number().int().min(1).max(limit.max).default(limit.default);
+
 /** `?limit=&offset=` with bounds. */
 export const pageQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: countQuery(LIST_LIMIT),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 };
 

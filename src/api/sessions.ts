@@ -15,7 +15,8 @@ import {
 } from "../sessions/sessions";
 import { llmWindow, searchMessages, uiHistory } from "../sessions/windows";
 import { bearerSecurity, createRouter } from "../http/router";
-import { errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { countQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { SEARCH_LIMIT } from "../memory/limits";
 
 const ChatRef = z.object({ id: z.string(), kind: z.enum(CHAT_KINDS), external_id: z.string() });
 
@@ -159,7 +160,7 @@ sessionRoutes
         query: z.object({
           q: searchQuery,
           session_id: z.string().max(100).optional(),
-          limit: z.coerce.number().int().min(1).max(100).default(20),
+          limit: countQuery(SEARCH_LIMIT),
         }),
       },
       responses: {

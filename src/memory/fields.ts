@@ -1,22 +1,84 @@
 import { z } from "zod";
-import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, MEMORY_KEY_MAX, MEMORY_KEY_PATTERN, TAG_MAX, TAGS_MAX } from "./model";
+import {
+  CATEGORIES,
+  MAX_CONTEXT_CHARS,
+  MEMORY_CONTENT_MAX,
+  MEMORY_KEY_MAX,
+  MEMORY_KEY_PATTERN,
+  PRIORITIES,
+  SOURCES,
+  TAG_MAX,
+  TAGS_MAX,
+} from "./model";
+import type { CountLimit } from "./limits";
 
-// A memory's fields, and the words memory is searched with, as every front accepts them (REST,
-// MCP, the archive, the web UI's form).
-
-export const memoryKey = z
-  .string()
-  .max(MEMORY_KEY_MAX)
-  .regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'");
-export const memoryContent = z.string().trim().min(1).max(MEMORY_CONTENT_MAX);
-export const memoryTag = z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
-export const memoryTags = z.array(memoryTag).max(TAGS_MAX);
-export const memoryContext = z.string().max(MAX_CONTEXT_CHARS);
+// The one shape of a memory: its fields with their bounds and descriptions, the memory as
+// stored and shown, and what a write may give. REST (and its OpenAPI document), the MCP tools,
+// the archive's lines and the web UI's form derive their schemas from these with pick, omit,
+// extend and partial; the client package reads the same bounds from the OpenAPI document.
 
 /** An ISO 8601 date-time, stored normalised to UTC. */
 export const isoDateTime = z.iso
   .datetime({ offset: true })
   .transform((value) => new Date(value).toISOString());
+/** A date-time as stored and exported (ISO 8601 with an offset). */
+const storedDateTime = z.iso.datetime({ offset: true });
+
+export const memoryKey = z
+  .string()
+  .max(MEMORY_KEY_MAX)
+  .regex(MEMORY_KEY_PATTERN, "key must be snake_case: lower-case letters and digits joined by '_'")
+  .describe("Stable snake_case key, e.g. coffee_order");
+export const memoryContent = z.string().trim().min(1).max(MEMORY_CONTENT_MAX).describe("The memory itself, one self-contained statement");
+export const memoryTag = z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
+export const memoryTags = z.array(memoryTag).max(TAGS_MAX).describe("2–5 short tags; stored lower-case, matched whole");
+export const memoryContext = z
+  .string()
+  .max(MAX_CONTEXT_CHARS)
+  .describe("Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content");
+
+/** The fields a caller writes: every front accepts exactly these, within these bounds. */
+export const memoryInput = z.object({
+  category: z.enum(CATEGORIES),
+  key: memoryKey,
+  content: memoryContent,
+  tags: memoryTags,
+  priority: z.enum(PRIORITIES),
+  confidence: z.number().min(0).max(1).describe("How sure the writer is, 0 to 1"),
+  expires_at: isoDateTime.nullable().describe("ISO 8601; the memory is hidden after it"),
+  context: memoryContext,
+});
+/** What a write may leave out: everything but category, key and content (the server fills in the rest). */
+export const memoryStoreInput = memoryInput.partial({ tags: true, priority: true, confidence: true, expires_at: true, context: true });
+/** What a change may give: any of the fields a memory's (category, key) leaves free. */
+export const memoryPatchInput = memoryInput.omit({ category: true, key: true }).partial();
+
+export type MemoryInput = z.output<typeof memoryStoreInput>;
+export type MemoryPatch = z.output<typeof memoryPatchInput>;
+
+const { category, key, tags, priority, confidence } = memoryInput.shape;
+
+/** A memory as stored, shown by every front and written to an archive. */
+export const memoryRecord = z.object({
+  id: z.string().min(1).max(100),
+  mind_id: z.string(),
+  agent: z.string(),
+  category,
+  key,
+  content: z.string().min(1).max(MEMORY_CONTENT_MAX).describe(memoryContent.description ?? ""),
+  tags,
+  priority,
+  source: z.enum(SOURCES).describe("user: a person wrote it; agent: an agent did"),
+  verified: z.boolean().describe("A person wrote or confirmed it"),
+  confidence,
+  expires_at: storedDateTime.nullable(),
+  created_at: storedDateTime,
+  updated_at: storedDateTime,
+  context: memoryContext.optional().describe("Where the memory came from; only when asked for (include=context), never as its content"),
+});
+
+/** A count a caller may give (see limits.ts); each front adds the default where it fills one in. */
+export const countWithin = (limit: CountLimit) => z.number().int().min(1).max(limit.max);
 
 /** The words a search looks for (memories, notes, a session's messages). */
 export const searchQuery = z.string().trim().min(1, "q must not be empty").max(500);

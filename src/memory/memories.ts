@@ -8,23 +8,10 @@ import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
-import { boundContext, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
+import type { MemoryInput, MemoryPatch } from "./fields";
+import { boundContext, givenColumns, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, markForEmbedding } from "../embeddings/vectors";
-
-export interface MemoryInput {
-  category: Category;
-  key: string;
-  content: string;
-  tags?: string[];
-  priority?: Priority;
-  confidence?: number;
-  expires_at?: string | null;
-  /** Where it came from (surrounding dialogue, a document section, a date): indexed, never shown as content. */
-  context?: string;
-}
-
-export type MemoryPatch = Partial<Pick<MemoryInput, "content" | "tags" | "priority" | "confidence" | "expires_at" | "context">>;
 
 export interface MemoryListFilter {
   category?: Category;
@@ -117,13 +104,14 @@ export async function storeMemory(
         key: input.key,
         content: input.content,
         tags: tags ?? [],
-        priority: input.priority ?? "normal",
+        priority: "normal",
         source,
         verified,
         confidence,
-        expiresAt: input.expires_at ?? null,
+        expiresAt: null,
         createdAt: now,
         updatedAt: now,
+        ...givenColumns(input),
         ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
       })
       .onConflictDoUpdate({
@@ -136,8 +124,7 @@ export async function storeMemory(
           confidence,
           updatedAt: now,
           ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
-          ...(input.priority !== undefined && { priority: input.priority }),
-          ...(input.expires_at !== undefined && { expiresAt: input.expires_at }),
+          ...givenColumns(input),
           ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
         },
       })
@@ -175,8 +162,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
         searchContent: toIndexText(scope.mindId, content),
         updatedAt: now,
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
-        ...(patch.priority !== undefined && { priority: patch.priority }),
-        ...(patch.expires_at !== undefined && { expiresAt: patch.expires_at }),
+        ...givenColumns(patch),
         ...(patch.context !== undefined && contextColumns(scope.mindId, patch.context)),
       })
       .where(and(eq(memories.id, id), inScope(scope)))

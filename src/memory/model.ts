@@ -1,4 +1,6 @@
+import type { z } from "zod";
 import type { MemoryRow } from "../db/schema";
+import type { memoryRecord } from "./fields";
 
 export const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -29,25 +31,8 @@ export const TAG_MAX = 40;
 export const TAGS_MAX = 10;
 export type Source = (typeof SOURCES)[number];
 
-/** A memory as every front shows it (Synapse's field names). */
-export interface Memory {
-  id: string;
-  mind_id: string;
-  agent: string;
-  category: Category;
-  key: string;
-  content: string;
-  tags: string[];
-  priority: Priority;
-  source: Source;
-  verified: boolean;
-  confidence: number;
-  expires_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** Where it came from; only when asked for (`include=context`), never as its content. */
-  context?: string;
-}
+/** A memory as every front shows it (Synapse's field names); its one shape is fields.ts' memoryRecord. */
+export type Memory = z.output<typeof memoryRecord>;
 
 export function toMemory(row: MemoryRow): Memory {
   return {
@@ -71,6 +56,38 @@ export function toMemory(row: MemoryRow): Memory {
 /** The memory with its context beside it when `withContext` (asked for with include=context). */
 export const toMemoryWithContext = (row: MemoryRow, withContext: boolean | undefined): Memory =>
   withContext ? { ...toMemory(row), context: row.context } : toMemory(row);
+/** A memory's stored columns from its shape (an archive line, say), without the search index copies. */
+export function toMemoryColumns(memory: Omit<Memory, "context">) {
+  return {
+    id: memory.id,
+    mindId: memory.mind_id,
+    agent: memory.agent,
+    category: memory.category,
+    key: memory.key,
+    content: memory.content,
+    tags: memory.tags,
+    priority: memory.priority,
+    source: memory.source,
+    verified: memory.verified,
+    confidence: memory.confidence,
+    expiresAt: memory.expires_at,
+    createdAt: memory.created_at,
+    updatedAt: memory.updated_at,
+  } satisfies Omit<MemoryRow, "context" | `search${string}`>;
+}
+
+/**
+ * The columns of the fields a write gave that are stored as given (a store or a change): the
+ * ones it left out keep their value. Content, tags and context have index copies and are
+ * written by the store itself; confidence goes with provenance.
+ */
+export function givenColumns(given: Partial<Pick<Memory, "priority" | "expires_at">>) {
+  return {
+    ...(given.priority !== undefined && { priority: given.priority }),
+    ...(given.expires_at !== undefined && { expiresAt: given.expires_at }),
+  } satisfies Partial<MemoryRow>;
+}
+
 const TITLE_CHARS = 60;
 
 /** What a person reads as a memory's title: the start of its content, cut at a word. */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { agentName, DEFAULT_AGENT } from "../tenancy/principal";
-import { memoryKey } from "../memory/fields";
-import { CATEGORIES, MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX } from "../memory/model";
+import { memoryRecord } from "../memory/fields";
+import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, SOURCES } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
@@ -25,7 +25,6 @@ const id = z.string().min(1).max(100);
 const time = z.iso.datetime({ offset: true });
 const text = (max: number) => z.string().max(max);
 const agent = agentName;
-const tag = z.string().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 
 const header = z.strictObject({
   type: z.literal("header"),
@@ -41,22 +40,11 @@ const header = z.strictObject({
   }),
 });
 
+// A memory's line is the memory as stored, in the exporting mind's namespace, not its mind.
 const memory = z.strictObject({
   type: z.literal("memory"),
-  id,
+  ...memoryRecord.omit({ mind_id: true }).shape,
   agent,
-  category: z.enum(CATEGORIES),
-  key: memoryKey,
-  content: text(MEMORY_CONTENT_MAX).min(1),
-  tags: z.array(tag).max(TAGS_MAX),
-  priority: z.enum(PRIORITIES),
-  source: z.enum(SOURCES),
-  verified: z.boolean(),
-  confidence: z.number().min(0).max(1),
-  expires_at: time.nullable(),
-  created_at: time,
-  updated_at: time,
-  context: text(MAX_CONTEXT_CHARS).optional(),
 });
 
 const memoryHistory = z.strictObject({

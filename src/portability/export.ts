@@ -3,6 +3,7 @@ import { isoNow } from "../clock";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
 import { type Db } from "../db/client";
 import type { Deps } from "../deps";
+import { toMemoryWithContext } from "../memory/model";
 import { shownExternalId, shownRepoPath } from "../sessions/model";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
 import { getMind } from "../tenancy/minds";
@@ -28,11 +29,8 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
   for (let after = ""; ; ) {
     const rows = await db.select().from(memories).where(and(eq(memories.mindId, mindId), gt(memories.id, after))).orderBy(asc(memories.id)).limit(PAGE);
     for (const m of rows) {
-      yield {
-        type: "memory", id: m.id, agent: m.agent, category: m.category as never, key: m.key, content: m.content, tags: m.tags,
-        priority: m.priority as never, source: m.source as never, verified: m.verified, confidence: m.confidence,
-        expires_at: m.expiresAt, created_at: m.createdAt, updated_at: m.updatedAt, ...(m.context !== "" && { context: m.context }),
-      };
+      const { mind_id, ...memory } = toMemoryWithContext(m, m.context !== "");
+      yield { type: "memory", ...memory };
     }
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.id;

@@ -5,6 +5,7 @@ import type { Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
 import { newId } from "../ids";
 import { memorySearchColumns } from "../memory/memories";
+import { toMemoryColumns } from "../memory/model";
 import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
@@ -87,11 +88,8 @@ export async function sliceStatements(
         const m = data as Data<"memory">;
         need.memories++;
         need.bytes += storedBytes(m.key, m.content, JSON.stringify(m.tags));
-        insert(memories, {
-          id: m.id, mindId, agent: m.agent, category: m.category, key: m.key, content: m.content, tags: m.tags,
-          priority: m.priority, source: m.source, verified: m.verified, confidence: m.confidence, expiresAt: m.expires_at,
-          createdAt: m.created_at, updatedAt: m.updated_at, ...memorySearchColumns(mindId, m.key, m.content, m.tags, m.context),
-        });
+        const { type, context, ...memory } = m;
+        insert(memories, { ...toMemoryColumns({ ...memory, mind_id: mindId }), ...memorySearchColumns(mindId, m.key, m.content, m.tags, context) });
         await paced(m.content.length + (m.context?.length ?? 0));
         break;
       }

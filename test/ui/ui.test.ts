@@ -125,7 +125,7 @@ describe("UI pages", () => {
     expect(detail.text).toContain("<td>you</td>");
     const bad = await b.post(`/ui/memories/${coffee.id}`, { _csrf: csrf, content: "" });
     expect(bad.status).toBe(400);
-    expect(bad.text).toContain("content: 1 to 8000 characters");
+    expect(bad.text).toContain("content: Too small");
   });
 
   it("shows pending notes, cold versions, a diff and rolls back", async () => {

@@ -2,41 +2,43 @@ import { tool } from "ai";
 import { z } from "zod";
 import { createEdgemind, type EdgemindClient, type EdgemindOptions } from "./client.js";
 import { ARGUMENT_DESCRIPTIONS as ARGS, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
-import type { Memory } from "./types.js";
+import { MEMORY_FIELDS, MEMORY_LIMITS } from "./generated/memory-shape.js";
 
-// The values the API accepts, checked against the generated types: a category or priority
-// added to the routes and missing here fails the package's type check.
-const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const satisfies readonly Memory["category"][];
-const PRIORITIES = ["low", "normal", "high", "critical"] as const satisfies readonly Memory["priority"][];
-type Exhaustive<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : false;
-const everyCategory: Exhaustive<Memory["category"], (typeof CATEGORIES)[number]> = true;
-const everyPriority: Exhaustive<Memory["priority"], (typeof PRIORITIES)[number]> = true;
-void [everyCategory, everyPriority];
+// The values, bounds and defaults the API accepts, as the Worker's OpenAPI document declares
+// them (generated): the tools check what the Worker would and say what it does.
+const F = MEMORY_FIELDS;
+const LIMITS = MEMORY_LIMITS;
+const pattern = (source: string) => new RegExp(source);
 
-const tagSchema = z.string().trim().min(1).max(40).regex(/^[^,]+$/, "a tag cannot contain a comma");
+const tagSchema = z
+  .string()
+  .trim()
+  .min(F.tags.items.minLength)
+  .max(F.tags.items.maxLength)
+  .regex(pattern(F.tags.items.pattern), "a tag cannot contain a comma");
 
 const searchInput = z.object({
   q: z.string().trim().min(1).max(500).describe(ARGS.memory_search.q),
   tag: tagSchema.optional().describe(ARGS.memory_search.tag),
-  category: z.enum(CATEGORIES).optional(),
-  limit: z.number().int().min(1).max(100).optional().describe(ARGS.memory_search.limit),
+  category: z.enum(F.category.enum).optional(),
+  limit: z.number().int().min(1).max(LIMITS.search.max).optional().describe(ARGS.memory_search.limit),
 });
 
 const storeInput = z.object({
-  category: z.enum(CATEGORIES),
-  key: z.string().max(100).regex(/^[a-z0-9]+(_[a-z0-9]+)*$/, "key must be snake_case: lower-case letters and digits joined by '_'").describe(ARGS.memory_store.key),
-  content: z.string().trim().min(1).max(8000),
-  tags: z.array(tagSchema).max(10).optional().describe(ARGS.memory_store.tags),
-  priority: z.enum(PRIORITIES).optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  expires_at: z.iso.datetime({ offset: true }).optional().describe(ARGS.memory_store.expires_at),
-  context: z.string().max(4000).optional().describe(ARGS.memory_store.context),
+  category: z.enum(F.category.enum),
+  key: z.string().max(F.key.maxLength).regex(pattern(F.key.pattern), "key must be snake_case: lower-case letters and digits joined by '_'").describe(ARGS.memory_store.key),
+  content: z.string().trim().min(F.content.minLength).max(F.content.maxLength).describe(F.content.description),
+  tags: z.array(tagSchema).max(F.tags.maxItems).optional().describe(ARGS.memory_store.tags),
+  priority: z.enum(F.priority.enum).optional(),
+  confidence: z.number().min(F.confidence.minimum).max(F.confidence.maximum).optional().describe(F.confidence.description),
+  expires_at: z.iso.datetime({ offset: true }).nullable().optional().describe(ARGS.memory_store.expires_at),
+  context: z.string().max(F.context.maxLength).optional().describe(ARGS.memory_store.context),
 });
 
 const recallInput = z.object({
-  limit: z.number().int().min(1).max(500).optional().describe(ARGS.memory_recall.limit),
-  category: z.enum(CATEGORIES).optional(),
-  max_tokens: z.number().int().min(50).max(100_000).optional(),
+  limit: z.number().int().min(1).max(LIMITS.recall.max).optional().describe(ARGS.memory_recall.limit),
+  category: z.enum(F.category.enum).optional(),
+  max_tokens: z.number().int().min(LIMITS.recall_tokens.min).max(LIMITS.recall_tokens.max).optional(),
 });
 
 const contextInput = z.object({
@@ -56,7 +58,7 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient) {
     memory_search: tool({
       description: TOOL_DESCRIPTIONS.memory_search,
       inputSchema: searchInput,
-      execute: ({ q, tag, category, limit }) => client.memory.search(q, { tag, category, limit: limit ?? 10 }),
+      execute: ({ q, tag, category, limit }) => client.memory.search(q, { tag, category, limit: limit ?? LIMITS.search.default }),
     }),
     memory_store: tool({
       description: TOOL_DESCRIPTIONS.memory_store,
@@ -69,7 +71,7 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient) {
     memory_recall: tool({
       description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: recallInput,
-      execute: ({ limit, category, max_tokens }) => client.memory.recall({ limit: limit ?? 100, category, max_tokens }),
+      execute: ({ limit, category, max_tokens }) => client.memory.recall({ limit: limit ?? LIMITS.recall.default, category, max_tokens }),
     }),
     session_context: tool({
       description: TOOL_DESCRIPTIONS.session_context,

@@ -1,5 +1,8 @@
 // What a model is told about edgemind's memory tools, shared by the Worker's MCP server
 // (src/mcp/tools) and the AI SDK tools of this package, so an agent sees the same tools either way.
+// Defaults and the memory's field descriptions come from the Worker's own shape (generated).
+
+import { MEMORY_FIELDS, MEMORY_LIMITS } from "./generated/memory-shape.js";
 
 export const TOOL_DESCRIPTIONS = {
   memory_search:
@@ -25,16 +28,16 @@ export const ARGUMENT_DESCRIPTIONS = {
   memory_search: {
     q: "Words to look for",
     tag: "Only memories carrying this whole tag",
-    limit: "Default 10",
+    limit: `Default ${MEMORY_LIMITS.search.default}, at most ${MEMORY_LIMITS.search.max}`,
   },
   memory_store: {
-    key: "Stable snake_case key, e.g. coffee_order",
-    tags: "2–5 short tags",
-    expires_at: "ISO 8601; the memory is hidden after it",
-    context: "Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content",
+    key: MEMORY_FIELDS.key.description,
+    tags: MEMORY_FIELDS.tags.description,
+    expires_at: MEMORY_FIELDS.expires_at.description,
+    context: MEMORY_FIELDS.context.description,
   },
   memory_recall: {
-    limit: "Most memories to include (default 100)",
+    limit: `Most memories to include (default ${MEMORY_LIMITS.recall.default}, at most ${MEMORY_LIMITS.recall.max})`,
   },
   session_context: {
     sessionId: "The session's id, ses_…",

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { forgetMemory } from "../../memory/memories";
-import { memoryKey } from "../../memory/fields";
-import { CATEGORIES } from "../../memory/model";
+import { memoryInput, memoryKey } from "../../memory/fields";
 import { invalid } from "../../errors";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 
@@ -15,7 +14,7 @@ export const register: RegisterTool = (server, ctx) =>
       inputSchema: {
         id: z.string().trim().min(1).max(100).optional().describe("The memory's id (mem_…); an older client may put a key here too"),
         key: memoryKey.optional().describe("The memory's key, as memory_store was given it"),
-        category: z.enum(CATEGORIES).optional().describe("With key: only the memory of this category"),
+        category: memoryInput.shape.category.optional().describe("With key: only the memory of this category"),
       },
     },
     ({ id, key, category }) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { CATEGORIES } from "../../memory/model";
+import { countWithin, memoryInput } from "../../memory/fields";
+import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
@@ -10,14 +11,14 @@ export const register: RegisterTool = (server, ctx) =>
     {
       description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: {
-        limit: z.number().int().min(1).max(500).optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.limit),
-        category: z.enum(CATEGORIES).optional(),
-        max_tokens: z.number().int().min(50).max(100_000).optional(),
+        limit: countWithin(RECALL_LIMIT).optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.limit),
+        category: memoryInput.shape.category.optional(),
+        max_tokens: z.number().int().min(RECALL_TOKENS.min).max(RECALL_TOKENS.max).optional(),
       },
     },
     ({ limit, category, max_tokens }) =>
       runTool(async () => {
-        const recall = await recallMemories(ctx, { limit: limit ?? 100, category, maxTokens: max_tokens });
+        const recall = await recallMemories(ctx, { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens });
         return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
       }),
   );

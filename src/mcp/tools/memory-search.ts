@@ -1,6 +1,5 @@
-import { z } from "zod";
-import { memoryTag, searchQuery } from "../../memory/fields";
-import { CATEGORIES } from "../../memory/model";
+import { countWithin, memoryInput, memoryTag, searchQuery } from "../../memory/fields";
+import { SEARCH_LIMIT } from "../../memory/limits";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
@@ -13,13 +12,13 @@ export const register: RegisterTool = (server, ctx) =>
       inputSchema: {
         q: searchQuery.describe(ARGUMENT_DESCRIPTIONS.memory_search.q),
         tag: memoryTag.optional().describe(ARGUMENT_DESCRIPTIONS.memory_search.tag),
-        category: z.enum(CATEGORIES).optional(),
-        limit: z.number().int().min(1).max(100).optional().describe(ARGUMENT_DESCRIPTIONS.memory_search.limit),
+        category: memoryInput.shape.category.optional(),
+        limit: countWithin(SEARCH_LIMIT).optional().describe(ARGUMENT_DESCRIPTIONS.memory_search.limit),
       },
     },
     ({ q, tag, category, limit }) =>
       runTool(async () => {
-        const { hits, retrieval } = await retrieveMemories(ctx, { q, tag, category, limit: limit ?? 10 });
+        const { hits, retrieval } = await retrieveMemories(ctx, { q, tag, category, limit: limit ?? SEARCH_LIMIT.default });
         return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval });
       }),
   );

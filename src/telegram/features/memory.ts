@@ -3,6 +3,7 @@ import { rememberFact } from "../../memory/facts";
 import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } from "../../memory/memories";
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
+import { RECALL_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { readCold } from "../../notes/cold-memory";
 import { localizeHeadings } from "../../notes/document";
@@ -16,7 +17,7 @@ import { listedItem, saveListing, type ListedItem } from "../listing";
 
 const MAX_FACT_CHARS = 2000;
 const RECALL_TOKENS = 1500;
-const SEARCH_LIMIT = 10;
+// A review sends one message per item: a short batch, not a page of a list.
 const VERIFY_LIMIT = 10;
 
 const mark = (verified: boolean) => (verified ? "✅" : "❔");
@@ -75,7 +76,7 @@ memoryFeature.command("memory", async (ctx) => {
 
 memoryFeature.command("recall", async (ctx) => {
   const { deps } = ctx.services;
-  const recall = await recallMemories(ctx.mindContext, { limit: 50, maxTokens: RECALL_TOKENS });
+  const recall = await recallMemories(ctx.mindContext, { limit: RECALL_LIMIT.default, maxTokens: RECALL_TOKENS });
   if (recall.memories.length === 0) return void (await ctx.reply(ctx.t("recall-empty")));
   const verified = recall.memories.filter((m) => m.verified).length;
   const lines = recall.memories.map(
@@ -91,8 +92,8 @@ memoryFeature.command("search", async (ctx) => {
   const q = argumentsOf(ctx).slice(0, 500);
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
   const [memories, notes] = await Promise.all([
-    retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
-    retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT }).then((found) => found.hits),
+    retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT.default }).then((found) => found.hits),
+    retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT.default }).then((found) => found.hits),
   ]);
   const found = [
     ...memories.map(({ memory: m }) => ({ item: { kind: "memory", id: m.id } as const, line: `${mark(m.verified)} ${m.content}` })),

@@ -1,14 +1,19 @@
 import { Hono } from "hono";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { CATEGORIES, MEMORY_CONTENT_MAX, memoryTitle, PRIORITIES, SOURCES, TAG_MAX, TAGS_MAX, type Memory, type Priority } from "../../memory/model";
+import { memoryInput } from "../../memory/fields";
+import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
+import { CATEGORIES, memoryTitle, PRIORITIES, SOURCES, TAG_MAX, type Memory } from "../../memory/model";
 import { retrieveMemories } from "../../memory/hybrid-search";
-import { invalid } from "../../errors";
+import { describeZodError, invalid } from "../../errors";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
 
 export const memoryPages = new Hono<UiEnv>();
+
+// The edit form's fields, checked by the memory's own shape (the same bounds as REST and MCP).
+const memoryForm = memoryInput.pick({ content: true, tags: true, priority: true }).partial({ priority: true });
 
 const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
   values.includes(value as T) ? (value as T) : undefined;
@@ -40,17 +45,17 @@ memoryPages.get("/memories", async (c) => {
   const q = (c.req.query("q") ?? "").trim().slice(0, 200);
   const category = oneOf(CATEGORIES, c.req.query("category"));
   const source = oneOf(SOURCES, c.req.query("source"));
-  const tag = (c.req.query("tag") ?? "").trim().slice(0, 40) || undefined;
+  const tag = (c.req.query("tag") ?? "").trim().slice(0, TAG_MAX) || undefined;
   const verifiedQuery = c.req.query("verified");
   const verified = verifiedQuery === "true" ? true : verifiedQuery === "false" ? false : undefined;
   let list: Memory[];
   let total: number;
   if (q) {
-    const { hits } = await retrieveMemories(mindContext, { q, tag, category, limit: 100 });
+    const { hits } = await retrieveMemories(mindContext, { q, tag, category, limit: SEARCH_LIMIT.max });
     list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
     total = list.length;
   } else {
-    ({ memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: 100, offset: 0 }));
+    ({ memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: LIST_LIMIT.max, offset: 0 }));
   }
   return page(
     c,
@@ -112,7 +117,7 @@ memoryPages.get("/memories/:id", async (c) => {
       <form method="post" action={`/ui/memories/${m.id}`} class="card">
         <CsrfField token={csrf} />
         <label for="content">{t.content}</label>
-        <textarea id="content" name="content" required maxlength={MEMORY_CONTENT_MAX}>{m.content}</textarea>
+        <textarea id="content" name="content" required maxlength={memoryForm.shape.content.maxLength ?? undefined}>{m.content}</textarea>
         <label for="tags">{t.tags}</label>
         <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
         <label for="priority">{t.priority}</label>
@@ -148,12 +153,13 @@ memoryPages.get("/memories/:id", async (c) => {
 
 memoryPages.post("/memories/:id", async (c) => {
   const { mindContext } = c.var;
-  const content = (await formText(c, "content")).trim();
-  if (!content || content.length > MEMORY_CONTENT_MAX) throw invalid(`content: 1 to ${MEMORY_CONTENT_MAX} characters`);
-  const tags = (await formText(c, "tags")).split(",").map((x) => x.trim()).filter(Boolean);
-  if (tags.length > TAGS_MAX || tags.some((x) => x.length > TAG_MAX)) throw invalid(`tags: at most ${TAGS_MAX}, each up to ${TAG_MAX} characters`);
-  const priority = oneOf<Priority>(PRIORITIES, await formText(c, "priority"));
-  const m = await updateMemory(mindContext, c.req.param("id"), { content, tags, priority });
+  const form = memoryForm.safeParse({
+    content: await formText(c, "content"),
+    tags: (await formText(c, "tags")).split(",").map((x) => x.trim()).filter(Boolean),
+    priority: (await formText(c, "priority")) || undefined,
+  });
+  if (!form.success) throw invalid(describeZodError(form.error));
+  const m = await updateMemory(mindContext, c.req.param("id"), form.data);
   return c.redirect(`/ui/memories/${m.id}?ok=saved`, 303);
 });
 

@@ -1107,16 +1107,22 @@ export interface paths {
                     "application/json": {
                         /** @enum {string} */
                         category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+                        /** @description Stable snake_case key, e.g. coffee_order */
                         key: string;
+                        /** @description The memory itself, one self-contained statement */
                         content: string;
-                        /** @description 2–5 advised; stored lower-case, matched whole */
+                        /** @description 2–5 short tags; stored lower-case, matched whole */
                         tags?: string[];
                         /** @enum {string} */
                         priority?: "low" | "normal" | "high" | "critical";
+                        /** @description How sure the writer is, 0 to 1 */
                         confidence?: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601; the memory is hidden after it
+                         */
                         expires_at?: string | null;
-                        /** @description Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as content */
+                        /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
                         id?: unknown;
                         mind_id?: unknown;
@@ -1633,15 +1639,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The memory itself, one self-contained statement */
                         content?: string;
-                        /** @description 2–5 advised; stored lower-case, matched whole */
+                        /** @description 2–5 short tags; stored lower-case, matched whole */
                         tags?: string[];
                         /** @enum {string} */
                         priority?: "low" | "normal" | "high" | "critical";
+                        /** @description How sure the writer is, 0 to 1 */
                         confidence?: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601; the memory is hidden after it
+                         */
                         expires_at?: string | null;
-                        /** @description Where it came from (surrounding dialogue, document section, date): searched at a lower weight, never shown as content */
+                        /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
                         id?: unknown;
                         mind_id?: unknown;
@@ -4909,25 +4920,35 @@ export interface components {
             expires_at: string;
         };
         Memory: {
-            /** @example mem_01jq… */
             id: string;
             mind_id: string;
             agent: string;
             /** @enum {string} */
             category: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
+            /** @description Stable snake_case key, e.g. coffee_order */
             key: string;
+            /** @description The memory itself, one self-contained statement */
             content: string;
+            /** @description 2–5 short tags; stored lower-case, matched whole */
             tags: string[];
             /** @enum {string} */
             priority: "low" | "normal" | "high" | "critical";
-            /** @enum {string} */
+            /**
+             * @description user: a person wrote it; agent: an agent did
+             * @enum {string}
+             */
             source: "user" | "agent";
+            /** @description A person wrote or confirmed it */
             verified: boolean;
+            /** @description How sure the writer is, 0 to 1 */
             confidence: number;
+            /** Format: date-time */
             expires_at: string | null;
+            /** Format: date-time */
             created_at: string;
+            /** Format: date-time */
             updated_at: string;
-            /** @description Where the memory came from; only with include=context */
+            /** @description Where the memory came from; only when asked for (include=context), never as its content */
             context?: string;
         };
         Session: {
