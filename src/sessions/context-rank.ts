@@ -20,3 +20,17 @@ export function liftBySharedTags(hits: readonly SearchHit[], lift = TAG_LIFT): S
     .sort((a, b) => b.score - a.score || a.i - b.i)
     .map(({ hit, score }) => ({ ...hit, score }));
 }
+
+/**
+ * A hit scoring under this share of the best one was found by little more than words most
+ * memories hold (a name said throughout, a common verb): what was said around the hits that
+ * matched the message is worth its tokens more. Chosen on LoCoMo's conversations 0–4.
+ */
+export const WEAK_SHARE = 0.05;
+
+/** The hits scoring at least `share` of the best one, and the rest (none when `share` is 0), each in rank order. */
+export function splitWeak(hits: readonly SearchHit[], share = WEAK_SHARE): { strong: SearchHit[]; weak: SearchHit[] } {
+  const bar = share * (hits[0]?.score ?? 0);
+  if (share <= 0 || bar <= 0) return { strong: [...hits], weak: [] };
+  return { strong: hits.filter((h) => h.score >= bar), weak: hits.filter((h) => h.score < bar) };
+}

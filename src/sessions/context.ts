@@ -10,7 +10,7 @@ import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { asData, memoryItem, neighbourItems, noteItem, type Render } from "./context-items";
 import { Fitter, groupLines, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
-import { liftBySharedTags, TAG_LIFT } from "./context-rank";
+import { liftBySharedTags, splitWeak, TAG_LIFT, WEAK_SHARE } from "./context-rank";
 import { messageStems, type CutRule } from "./context-trim";
 import type { Message } from "./model";
 import { countEphemeral, llmWindow } from "./windows";
@@ -54,6 +54,12 @@ export interface PackingOptions {
   tokensPerNeighbours: number;
   /** Budget tokens left to the hits themselves before any brings its context (a small budget holds few hits). */
   neighboursFrom: number;
+  /**
+   * After the hits, what was said around those beyond the leading ones; and before it, no hit
+   * scoring under this share of the best (one found by little more than words every memory holds).
+   * 0: every hit in rank order, and only the leading hits' context.
+   */
+  weakShare: number;
   /** A fact already taken (the same words, or nearly) is folded into the earlier item rather than repeated. */
   fold: boolean;
   /** A part's heading is paid for by its first item, so an empty part costs nothing. */
@@ -64,7 +70,7 @@ export interface PackingOptions {
 
 export const DEFAULT_PACKING: PackingOptions = {
   ...{ markVerified: false, cut: "long", tokensPerHit: 16, maxHits: 200, groupLabels: true, tagHeadings: true },
-  ...{ tagLift: TAG_LIFT, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true },
+  ...{ tagLift: TAG_LIFT, weakShare: WEAK_SHARE, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true },
 };
 
 export interface ContextRequest {
@@ -112,7 +118,9 @@ const HEADINGS: Record<Exclude<ContextPart, "window">, string> = {
 
 /**
  * Builds the model's context for one turn: the session's LLM window; then what is relevant to
- * `q` (memory and note search hits, cold memory sections sharing its words) merged by rank;
+ * `q` (memory and note search hits, cold memory sections sharing its words) merged by rank, the
+ * leading hits each followed by what was said around it, the other hits' after them all, and hits
+ * found by little more than words most memories hold last;
  * then high and critical memories; then, as far as the budget leaves, recall by recency and
  * the rest of cold memory. Near-duplicates are folded; everything fits `max_tokens`.
  */
@@ -163,13 +171,15 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
   const reserved = Math.min(pinned.reduce((n, i) => n + i.tokens, 0), budget * PINNED_SHARE);
 
   // Memory hits, note hits and cold sections are ranked on unrelated scales: fuse them by rank.
+  const { strong, weak } = splitWeak(memoryHits, packing.weakShare);
+  const hitItems = new Map(strong.map((hit) => [hit.memory.id, memoryItem("search", hit.memory, render)]));
   const relevant = reciprocalRankFusion<ContextItem | ColdSection>(
-    [memoryHits.map((hit) => memoryItem("search", hit.memory, render)), noteSearch.hits.map((hit) => noteItem(hit.note, render)), relevantSections],
+    [[...hitItems.values()], noteSearch.hits.map((hit) => noteItem(hit.note, render)), relevantSections],
     (candidate) => candidate.ref,
   ).map((f) => f.item);
   // The leading memory hits are followed by what was said around them.
   const leading = packing.tokensPerNeighbours > 0 ? Math.max(0, Math.round((budget - packing.neighboursFrom) / packing.tokensPerNeighbours)) : 0;
-  const around = new Map(memoryHits.slice(0, leading).map((hit) => [hit.memory.id, neighbourItems(hit.memory, render)]));
+  const around = new Map(strong.slice(0, leading).map((hit) => [hit.memory.id, neighbourItems(hit.memory, render)]));
   const offer = (candidate: ContextItem | ColdSection, limit?: number) => {
     if (!("lines" in candidate)) return fitter.offer(candidate, undefined, limit);
     const item = coldItem(candidate, fitter, count);
@@ -183,6 +193,14 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
     // A hit already shown (as another's neighbour) still brings its own.
     const shown = "included" in candidate && (candidate.included || candidate.reason === "duplicate");
     if (neighbours !== undefined && shown) for (const item of neighbours) offer(item, budget - reserved);
+  }
+  // Then what was said around the other hits shown, and only then the weak hits.
+  if (packing.weakShare > 0) {
+    for (const hit of strong.slice(leading)) {
+      const item = hitItems.get(hit.memory.id)!;
+      if (item.included || item.reason === "duplicate") for (const n of neighbourItems(hit.memory, render)) offer(n, budget - reserved);
+    }
+    for (const hit of weak) offer(memoryItem("search", hit.memory, render), budget - reserved);
   }
   for (const item of pinned) fitter.offer(item);
   for (const item of rest) fitter.offer(item);

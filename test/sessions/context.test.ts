@@ -9,7 +9,7 @@ import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/l
 import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
 import type { Memory } from "../../src/memory/model";
 import type { SearchHit } from "../../src/memory/search";
-import { liftBySharedTags, TAG_LEAD } from "../../src/sessions/context-rank";
+import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/sessions/context-rank";
 import { call, newKey, store } from "../helpers";
 import { testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
@@ -226,14 +226,47 @@ describe("context assembly", () => {
     expect(half.indexOf("sharing")).toBeGreaterThan(half.indexOf("alone"));
   });
 
-  it("brings what was said around the leading hits, one hit per 120 budget tokens beyond the first 800", async () => {
+  it("brings what was said around the leading hits, one hit per 120 budget tokens beyond the first 800, and around the others after every hit", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);
     for (let i = 0; i < 9; i++) await store(auth, { key: `walk_${i}`, content: `Walked the dog along route ${i}`, context: `Said before walk ${i}` });
     const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("walked the dog")}&max_tokens=1500`);
-    const around = ctx.parts.filter((p: any) => p.included && /:context:\d+$/.test(p.ref));
-    expect(around).toHaveLength(Math.round((1500 - 800) / 120));
-    expect(ctx.parts.filter((p: any) => p.included && p.part === "search" && /^mem_[^:]*$/.test(p.ref))).toHaveLength(9);
+    const isAround = (p: any) => /:context:\d+$/.test(p.ref);
+    const shown = ctx.parts.filter((p: any) => p.included && p.part === "search");
+    const lastHit = shown.length - 1 - [...shown].reverse().findIndex((p: any) => !isAround(p));
+    const leading = Math.round((1500 - 800) / 120);
+    expect(shown.slice(0, lastHit).filter(isAround)).toHaveLength(leading);
+    expect(shown.slice(lastHit).filter(isAround)).toHaveLength(9 - leading);
+    expect(shown.filter((p: any) => !isAround(p))).toHaveLength(9);
+  });
+
+  it("offers hits scoring under a share of the best after what was said around the others", () => {
+    const hit = (id: string, score: number): SearchHit => ({ memory: { id, tags: [] } as unknown as Memory, score });
+    const hits = [hit("a", 4), hit("b", 1), hit("c", 4 * WEAK_SHARE), hit("d", 4 * WEAK_SHARE * 0.99)];
+    const { strong, weak } = splitWeak(hits);
+    expect(strong.map((h) => h.memory.id)).toEqual(["a", "b", "c"]);
+    expect(weak.map((h) => h.memory.id)).toEqual(["d"]);
+    expect(splitWeak(hits, 0).weak).toEqual([]);
+    expect(splitWeak([hit("x", 0), hit("y", 0)]).weak).toEqual([]);
+  });
+
+  it("a hit matched by a word every memory holds comes after what was said around the hits that matched the message", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    // "Anna" is said by every memory, so it weighs almost nothing; "kiln" by the first few.
+    const leading = Math.round((1500 - 800) / 120);
+    const kilns: { id: string }[] = [];
+    for (let i = 0; i <= leading; i++) kilns.push(await store(auth, { key: `kiln_${i}`, content: `Anna: kiln firing ${i}`, context: `Ben: How did firing ${i} go?` }));
+    for (let i = 0; i < 12; i++) await store(auth, { key: `chat_${i}`, content: `Anna: an ordinary day, number ${i}` });
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("Anna kiln")}&max_tokens=1500`);
+    const refs: string[] = ctx.parts.filter((p: any) => p.part === "search" && p.included).map((p: any) => p.ref);
+    const firstWeak = refs.findIndex((r) => !kilns.some((k) => r.startsWith(k.id)));
+    expect(firstWeak).toBeGreaterThan(0);
+    // Every kiln memory's context is shown, that of the one beyond the leading hits too, before any weak hit.
+    for (const k of kilns) {
+      expect(refs).toContain(`${k.id}:context:1`);
+      expect(refs.indexOf(`${k.id}:context:1`)).toBeLessThan(firstWeak);
+    }
   });
 
   it("folds a memory that nearly repeats one already taken", async () => {
