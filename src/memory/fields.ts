@@ -1,21 +1,30 @@
 import { z } from "zod";
-import {
-  CATEGORIES,
-  MAX_CONTEXT_CHARS,
-  MEMORY_CONTENT_MAX,
-  MEMORY_KEY_MAX,
-  MEMORY_KEY_PATTERN,
-  PRIORITIES,
-  SOURCES,
-  TAG_MAX,
-  TAGS_MAX,
-} from "./model";
 import type { CountLimit } from "./limits";
 
 // The one shape of a memory: its fields with their bounds and descriptions, the memory as
 // stored and shown, and what a write may give. REST (and its OpenAPI document), the MCP tools,
 // the archive's lines and the web UI's form derive their schemas from these with pick, omit,
 // extend and partial; the client package reads the same bounds from the OpenAPI document.
+
+export const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** Lowest first, so an index is also a rank. */
+export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** Longest context a memory or a note keeps (characters); longer text is cut at a word. */
+export const MAX_CONTEXT_CHARS = 4000;
+
+export const SOURCES = ["user", "agent"] as const;
+
+/** A memory's stable key: snake_case, at most MEMORY_KEY_MAX characters. */
+export const MEMORY_KEY_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+export const MEMORY_KEY_MAX = 100;
+export const MEMORY_CONTENT_MAX = 8000;
+export const TAG_MAX = 40;
+export const TAGS_MAX = 10;
+export type Source = (typeof SOURCES)[number];
 
 /** An ISO 8601 date-time, stored normalised to UTC. */
 export const isoDateTime = z.iso

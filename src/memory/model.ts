@@ -1,16 +1,22 @@
+import { getTableColumns } from "drizzle-orm";
 import type { z } from "zod";
-import type { MemoryRow } from "../db/schema";
-import type { memoryRecord } from "./fields";
+import { memories, type MemoryRow } from "../db/schema";
+import { MAX_CONTEXT_CHARS, memoryInput, memoryRecord } from "./fields";
 
-export const CATEGORIES = ["identity", "preference", "fact", "project", "skill", "mistake", "context", "note"] as const;
-export type Category = (typeof CATEGORIES)[number];
-
-/** Lowest first, so an index is also a rank. */
-export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
-export type Priority = (typeof PRIORITIES)[number];
-
-/** Longest context a memory or a note keeps (characters); longer text is cut at a word. */
-export const MAX_CONTEXT_CHARS = 4000;
+export {
+  CATEGORIES,
+  MAX_CONTEXT_CHARS,
+  MEMORY_CONTENT_MAX,
+  MEMORY_KEY_MAX,
+  MEMORY_KEY_PATTERN,
+  PRIORITIES,
+  SOURCES,
+  TAG_MAX,
+  TAGS_MAX,
+  type Category,
+  type Priority,
+  type Source,
+} from "./fields";
 
 /** The context as stored: trimmed and cut to MAX_CONTEXT_CHARS. */
 export function boundContext(text: string | undefined | null): string {
@@ -21,71 +27,57 @@ export function boundContext(text: string | undefined | null): string {
   return (space > MAX_CONTEXT_CHARS * 0.8 ? cut.slice(0, space) : cut).trimEnd();
 }
 
-export const SOURCES = ["user", "agent"] as const;
-
-/** A memory's stable key: snake_case, at most MEMORY_KEY_MAX characters. */
-export const MEMORY_KEY_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
-export const MEMORY_KEY_MAX = 100;
-export const MEMORY_CONTENT_MAX = 8000;
-export const TAG_MAX = 40;
-export const TAGS_MAX = 10;
-export type Source = (typeof SOURCES)[number];
-
 /** A memory as every front shows it (Synapse's field names); its one shape is fields.ts' memoryRecord. */
 export type Memory = z.output<typeof memoryRecord>;
 
+// A memory's fields are named as its columns are in SQL (mind_id, expires_at …); drizzle's
+// row names them in camelCase. Rows and memories are mapped through the table's own column
+// names, so a new field needs its column and its place in the shape (fields.ts), nothing here.
+
+type Field = keyof Memory & string;
+type Column = keyof MemoryRow;
+
+const propertyOf = new Map(Object.entries(getTableColumns(memories)).map(([property, column]) => [column.name, property as Column]));
+
+/** Each field a memory shows, with the row property that holds it. */
+const FIELD_COLUMNS: [Field, Column][] = Object.keys(memoryRecord.shape)
+  .filter((field) => field !== "context")
+  .map((field) => {
+    const property = propertyOf.get(field);
+    if (property === undefined) throw new Error(`the memory field ${field} has no column in the memories table`);
+    return [field as Field, property];
+  });
+
 export function toMemory(row: MemoryRow): Memory {
-  return {
-    id: row.id,
-    mind_id: row.mindId,
-    agent: row.agent,
-    category: row.category as Category,
-    key: row.key,
-    content: row.content,
-    tags: row.tags,
-    priority: row.priority as Priority,
-    source: row.source as Source,
-    verified: row.verified,
-    confidence: row.confidence,
-    expires_at: row.expiresAt,
-    created_at: row.createdAt,
-    updated_at: row.updatedAt,
-  };
+  return Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [field, row[property]])) as Memory;
 }
 
 /** The memory with its context beside it when `withContext` (asked for with include=context). */
 export const toMemoryWithContext = (row: MemoryRow, withContext: boolean | undefined): Memory =>
   withContext ? { ...toMemory(row), context: row.context } : toMemory(row);
+
 /** A memory's stored columns from its shape (an archive line, say), without the search index copies. */
-export function toMemoryColumns(memory: Omit<Memory, "context">) {
-  return {
-    id: memory.id,
-    mindId: memory.mind_id,
-    agent: memory.agent,
-    category: memory.category,
-    key: memory.key,
-    content: memory.content,
-    tags: memory.tags,
-    priority: memory.priority,
-    source: memory.source,
-    verified: memory.verified,
-    confidence: memory.confidence,
-    expiresAt: memory.expires_at,
-    createdAt: memory.created_at,
-    updatedAt: memory.updated_at,
-  } satisfies Omit<MemoryRow, "context" | `search${string}`>;
+export function toMemoryColumns(memory: Omit<Memory, "context">): Omit<MemoryRow, "context" | `search${string}`> {
+  return Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [property, memory[field as keyof typeof memory]])) as Omit<
+    MemoryRow,
+    "context" | `search${string}`
+  >;
 }
 
 /**
- * The columns of the fields a write gave that are stored as given (a store or a change): the
- * ones it left out keep their value. Content, tags and context have index copies and are
- * written by the store itself; confidence goes with provenance.
+ * Fields a write gives that are not stored as given: content, tags and context have index
+ * copies and are written by the store itself, confidence goes with provenance, and a memory's
+ * category and key name it.
  */
-export function givenColumns(given: Partial<Pick<Memory, "priority" | "expires_at">>) {
-  return {
-    ...(given.priority !== undefined && { priority: given.priority }),
-    ...(given.expires_at !== undefined && { expiresAt: given.expires_at }),
-  } satisfies Partial<MemoryRow>;
+const WRITTEN_BY_THE_STORE = new Set(["category", "key", "content", "tags", "context", "confidence"]);
+
+/** The columns of the fields a write gave that are stored as given (a store or a change): the ones it left out keep their value. */
+export function givenColumns(given: Partial<Omit<Memory, "context">>): Partial<MemoryRow> {
+  return Object.fromEntries(
+    FIELD_COLUMNS
+      .filter(([field]) => field in memoryInput.shape && !WRITTEN_BY_THE_STORE.has(field) && given[field as keyof typeof given] !== undefined)
+      .map(([field, property]) => [property, given[field as keyof typeof given]]),
+  );
 }
 
 const TITLE_CHARS = 60;
