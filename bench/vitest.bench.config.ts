@@ -16,6 +16,8 @@ export default defineConfig({
     cloudflareTest({
       wrangler: { configPath: path.join(root, "wrangler.toml") },
       miniflare: {
+        // The suite's helpers start files from new databases, UPGRADE_DB among them (test/support/fresh-databases.ts).
+        d1Databases: ["UPGRADE_DB"],
         bindings: {
           TEST_MIGRATIONS: migrations,
           BENCH_INPUT: input as Record<string, unknown>,
