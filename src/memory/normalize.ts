@@ -93,8 +93,12 @@ export function toIndexText(mindId: string, text: string): string {
 /** A Russian stem that ends where Snowball's verb step may have cut a final н or л. */
 const CUT_STEM = /[ая]$/u;
 const CUT_LETTER = /^[нл]/u;
-/** A Russian stem that still holds the н or л that other forms of its word lose. */
-const UNCUT_STEM = /[ая][нл]$/u;
+/**
+ * A Russian stem that still holds the н or л that other forms of its word lose. Snowball cuts
+ * it only where a vowel stands before the а/я (its RV region): «туман» → «тума», but «зал»,
+ * «дал» keep theirs, so they have no other stem to ask for.
+ */
+const UNCUT_STEM = /[аеёиоуыэюя].*[ая][нл]$/u;
 
 /**
  * The stems a normalised word's other forms may be indexed under: its own stem, and for a
@@ -107,7 +111,7 @@ export function stemVariants(word: string): string[] {
   if (!CYRILLIC.test(word)) return [own];
   const cut = word.slice(own.length);
   if (CUT_STEM.test(own) && word.startsWith(own) && CUT_LETTER.test(cut)) return [own, own + cut[0]];
-  if (UNCUT_STEM.test(own)) return [own, own.slice(0, -1)];
+  if (UNCUT_STEM.test(own) && !STOP_WORDS.has(own.slice(0, -1))) return [own, own.slice(0, -1)];
   return [own];
 }
 
