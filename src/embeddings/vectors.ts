@@ -16,6 +16,8 @@ import { retryDelay, type RetryPolicy } from "../retry";
 
 export const EMBED_BATCH = 32;
 const QUERY_TOP_K = 50;
+/** Vectorize answers at most 100 matches a query when it returns neither values nor metadata. */
+export const MAX_TOP_K = 100;
 /** A failed embedding waits 2, 4, 8, … minutes, at most a day. */
 export const EMBED_RETRY: RetryPolicy = { firstMs: 2 * 60_000, maxMs: 24 * 60 * 60_000 };
 const MAX_TEXT_CHARS = 8_000;
@@ -215,6 +217,6 @@ export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKin
     console.error("query embedding failed; full-text search alone", scope.mindId, loggable(err));
     return null;
   }
-  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.max(limit, QUERY_TOP_K), kind, agent: scope.agentFilter });
+  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.min(MAX_TOP_K, Math.max(limit, QUERY_TOP_K)), kind, agent: scope.agentFilter });
   return matches.map((m) => m.id);
 }

@@ -5,6 +5,7 @@ import type { Scope } from "../../src/tenancy/principal";
 import { drain, memoryQueue, runNow } from "../support/jobs";
 import { reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
+import { assembleContext, DEFAULT_CONTEXT_TOKENS } from "../../src/sessions/context";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
@@ -37,6 +38,17 @@ describe("reciprocal rank fusion", () => {
 });
 
 describe("recall by meaning", () => {
+  it("a context at the default budget fetches its 200 hits and asks the index for no more than it answers", async () => {
+    const { scope } = await tenantScope();
+    const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index: memoryIndex() });
+    const inTenant = await inMind(deps, scope);
+    await storeMemory(inTenant, { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" });
+    await settle();
+    const context = await assembleContext(await inMind(deps, scope), { q: "what does she drink in the morning", max_tokens: DEFAULT_CONTEXT_TOKENS });
+    expect(context.retrieval).toBe("hybrid");
+    expect(context.system).toContain("Любит кофе без сахара");
+  });
+
   it("embeds a written memory off the request path and finds it by meaning, fused with full-text search", async () => {
     const { scope } = await tenantScope();
     const index = memoryIndex();

@@ -1,5 +1,6 @@
 import type { Deps } from "../../src/deps";
 import type { Embedder, Semantic, VectorIndex, VectorItem } from "../../src/embeddings/ports";
+import { MAX_TOP_K } from "../../src/embeddings/vectors";
 import { testDeps } from "./deps";
 
 const DIMENSIONS = 64;
@@ -49,6 +50,8 @@ export function memoryIndex(options: { leaky?: boolean } = {}): VectorIndex & { 
       for (const item of items) space(mindId).set(item.id, item);
     },
     async query(mindId, vector, { topK, kind, agent }) {
+      // As Vectorize does: a query without values or metadata returns at most 100 matches.
+      if (topK > MAX_TOP_K) throw new Error(`VECTOR_QUERY_ERROR: topK ${topK} is over ${MAX_TOP_K}`);
       const candidates = options.leaky ? [...stored.values()].flatMap((m) => [...m.values()]) : [...space(mindId).values()];
       return candidates
         .filter((i) => i.kind === kind && (agent === null || i.agent === agent))
