@@ -298,13 +298,16 @@ export async function expiringMemories(
 }
 
 /**
- * Deletes a memory named by its id, or every memory of the scope's namespace with that key
- * (of one category when `category` is given, else whatever its category); returns what went.
- * Nothing found is not_found.
+ * Deletes the memory a person or an agent named: `id` is tried as an id, then as a key (what a
+ * person types, what older clients send); `key` is only ever a key, every memory of the scope's
+ * namespace with it (of one category when `category` is given). Returns what went; nothing
+ * found is not_found.
  */
-export async function forgetMemory(ctx: MindContext, keyOrId: string, category?: Category): Promise<Memory[]> {
+export async function forgetMemory(ctx: MindContext, target: { id: string } | { key: string; category?: Category }): Promise<Memory[]> {
   const { scope } = ctx;
-  const byId = category ? undefined : await ctx.shard.select().from(memories).where(and(eq(memories.id, keyOrId), inScope(scope))).get();
+  const byId = "id" in target ? await ctx.shard.select().from(memories).where(and(eq(memories.id, target.id), inScope(scope))).get() : undefined;
+  const key = "id" in target ? target.id : target.key;
+  const category = "category" in target ? target.category : undefined;
   const rows = byId
     ? [byId]
     : await ctx.shard
@@ -312,7 +315,7 @@ export async function forgetMemory(ctx: MindContext, keyOrId: string, category?:
         .from(memories)
         .where(
           and(
-            eq(memories.key, keyOrId),
+            eq(memories.key, key),
             eq(memories.mindId, scope.mindId),
             eq(memories.agent, scope.agentFilter ?? scope.agent),
             category ? eq(memories.category, category) : undefined,

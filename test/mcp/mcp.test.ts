@@ -110,6 +110,10 @@ describe("MCP server", () => {
     expect(neither.isError).toBe(true);
     expect(textOf(neither)).toBe("invalid_request: give either id or key");
     expect(textOf(await tool(client, "memory_forget", { id: theirs.memory.id, key: "editor" }))).toBe("invalid_request: give either id or key");
+    // A key is only ever a key: one that happens to spell a memory's id forgets nothing.
+    const kept = data(await tool(client, "memory_store", { category: "fact", key: "kept", content: "Stays" }));
+    expect(textOf(await tool(client, "memory_forget", { key: kept.memory.id }))).toBe("not_found: memory not found");
+    expect((await call("GET", `/memory/${kept.memory.id}`, { token, mind: mind.id })).status).toBe(200);
   });
 
   it("gives a session's assembled context: the LLM window without ephemeral output, search hits and cold memory", async () => {

@@ -21,7 +21,7 @@ export const register: RegisterTool = (server, ctx) =>
       runTool(async () => {
         if ((id === undefined) === (key === undefined)) throw invalid("give either id or key");
         if (category !== undefined && key === undefined) throw invalid("category goes with key");
-        const forgotten = await forgetMemory(ctx, (key ?? id)!, category);
+        const forgotten = await forgetMemory(ctx, key !== undefined ? { key, category } : { id: id! });
         return jsonResult({ forgotten: forgotten.map((m) => m.id) });
       }),
   );

@@ -52,7 +52,7 @@ memoryFeature.command("forget", async (ctx) => {
     return void (await ctx.reply(ctx.t("forgotten", { count: 1, what: memoryTitle({ content }, 200) })));
   }
   try {
-    const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.mindContext, what));
+    const gone = await ctx.services.journal.once("forget", () => forgetMemory(ctx.mindContext, { id: what }));
     await ctx.reply(ctx.t("forgotten", { count: gone.length, what: gone.length === 1 ? memoryTitle(gone[0]!, 200) : what }));
   } catch (error) {
     // A number that is neither in the last list nor a key: say which list numbers count.
@@ -64,7 +64,7 @@ memoryFeature.command("forget", async (ctx) => {
 /** Deletes a memory or a note of the last list; answers what it said. */
 async function forgetListed(ctx: BotContext, item: ListedItem): Promise<string> {
   if (item.kind === "note") return (await deleteNote(ctx.mindContext, item.id)).text;
-  const [memory] = await forgetMemory(ctx.mindContext, item.id);
+  const [memory] = await forgetMemory(ctx.mindContext, { id: item.id });
   return memory!.content;
 }
 
