@@ -9,7 +9,7 @@ import { memoryFeature } from "./features/memory";
 import { startFeature } from "./features/start";
 import { taskFeature } from "./features/tasks";
 import { localeOf, translator } from "./i18n";
-import { forgetTelegramIdentity, keptTelegramIdentity } from "./identity";
+import { keptTelegramIdentity } from "./identity";
 import { bindMind } from "../tenancy/mind-context";
 
 /**
@@ -22,7 +22,6 @@ export function createBot(config: TelegramConfig, services: BotServices): Bot<Bo
   bot.api.config.use(journaledCalls(services.journal));
   bot.use(identify(services));
   bot.use(friendlyErrors);
-  bot.use(forgetStaleIdentity);
   bot.use(startFeature, loginFeature, memoryFeature, taskFeature, chatFeature);
   bot.on("callback_query", (ctx) => ctx.answerCallbackQuery());
   return bot;
@@ -46,18 +45,6 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     await next();
   };
 }
-
-/** A kept identity that led to a mind or chat not found, or a mind moving, is built again on the next update. */
-const forgetStaleIdentity: MiddlewareFn<BotContext> = async (ctx, next) => {
-  try {
-    await next();
-  } catch (error) {
-    if (error instanceof AppError && (error.code === "not_found" || error.code === "mind_moving") && ctx.from) {
-      forgetTelegramIdentity(ctx.services.state, ctx.from);
-    }
-    throw error;
-  }
-};
 
 const FRIENDLY: Partial<Record<ErrorCode, string>> = {
   not_found: "error-not-found",

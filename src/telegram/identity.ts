@@ -120,11 +120,6 @@ async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
   }
 }
 
-/** Drops the kept identity (its mind or chat was not found, or is moving): the next update builds it again. */
-export function forgetTelegramIdentity(state: ChatState, sender: TelegramSender): void {
-  state.put(keptName(sender), null);
-}
-
 async function ensureTelegramAccount(deps: Deps, sender: TelegramSender, locale: BotLocale): Promise<string> {
   const db = deps.directory;
   const { clock } = deps;

@@ -65,6 +65,9 @@ describe("/forget", () => {
     expect(await rowsEverywhere("select id from notes where mind_id = ?", mindId)).toEqual([]);
     await send(p, textUpdate(p, "/forget 1"));
     expect(await memoryContents(mindId)).toEqual([]);
+    // The same number again: the item is gone, and the bot says so instead of a bare "not found".
+    await send(p, textUpdate(p, "/forget 2"));
+    expect(lastText(p)).toBe("Item 2 of the last list is gone already (forgotten, or folded into long-term memory). Ask for the list again to see what is there.");
   });
 });
 

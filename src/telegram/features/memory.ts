@@ -48,7 +48,12 @@ memoryFeature.command("forget", async (ctx) => {
   const number = /^\d{1,4}$/.test(what) ? Number(what) : null;
   const item = number === null ? undefined : listedItem(ctx, number);
   if (item) {
-    const content = await ctx.services.journal.once("forget", () => forgetListed(ctx, item));
+    const content = await ctx.services.journal.once("forget", () => forgetListed(ctx, item)).catch((error: unknown) => {
+      // Forgotten already, or a note folded into long-term memory since the list was shown.
+      if (error instanceof AppError && error.code === "not_found") return null;
+      throw error;
+    });
+    if (content === null) return void (await ctx.reply(ctx.t("forget-gone", { number: number! })));
     return void (await ctx.reply(ctx.t("forgotten", { count: 1, what: memoryTitle({ content }, 200) })));
   }
   try {

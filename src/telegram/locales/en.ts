@@ -23,6 +23,7 @@ remember-no-model = No language model is configured, so I cannot extract facts. 
 remember-later = I could not read the dialogue now (daily limit or model error); I will do it later.
 forget-usage = Tell me what to forget: /forget <number> from the last /recall or /search list, or /forget <key or id>
 forget-no-item = The last /recall or /search list has no item { $number }. Ask for the list again, then /forget <number>.
+forget-gone = Item { $number } of the last list is gone already (forgotten, or folded into long-term memory). Ask for the list again to see what is there.
 forget-hint = /forget <number> forgets an item of this list.
 forgotten = { $count ->
     [one] Forgotten: { $what }
