@@ -23,9 +23,13 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
   const { job: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
   const ref = { kind: "import", mindId, jobId: staged.id } as const;
-  // Refused (too many operations wait), the stored job is left to be resumed: following it, or the daily retention.
-  const object = await startJob(deps, ref);
-  if (bytes > IMPORT_INLINE_MAX_BYTES) return staged;
+  // Refused (too many operations wait), the stored job is still answered, so the caller can
+  // follow it: following it, or the daily retention, hands it to the object later.
+  const object = await startJob(deps, ref).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === "conflict") return null;
+    throw error;
+  });
+  if (object === null || bytes > IMPORT_INLINE_MAX_BYTES) return staged;
   await object.runFor(ref, INLINE_WAIT_MS);
   const job = await getImportJob(deps, accountId, mindId, staged.id);
   if (job.state === "failed" && job.error) throw new AppError(errorCode(job.error.code), job.error.message);

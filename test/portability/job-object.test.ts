@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { AppError } from "../../src/errors";
+import { importMind } from "../../src/portability/import";
 import { acceptImport } from "../../src/portability/import-jobs";
 import { mindJobObject, type JobRef } from "../../src/portability/job-object";
 import type { Deps } from "../../src/deps";
@@ -192,6 +193,17 @@ describe("the mind's job object", () => {
     fault.state.broken = false;
     await drive(t.mind.id);
     expect((await mindState(t.mind.id)).counts.minds).toBe(1);
+  });
+
+  it("answers an import its job when the mind's queue is full, so the caller can follow it", async () => {
+    const s = await archiveAndTarget();
+    const fault = faults();
+    await underFaults(s.target, fault);
+    fault.state.broken = true;
+    for (const jobId of ["imp_a", "imp_b", "imp_c", "imp_d"]) await startJob(jobs, { kind: "import", mindId: s.target, jobId });
+    const job = await importMind({ ...testDeps(), ...jobs }, s.accountId, s.target, s.archive);
+    expect(job).toMatchObject({ mind_id: s.target, state: "queued" });
+    expect((await objectOf(s.target).pending()).map((ref) => ("jobId" in ref ? ref.jobId : ref.kind))).toEqual(["imp_a", "imp_b", "imp_c", "imp_d"]);
   });
 
   it("refuses through the domain what may not run beside an import: a move is 409, a second import 409", async () => {
