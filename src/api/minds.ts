@@ -220,7 +220,11 @@ mindRoutes
     createRoute({
       method: "post", path: "/minds/{id}/keys", summary: "Create a mind key (shown once)", tags, security: bearerSecurity,
       request: { params: MindParams, body: jsonBody(KeyCreate) },
-      responses: { 201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"), ...guardedResponses },
+      responses: {
+        201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"),
+        ...guardedResponses,
+        409: { description: "The mind holds the most unrevoked keys it may: revoke one first", content: { "application/json": { schema: ErrorSchema } } },
+      },
     }),
     async (c) => {
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
@@ -229,7 +233,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds/{id}/keys", summary: "List a mind's keys (prefixes only)", tags, security: bearerSecurity,
+      method: "get", path: "/minds/{id}/keys", summary: "List a mind's keys (prefixes only): the unrevoked first, at most 200", tags, security: bearerSecurity,
       request: { params: MindParams },
       responses: { 200: jsonContent(z.object({ keys: z.array(KeySchema) }), "The keys"), ...guardedResponses },
     }),

@@ -1,14 +1,18 @@
-import { and, desc, eq, isNull } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Principal } from "./principal";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
 import { mindKeys } from "../db/schema";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { conflict, notFound } from "../errors";
 import { newId } from "../ids";
 
 const KEY_PREFIX = "emk_";
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;
+/** Keys a mind holds unrevoked at most: one per agent, tool or machine is far fewer. */
+export const MAX_ACTIVE_KEYS = 100;
+/** Keys a listing shows at most: every active one first, then the most recently revoked. */
+const MAX_LISTED_KEYS = 200;
 
 export interface MindKeyInfo {
   id: string;
@@ -22,7 +26,10 @@ export interface MindKeyInfo {
 /** True when a bearer token has the shape of a mind key rather than a JWT. */
 export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
 
-/** Creates a key for the mind. The secret is returned once; only its prefix and SHA-256 are kept. */
+/**
+ * Creates a key for the mind. The secret is returned once; only its prefix and SHA-256 are kept.
+ * Past MAX_ACTIVE_KEYS unrevoked keys it is a conflict: revoke one first.
+ */
 export async function createMindKey(
   deps: Deps,
   mindId: string,
@@ -30,6 +37,8 @@ export async function createMindKey(
 ): Promise<MindKeyInfo & { key: string }> {
   const db = deps.directory;
   const { clock } = deps;
+  const [active] = await db.select({ n: count() }).from(mindKeys).where(and(eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)));
+  if ((active?.n ?? 0) >= MAX_ACTIVE_KEYS) throw conflict(`a mind holds at most ${MAX_ACTIVE_KEYS} unrevoked keys: revoke one first`);
   const prefix = `${KEY_PREFIX}${randomToken(9).replaceAll(/[-_]/g, "x")}`;
   const key = `${prefix}.${randomToken(32)}`;
   const [row] = await db
@@ -41,7 +50,12 @@ export async function createMindKey(
 
 export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyInfo[]> {
   const db = deps.directory;
-  const rows = await db.select().from(mindKeys).where(eq(mindKeys.mindId, mindId)).orderBy(desc(mindKeys.createdAt));
+  const rows = await db
+    .select()
+    .from(mindKeys)
+    .where(eq(mindKeys.mindId, mindId))
+    .orderBy(asc(sql`${mindKeys.revokedAt} is not null`), desc(mindKeys.revokedAt), desc(mindKeys.createdAt))
+    .limit(MAX_LISTED_KEYS);
   return rows.map(toInfo);
 }
 

@@ -113,6 +113,22 @@ describe("minds", () => {
     expect((await call("POST", "/minds", { token, body: { name: "  " } })).status).toBe(400);
   });
 
+  it("holds at most 100 unrevoked keys a mind: the next is a 409 until one is revoked; the list shows the unrevoked first", async () => {
+    const t = await newTenant();
+    const path = `/minds/${t.mind.id}/keys`;
+    const made: string[] = [];
+    for (let i = 0; i < 100; i++) made.push((await call("POST", path, { token: t.token, body: {} })).json.id);
+    const over = await call("POST", path, { token: t.token, body: {} });
+    expect(over.status).toBe(409);
+    expect(over.json.error).toMatchObject({ code: "conflict", message: "a mind holds at most 100 unrevoked keys: revoke one first" });
+    expect((await call("DELETE", `${path}/${made[0]}`, { token: t.token })).status).toBe(204);
+    expect((await call("POST", path, { token: t.token, body: {} })).status).toBe(201);
+    const listed = (await call("GET", path, { token: t.token })).json.keys as { id: string; revoked_at: string | null }[];
+    expect(listed).toHaveLength(101);
+    expect(listed.at(-1)).toMatchObject({ id: made[0], revoked_at: expect.any(String) });
+    expect(listed.slice(0, 100).every((k) => k.revoked_at === null)).toBe(true);
+  });
+
   it("deleting a mind erases its memories and keys and reports the counts", async () => {
     const t = await newTenant();
     await newKey(t.token, t.mind.id);

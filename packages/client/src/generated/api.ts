@@ -720,7 +720,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a mind's keys (prefixes only) */
+        /** List a mind's keys (prefixes only): the unrevoked first, at most 200 */
         get: {
             parameters: {
                 query?: never;
@@ -840,6 +840,15 @@ export interface paths {
                 };
                 /** @description Not found (or not yours) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The mind holds the most unrevoked keys it may: revoke one first */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
