@@ -33,7 +33,7 @@ function deferrer(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | unde
 }
 
 export const MAX_BODY_BYTES = 64 * 1024;
-/** Only an import carries a whole mind: read as a stream, never held whole. */
+/** Only an import carries a whole mind: over the API read as a stream, never held whole; the web UI's form is parsed whole, within the same bound. */
 const IMPORT_PATH = /^(\/minds\/[^/]+|\/ui)\/import$/;
 
 /** Each path's bound on its body; Telegram's webhook reads its own, to acknowledge what is too large. */

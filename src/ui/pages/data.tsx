@@ -77,7 +77,8 @@ dataPages.post("/import", async (c) => {
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
-    const job = await importMind(deps, session.accountId, mind.id, [new Uint8Array(await file.arrayBuffer())]);
+    // The form's file is read as a stream, not copied whole once more.
+    const job = await importMind(deps, session.accountId, mind.id, file.stream());
     // To the job's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${job.id}`, 303);
   } catch (err) {
