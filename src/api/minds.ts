@@ -3,7 +3,6 @@ import { authenticate, requireHuman } from "../auth/middleware";
 import { agentName } from "../tenancy/principal";
 import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
-import { archiveTooLarge } from "../portability/archive-lines";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink } from "../auth/login-links";
@@ -194,8 +193,6 @@ mindRoutes
       },
     }),
     async (c) => {
-      const length = c.req.header("Content-Length");
-      if (length !== undefined && Number(length) > IMPORT_MAX_BYTES) throw archiveTooLarge();
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
       const job = await importMind(c.var.deps, c.var.accountId, id, body);

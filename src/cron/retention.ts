@@ -79,7 +79,6 @@ export async function retentionUnit(deps: Deps, shard: string, options: Retentio
  * the job's id and a failure count) resumes: everything else about it is in the database.
  */
 export async function importUnit(deps: Deps, unit: { mindId: string; jobId: string }): Promise<WorkOutcome> {
-  if (!deps.mindJobs) return { status: "retry", code: "no_job_objects" };
   await startJob(deps, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
   return { status: "done", counts: { imports_resumed: 1 } };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
@@ -197,14 +197,6 @@ export async function getImportJob(directoryDeps: Deps, accountId: string, mindI
   const row = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
   if (!row || row.state === "staging") throw notFound("import");
   return toJob(row);
-}
-
-/** The mind's latest import jobs, newest first. */
-export async function listImportJobs(directoryDeps: Deps, accountId: string, mindId: string, limit = 10): Promise<ImportJob[]> {
-  const mind = await getMind(directoryDeps, accountId, mindId);
-  const db = directoryDeps.shards.db(mind.shard);
-  const rows = await db.select().from(importJobs).where(eq(importJobs.mindId, mindId)).orderBy(desc(importJobs.createdAt)).limit(limit);
-  return rows.filter((r) => r.state !== "staging").map(toJob);
 }
 
 /**

@@ -22,7 +22,7 @@ import { countEphemeral, llmWindow } from "./windows";
 export const DEFAULT_CONTEXT_TOKENS = 4000;
 export const MIN_CONTEXT_TOKENS = 300;
 export const MAX_CONTEXT_TOKENS = 32_000;
-const RECALL_LIMIT = 50;
+const CONTEXT_RECALL_LIMIT = 50;
 const NOTE_LIMIT = 20;
 /** Search hits fetched: about as many short facts as the budget holds. */
 const searchLimit = (budget: number, o: PackingOptions) => Math.min(o.maxHits, Math.max(10, Math.ceil(budget / o.tokensPerHit)));
@@ -135,7 +135,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
   const [window, ephemeral, recall, memorySearch, noteSearch, cold] = await Promise.all([
     sessionId ? llmWindow(ctx, sessionId) : Promise.resolve([] as Message[]),
     sessionId ? countEphemeral(ctx, sessionId) : Promise.resolve(0),
-    recallMemories(ctx, { limit: RECALL_LIMIT }),
+    recallMemories(ctx, { limit: CONTEXT_RECALL_LIMIT }),
     q
       ? retrieveMemories(ctx, { q, limit: searchLimit(budget, packing), withContext: packing.tokensPerNeighbours > 0 })
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),

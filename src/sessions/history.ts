@@ -39,20 +39,6 @@ const latestSearchable = (target: SessionTarget) =>
   sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${target.sessionId}
     and ${messages.mindId} = ${target.mindId} and ${messages.ephemeral} = 0 order by ${messages.id} desc limit 1)`;
 
-/**
- * Indexes every non-ephemeral message of a mind with its neighbours (the message before and
- * after it in its session), for messages written without them (an import).
- */
-export function indexNeighbours(shard: Db, mindId: string) {
-  const near = (op: "<" | ">", order: "desc" | "asc") =>
-    sql`coalesce((select n.search_content from messages n where n.session_id = ${messages.sessionId} and n.ephemeral = 0
-      and n.id ${sql.raw(op)} ${messages.id} order by n.id ${sql.raw(order)} limit 1), '')`;
-  return shard
-    .update(messages)
-    .set({ searchNear: sql`trim(${near("<", "desc")} || ' ' || ${near(">", "asc")})` })
-    .where(and(eq(messages.mindId, mindId), eq(messages.ephemeral, false)));
-}
-
 const ephemeralOf = (target: SessionTarget) =>
   and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), eq(messages.ephemeral, true));
 

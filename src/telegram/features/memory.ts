@@ -16,7 +16,7 @@ import { activeTask } from "./tasks";
 import { listedItem, saveListing, type ListedItem } from "../listing";
 
 const MAX_FACT_CHARS = 2000;
-const RECALL_TOKENS = 1500;
+const RECALL_REPLY_TOKENS = 1500;
 // A review sends one message per item: a short batch, not a page of a list.
 const VERIFY_LIMIT = 10;
 
@@ -81,7 +81,7 @@ memoryFeature.command("memory", async (ctx) => {
 
 memoryFeature.command("recall", async (ctx) => {
   const { deps } = ctx.services;
-  const recall = await recallMemories(ctx.mindContext, { limit: RECALL_LIMIT.default, maxTokens: RECALL_TOKENS });
+  const recall = await recallMemories(ctx.mindContext, { limit: RECALL_LIMIT.default, maxTokens: RECALL_REPLY_TOKENS });
   if (recall.memories.length === 0) return void (await ctx.reply(ctx.t("recall-empty")));
   const verified = recall.memories.filter((m) => m.verified).length;
   const lines = recall.memories.map(
