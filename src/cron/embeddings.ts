@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Deps, InShard } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../embeddings/vectors";
 import { newId } from "../ids";
+import { jobMindContext } from "../tenancy/mind-context";
 import { enqueueDue } from "./produce";
 import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "./work-deps";
 
@@ -38,8 +39,10 @@ const inShard = (deps: Deps, shard: string): InShard => ({ ...deps, shard: deps.
 export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   let full = false;
+  // The mind (its daily budget) is read once for every round.
+  const { mind } = await jobMindContext(deps, "embeddings", unit.mindId);
   for (let round = 0; round < EMBED_ROUNDS; round++) {
-    const done = await embedPending(inShard(deps, shard), unit.mindId, EMBED_BATCH);
+    const done = await embedPending(inShard(deps, shard), unit.mindId, EMBED_BATCH, mind);
     counts.embedded += done.embedded;
     counts.failed += done.failed;
     counts.postponed += done.postponed;
