@@ -1,7 +1,7 @@
 import { AppError, loggable } from "../errors";
 import { rateLimitedIn } from "../llm/limited-model";
 import { retryDelay, type RetryPolicy } from "../retry";
-import { holdMark, noteFailure, releaseMark } from "../work/marks";
+import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "../work/marks";
 import { parseMessage, sendAll, type Unit, type WorkMessage } from "../work/units";
 import { extractUnit } from "./collection";
 import { consolidateUnit } from "./consolidation";
@@ -63,7 +63,11 @@ export async function settleMessage(deps: Deps, body: unknown, attempts: number)
   const keep = (work: Promise<void>) => work.catch((error) => console.error("could not keep a unit's mark", loggable(error)));
   switch (outcome.status) {
     case "done":
-      if (outcome.more) await sendAgain(deps, message);
+      if (outcome.more) {
+        // The mark lives as long as the chain of messages, so no cron run sends a second copy meanwhile.
+        await keep(holdMark(db, message.unit, message.run, new Date(deps.clock.now().getTime() + QUEUED_TTL_MS)));
+        await sendAgain(deps, message);
+      }
       else await keep(releaseMark(db, message.unit, message.run));
       return { ack: true, outcome };
     case "wait":

@@ -7,7 +7,7 @@ import { settleMessage } from "../../src/cron/consume";
 import { runCronWith } from "../../src/cron/schedule";
 import { recordUsage } from "../../src/llm/ledger";
 import { ModelRateLimited } from "../../src/llm/limited-model";
-import { readMark } from "../../src/work/marks";
+import { QUEUED_TTL_MS, readMark } from "../../src/work/marks";
 import { DEAD_LETTER_QUEUE, parseMessage, parseUnit, unitText, WORK_QUEUE, type Unit, type WorkMessage } from "../../src/work/units";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, manualClock } from "../support/deps";
@@ -99,6 +99,20 @@ describe("at-least-once delivery", () => {
     expect(await settleMessage(deps, deps.queue.messages[0]!, 1)).toMatchObject({ outcome: { status: "done", counts: { folded_notes: 20 } } });
     expect(await versionsOf(m.mindId)).toHaveLength(2);
     expect(await storedNotes(m.mindId)).toEqual([]);
+  });
+
+  it("a unit that goes round again keeps its mark as long as its chain of messages runs", async () => {
+    const m = await mindWith(Array.from({ length: 120 }, (_, i) => `Fact number ${i}`));
+    const at = new Date("2031-05-01T10:00:00.000Z");
+    const [message] = await hourly(at, m.mindId);
+    // Its message comes round two hours later, when the producer's mark has one hour left.
+    const later = new Date(at.getTime() + 2 * 3_600_000);
+    const settled = await settleMessage(workDeps({ clock: manualClock(later), llm: scriptedModel([foldingTurn]).model }), message!, 1);
+    expect(settled).toMatchObject({ ack: true, outcome: { status: "done", more: true } });
+    const mark = await readMark((await depsOfMind(m.mindId)).shard, message!.unit);
+    expect(mark).toMatchObject({ expiresAt: new Date(later.getTime() + QUEUED_TTL_MS).toISOString() });
+    // So the next hourly run, past the producer's three hours, does not send a second copy.
+    expect(await hourly(new Date(at.getTime() + 4 * 3_600_000), m.mindId)).toEqual([]);
   });
 
   it("overlapping producer runs enqueue a unit once; once it is done the next run enqueues it again", async () => {
