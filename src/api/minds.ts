@@ -5,7 +5,7 @@ import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
 import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
-import { createLoginLink } from "../auth/login-links";
+import { createLoginLink, LOGIN_LINK_TTL_MS, loginUrl } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
 import { eraseMind, followImportJob } from "../portability/mind-jobs";
 import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
@@ -85,7 +85,7 @@ const ImportJobSchema = z
   .openapi("ImportJob");
 const LoginLinkSchema = z
   .object({ url: z.string(), expires_at: z.string() })
-  .openapi("LoginLink", { description: "A one-time link that signs its opener into the web UI, in this mind; it works once, for 10 minutes" });
+  .openapi("LoginLink", { description: `A one-time link that signs its opener into the web UI, in this mind; it works once, for ${LOGIN_LINK_TTL_MS / 60_000} minutes` });
 
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
 const tags = ["minds"];
@@ -262,8 +262,7 @@ mindRoutes
     async (c) => {
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
       const link = await createLoginLink(c.var.deps, { accountId: c.var.accountId, mindId: mind.id });
-      const url = `${publicOrigin(c.env, c.req.url)}/ui/login?token=${encodeURIComponent(link.token)}`;
-      return c.json({ url, expires_at: link.expires_at }, 201);
+      return c.json({ url: loginUrl(publicOrigin(c.env, c.req.url), link.token), expires_at: link.expires_at }, 201);
     },
   );
 

@@ -21,6 +21,9 @@ export interface LoginGrant {
   mindId: string | null;
 }
 
+/** The web UI's address that redeems a login link's token. */
+export const loginUrl = (origin: string, token: string) => `${origin}/ui/login?token=${encodeURIComponent(token)}`;
+
 /** Makes a one-time login link for an account. */
 export async function createLoginLink(deps: Deps, grant: LoginGrant, ttlMs = LOGIN_LINK_TTL_MS): Promise<LoginLink> {
   const token = randomToken(32);
