@@ -12,6 +12,8 @@ export type { JobRef } from "./job-operations";
 
 const QUEUE_KEY = "queue";
 const FAILURES_KEY = "failures";
+/** Set when an operation is asked for again while it runs: the run that ends then runs it once more. */
+const AGAIN_PREFIX = "again:";
 /** What this class stored when it ran moves only: the moving mind's id (read once, then converted). */
 const LEGACY_MOVE_KEY = "mind";
 
@@ -76,6 +78,9 @@ export class MindJobObject extends DurableObject<Env> {
     if (!queue.some((queued) => jobKey(queued) === key)) {
       if (queue.length >= MAX_QUEUED && ref.kind !== "erase") return false;
       this.ctx.storage.kv.put(QUEUE_KEY, ref.kind === "erase" ? [ref, ...queue] : [...queue, ref]);
+    } else {
+      // A run under way may already have read its progress (a move just finished, a new one asked for).
+      this.ctx.storage.kv.put(`${AGAIN_PREFIX}${key}`, true);
     }
     await this.ctx.storage.setAlarm(Date.now());
     return true;
@@ -142,9 +147,12 @@ export class MindJobObject extends DurableObject<Env> {
       const cap = fromAlarm ? operation.slicesPerAlarm : Infinity;
       let slices = 0;
       const more = () => Date.now() < until && slices++ < cap;
+      const again = `${AGAIN_PREFIX}${jobKey(ref)}`;
+      this.ctx.storage.kv.delete(again);
       try {
         const left = await operation.run(deps, ref, more, pause);
         this.ctx.storage.kv.delete(FAILURES_KEY);
+        if (!left && this.ctx.storage.kv.get<boolean>(again)) continue;
         if (left) {
           await this.ctx.storage.setAlarm(Date.now());
           return;

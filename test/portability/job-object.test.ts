@@ -195,6 +195,27 @@ describe("the mind's job object", () => {
     expect((await mindState(t.mind.id)).counts.minds).toBe(1);
   });
 
+  it("runs an operation once more when it is asked for again while it runs, rather than dropping the new request", async () => {
+    const t = await newTenant();
+    const ref: JobRef = { kind: "move", mindId: t.mind.id };
+    const runs: number[] = [];
+    const run = OPERATIONS.move.run;
+    // The first run is asked for again half-way (a new move claimed while the last one finishes).
+    OPERATIONS.move.run = async () => {
+      runs.push(runs.length + 1);
+      if (runs.length === 1) await objectOf(t.mind.id).start(ref);
+      return false;
+    };
+    try {
+      await startJob(jobs, ref);
+      await drive(t.mind.id);
+    } finally {
+      OPERATIONS.move.run = run;
+    }
+    expect(runs).toEqual([1, 2]);
+    expect(await objectOf(t.mind.id).pending()).toEqual([]);
+  });
+
   it("answers an import its job when the mind's queue is full, so the caller can follow it", async () => {
     const s = await archiveAndTarget();
     const fault = faults();
