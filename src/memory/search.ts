@@ -8,6 +8,7 @@ import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
+import { FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { loggable } from "../errors";
 
 export interface SearchOptions {
@@ -17,6 +18,8 @@ export interface SearchOptions {
   limit: number;
   /** Return each memory's context beside it. */
   withContext?: boolean;
+  /** Ask again with the words the best hits share (pseudo-relevance feedback, ./feedback.ts). */
+  feedback?: boolean;
 }
 
 export interface SearchHit {
@@ -50,13 +53,14 @@ function readVarint(bytes: Uint8Array): number {
 }
 
 /**
- * The weight of each of the mind's query terms (token and stem) that some memory holds. bm25
+ * Each of the mind's query terms (token and stem) that some memory holds: its weight, and the
+ * share of the mind's memories holding it. bm25
  * counts a term's documents within the mind (each term is the mind's own) but the rows of the
  * whole index; each term's score is scaled by the mind's idf over the index's, so ranking is what
  * bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
  * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
  */
-async function mindTermWeights(shard: Db, mindId: string, terms: string[]): Promise<Map<string, number>> {
+async function mindTerms(shard: Db, mindId: string, terms: string[]): Promise<Map<string, { weight: number; share: number }>> {
   type Held = { term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null };
   let held: Held[];
   try {
@@ -67,12 +71,15 @@ async function mindTermWeights(shard: Db, mindId: string, terms: string[]): Prom
     );
   } catch (err) {
     console.error("term weights unavailable; plain bm25", mindId, loggable(err));
-    return new Map(terms.map((t) => [t, 1]));
+    return new Map(terms.map((t) => [t, { weight: 1, share: 0 }]));
   }
   const block = held[0]?.block;
   const indexRows = block ? readVarint(new Uint8Array(block)) : 0;
   return new Map(
-    held.map((t) => [t.term, indexRows > 0 ? idf(t.mind_rows ?? indexRows, t.doc) / idf(indexRows, t.doc) : 1]),
+    held.map((t) => [
+      t.term,
+      { weight: indexRows > 0 ? idf(t.mind_rows ?? indexRows, t.doc) / idf(indexRows, t.doc) : 1, share: t.mind_rows ? t.doc / t.mind_rows : 0 },
+    ]),
   );
 }
 
@@ -92,15 +99,29 @@ function unionAll(selects: SQL[]): SQL {
  * then by how many of the query's terms each memory holds. A query with no word in it finds
  * nothing rather than failing.
  */
-export async function searchMemories({ shard, clock, scope }: MindContext, options: SearchOptions): Promise<SearchHit[]> {
+export async function searchMemories(ctx: MindContext, options: SearchOptions): Promise<SearchHit[]> {
+  const { shard, scope } = ctx;
   const token = mindSearchToken(scope.mindId);
   const terms = queryTerms(options.q).map((t) => token + t);
   if (terms.length === 0) return [];
-  const weights = await mindTermWeights(shard, scope.mindId, terms);
-  if (weights.size === 0) return [];
+  const held = await mindTerms(shard, scope.mindId, terms);
+  if (held.size === 0) return [];
+  const weights = new Map([...held].map(([term, t]) => [term, t.weight]));
+  let rows = await rankedRows(ctx, options, weights, terms);
+  if (options.feedback) {
+    const candidates = feedbackCandidates(rows.slice(0, FEEDBACK_HITS), new Set(terms), token);
+    const more = candidates.size > 0 ? feedbackTerms(candidates, await mindTerms(shard, scope.mindId, [...candidates.keys()])) : new Map();
+    if (more.size > 0) rows = await rankedRows(ctx, options, new Map([...weights, ...more]), terms);
+  }
+  return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
+}
+
+/** The memories matching the weighted terms, ranked (bm25, priority, recency, then the question's terms held), cut to the limit. */
+async function rankedRows({ shard, clock, scope }: MindContext, options: SearchOptions, weights: Map<string, number>, terms: string[]) {
   // One MATCH per term, each scaled by its weight and summed per memory: bm25 of the OR of the terms.
   const perTerm = [...weights].map(
-    ([term, weight]) => sql`select rowid, ${COLUMN_WEIGHTS} * ${weight} as score from memories_fts where memories_fts match ${`"${term}"`}`,
+    // The weight is written in, not bound: only the terms take D1's 100 parameters.
+    ([term, weight]) => sql`select rowid, ${COLUMN_WEIGHTS} * ${sql.raw(String(weight))} as score from memories_fts where memories_fts match ${`"${term}"`}`,
   );
   const now = isoNow(clock);
   const ranked = (words: SQL) => sql<number>`(${words} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
@@ -122,7 +143,7 @@ export async function searchMemories({ shard, clock, scope }: MindContext, optio
     .where(and(sql`${memories}.rowid = hits.rowid`, wanted))
     .orderBy(sql`${relevance} desc`)
     .limit(fetched);
-  return rankByCoverage(rows, terms, options.limit).map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
+  return rankByCoverage(rows, terms, options.limit);
 }
 
 /**

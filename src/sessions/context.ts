@@ -66,11 +66,13 @@ export interface PackingOptions {
   lazyHeadings: boolean;
   /** The instructions are given (false only measures what they cost). */
   instructions: boolean;
+  /** Search asks again with the words its best hits share (memory/feedback.ts). */
+  feedback: boolean;
 }
 
 export const DEFAULT_PACKING: PackingOptions = {
   ...{ markVerified: false, cut: "long", tokensPerHit: 16, maxHits: 200, groupLabels: true, tagHeadings: true },
-  ...{ tagLift: TAG_LIFT, weakShare: WEAK_SHARE, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true },
+  ...{ tagLift: TAG_LIFT, weakShare: WEAK_SHARE, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true, feedback: true },
 };
 
 export interface ContextRequest {
@@ -137,7 +139,7 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
     sessionId ? countEphemeral(ctx, sessionId) : Promise.resolve(0),
     recallMemories(ctx, { limit: CONTEXT_RECALL_LIMIT }),
     q
-      ? retrieveMemories(ctx, { q, limit: searchLimit(budget, packing), withContext: packing.tokensPerNeighbours > 0 })
+      ? retrieveMemories(ctx, { q, limit: searchLimit(budget, packing), withContext: packing.tokensPerNeighbours > 0, feedback: packing.feedback })
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(ctx, scope.mindId, scope.agent),

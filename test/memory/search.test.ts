@@ -5,6 +5,7 @@ import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { storeMemory } from "../../src/memory/memories";
 import { rankByCoverage } from "../../src/memory/rerank";
+import { FEEDBACK_WEIGHT, feedbackCandidates, feedbackTerms } from "../../src/memory/feedback";
 import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
@@ -243,6 +244,41 @@ describe("ranking within a mind", () => {
       expect(all).toHaveLength(60);
       for (const limit of [1, 2, 3, 5, 8, 13]) expect(await ranking(limit), `${name}, limit ${limit}`).toEqual(all.slice(0, limit));
     }
+  });
+
+  it("asked again with the words its best hits share, finds a memory that shares no word with the question", async () => {
+    const { ctx } = await mindWithClock("feedback");
+    await storeMemory(ctx, { category: "fact", key: "class", content: "Anna signed up for a pottery class, her favourite activity" });
+    await storeMemory(ctx, { category: "fact", key: "kiln", content: "The pottery kiln fired her first bowl" });
+    for (let i = 0; i < 30; i++) await storeMemory(ctx, { category: "fact", key: `road${i}`, content: `The harbour road floods in spring ${i}` });
+    const q = "Which activity does Anna love?";
+    expect((await searchMemories(ctx, { q, limit: 10 })).map((h) => h.memory.key)).toEqual(["class"]);
+    const found = await searchMemories(ctx, { q, limit: 10, feedback: true });
+    expect(found.map((h) => h.memory.key)).toEqual(["class", "kiln"]);
+    // The question's own words still lead: the memory found through others' words scores below.
+    expect(found[1]!.score).toBeLessThan(found[0]!.score);
+  });
+
+  it("asks again for the likeliest words of the best hits that few memories hold, the question's own and function words left out", () => {
+    const token = "000000000tok";
+    const hits = [
+      { score: 3, searchContent: ["anna", "pottery", "class", "the", "activ"].map((t) => token + t).join(" ") },
+      { score: 1, searchContent: ["anna", "pottery", "kiln"].map((t) => token + t).join(" ") },
+    ];
+    const candidates = feedbackCandidates(hits, new Set([token + "activ"]), token);
+    expect([...candidates.keys()].map((t) => t.slice(token.length))).toEqual(["anna", "pottery", "class", "kiln"]);
+    const held = new Map([
+      [token + "anna", { weight: 1, share: 0.9 }],
+      [token + "pottery", { weight: 2, share: 0.05 }],
+      [token + "class", { weight: 1, share: 0.05 }],
+      [token + "kiln", { weight: 1, share: 0.01 }],
+    ]);
+    const more = feedbackTerms(candidates, held);
+    // "anna" is said by most memories; the strongest word asks at FEEDBACK_WEIGHT of its bm25 weight.
+    expect([...more.keys()].map((t) => t.slice(token.length))).toEqual(["pottery", "class", "kiln"]);
+    expect(more.get(token + "pottery")).toBeCloseTo(FEEDBACK_WEIGHT * 2, 6);
+    expect(more.get(token + "kiln")!).toBeLessThan(FEEDBACK_WEIGHT);
+    expect(feedbackTerms(new Map(), held).size).toBe(0);
   });
 
   it("a recent memory that matches weakly outranks many old ones that match strongly", async () => {

@@ -269,6 +269,18 @@ describe("context assembly", () => {
     }
   });
 
+  it("relates what shares no word with the message but the words of its best hits", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    const kiln = await store(auth, { key: "kiln", content: "The pottery kiln fired her first bowl" });
+    await store(auth, { key: "class", content: "Anna signed up for a pottery class, her favourite activity" });
+    for (let i = 0; i < 30; i++) await store(auth, { key: `road_${i}`, content: `The harbour road floods in spring ${i}` });
+    const ctx = await contextOf(auth, s.id, `?q=${encodeURIComponent("Which activity does Anna love?")}`);
+    const related = ctx.parts.filter((p: any) => p.part === "search" && p.included).map((p: any) => p.ref);
+    expect(related).toContain(kiln.id);
+    expect(memoryBlock(ctx.system).split("\n## Recalled memories")[0]).toContain("- The pottery kiln fired her first bowl");
+  });
+
   it("folds a memory that nearly repeats one already taken", async () => {
     const auth = await newAuth();
     const s = await openSession(auth);
