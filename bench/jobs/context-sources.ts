@@ -10,7 +10,7 @@ const WITHOUT: Record<string, Partial<PackingOptions>> = {
   "− neighbours for fewer leading hits at small budgets (one per 150 budget tokens from the first, as before)": { tokensPerNeighbours: 150, neighboursFrom: 0 },
   "− a hit sharing tags with every leading hit lifted by its whole score (by half of it, as before)": { tagLift: 0.5 },
   "− after the hits, what was said around those beyond the leading ones, and only then hits scoring under 5 % of the best (all in rank order, as before)": { weakShare: 0 },
-  "− search asked again with the words its best hits share, at 0.3 of a question word's weight (pseudo-relevance feedback)": { feedback: false },
+  "− search asked again with the words its ten best hits share, at 0.3 of a question word's weight, what it finds after those ten (pseudo-relevance feedback)": { feedback: false },
   "− duplicates folded": { fold: false },
   "− headings paid only when used (every part's heading paid up front)": { lazyHeadings: false },
   "+ no instructions at all (what they cost)": { instructions: false },

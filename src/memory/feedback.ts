@@ -3,7 +3,9 @@ import { stem, STOP_WORDS } from "./normalize";
 // Pseudo-relevance feedback (RM3): a question often shares no word with the memories that answer
 // it ("what activities…" against a pottery class), but the memories it does find speak of the
 // same things. The words the best hits share, weighted by how rare they are in the mind, are
-// asked for again beside the question's own, at a fraction of their weight.
+// asked for again beside the question's own, at a fraction of their weight. The best hits keep
+// their places: what the words find follows them, so feedback adds to what the question found
+// and never pushes it down.
 // Chosen on LoCoMo's conversations 0–4 (bench/parts/context.ts).
 
 /** How many of the best hits are read for words. */
@@ -55,4 +57,17 @@ export function feedbackTerms(candidates: ReadonlyMap<string, number>, held: Rea
     .slice(0, FEEDBACK_TERMS);
   const top = ranked[0]?.value ?? 0;
   return new Map(top > 0 ? ranked.map((r) => [r.term, FEEDBACK_WEIGHT * (r.value / top) * r.weight]) : []);
+}
+
+/**
+ * The hits the words were taken from (`lead`), in their places and with their scores; then the
+ * other hits of the search asked again, in its order, scaled so that none scores above the last
+ * of the lead.
+ */
+export function afterLead<T extends { id: string; score: number }>(lead: readonly T[], again: readonly T[]): T[] {
+  const led = new Set(lead.map((h) => h.id));
+  const rest = again.filter((h) => !led.has(h.id));
+  const floor = Math.min(...lead.map((h) => h.score));
+  const scale = rest.length > 0 && rest[0]!.score > floor ? floor / rest[0]!.score : 1;
+  return [...lead, ...rest.map((h) => ({ ...h, score: h.score * scale }))];
 }

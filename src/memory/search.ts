@@ -8,7 +8,7 @@ import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
-import { FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
+import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { loggable } from "../errors";
 
 export interface SearchOptions {
@@ -109,9 +109,10 @@ export async function searchMemories(ctx: MindContext, options: SearchOptions): 
   const weights = new Map([...held].map(([term, t]) => [term, t.weight]));
   let rows = await rankedRows(ctx, options, weights, terms);
   if (options.feedback) {
-    const candidates = feedbackCandidates(rows.slice(0, FEEDBACK_HITS), new Set(terms), token);
+    const lead = rows.slice(0, FEEDBACK_HITS);
+    const candidates = feedbackCandidates(lead, new Set(terms), token);
     const more = candidates.size > 0 ? feedbackTerms(candidates, await mindTerms(shard, scope.mindId, [...candidates.keys()])) : new Map();
-    if (more.size > 0) rows = await rankedRows(ctx, options, new Map([...weights, ...more]), terms);
+    if (more.size > 0) rows = afterLead(lead, await rankedRows(ctx, options, new Map([...weights, ...more]), terms)).slice(0, options.limit);
   }
   return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
 }
