@@ -12,7 +12,7 @@ const WITHOUT: Record<string, Partial<PackingOptions>> = {
   "− after the hits, what was said around those beyond the leading ones, and only then hits scoring under 5 % of the best (all in rank order, as before)": { weakShare: 0 },
   "− search asked again with the words its ten best hits share, at 0.3 of a question word's weight, what it finds after those ten (pseudo-relevance feedback)": { feedback: false },
   "− duplicates folded": { fold: false },
-  "− headings paid only when used (every part's heading paid up front)": { lazyHeadings: false },
+  "− headings, and the instructions' lines on what a mark means, paid only when used (all paid up front)": { lazyHeadings: false },
   "+ no instructions at all (what they cost)": { instructions: false },
   "as before: every text over 80 characters cut, category headings, no neighbours, headings up front": {
     ...{ cut: "always", tagHeadings: false, tokensPerNeighbours: 0, weakShare: 0, lazyHeadings: false, feedback: false },

@@ -3,7 +3,7 @@ import type { Memory } from "../memory/model";
 import { stem, words } from "../memory/normalize";
 import { oneLine } from "../notes/document";
 import type { Note } from "../notes/notes";
-import { stating, under, type ContextItem } from "./context-packing";
+import { needing, stating, under, type ContextItem, type GroupHeading } from "./context-packing";
 import { isCut, trimToMatches, type CutRule } from "./context-trim";
 
 // How a memory or a note is written into the memory block: one line, never able to close the
@@ -19,6 +19,23 @@ export interface Render {
   tagHeadings: boolean;
   cut: CutRule;
   stems: ReadonlySet<string>;
+  /** The instruction line saying what each mark means, with its tokens; none when no instructions are given. */
+  notices: Record<Mark, GroupHeading> | null;
+}
+
+/** What an item may be marked with: `[unverified]`, or `…` where a cut left words out. */
+export type Mark = "unverified" | "cut";
+
+/** The line of the instructions that says what a mark means, given only when an item shown carries it. */
+export const MARK_NOTICES: Record<Mark, string> = {
+  unverified: "[unverified] items were not confirmed by the person and may be wrong.",
+  cut: "… marks what was left out.",
+};
+
+/** The item with the notices of the marks it carries. */
+function marked<T extends ContextItem>(item: T, render: Render, marks: Record<Mark, boolean>): T {
+  for (const mark of ["unverified", "cut"] as const) if (marks[mark] && render.notices) needing(item, render.notices[mark]);
+  return item;
 }
 
 /** An item's mark: `[unverified]` always, `[verified]` only when asked for. */
@@ -56,14 +73,19 @@ function headingOf(m: Memory, render: Render): string {
 }
 
 export function memoryItem(part: "search" | "recall", m: Memory, render: Render): ContextItem {
-  const fact = asData(shown(m.content, render));
+  const said = shown(m.content, render);
+  const fact = asData(said);
   const label = !render.groupLabels
     ? `${asData(m.category)}/${asData(m.key)}: `
     : keyAddsWords(m.key, fact)
       ? `${asData(m.key)}: `
       : "";
   const text = `- ${marker(render, m.verified)}${label}${fact}`;
-  const item = stating({ part, ref: m.id, verified: m.verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
+  const item = marked(
+    stating({ part, ref: m.id, verified: m.verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact),
+    render,
+    { unverified: !m.verified, cut: said !== m.content },
+  );
   if (!render.groupLabels) return item;
   const heading = headingOf(m, render);
   return under(item, { text: heading, tokens: render.count(heading) + 1 });
@@ -84,14 +106,20 @@ export function neighbourItems(m: Memory, render: Render): ContextItem[] {
     const text = `- ${marker(render, m.verified)}${line}`;
     const tokens = render.count(text) + 1;
     if (tokens > render.budget * NEIGHBOUR_SHARE) return [];
-    const item = stating({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, included: false, reason: "fits" }, line);
+    const item = marked(
+      stating({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, included: false, reason: "fits" }, line),
+      render,
+      { unverified: !m.verified, cut: false },
+    );
     return [render.groupLabels ? under(item, { text: heading, tokens: render.count(heading) + 1 }) : item];
   });
 }
 
 export function noteItem(n: Note, render: Render): ContextItem {
   const verified = n.source === "user";
-  const fact = asData(shown(n.text, render));
+  const said = shown(n.text, render);
+  const fact = asData(said);
   const text = `- ${marker(render, verified)}note: ${fact}`;
-  return stating({ part: "search", ref: n.id, verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
+  const item = stating({ part: "search", ref: n.id, verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
+  return marked(item, render, { unverified: !verified, cut: said !== n.text });
 }

@@ -59,6 +59,17 @@ export function under<T extends ContextItem>(item: T, heading: GroupHeading): T 
   return item;
 }
 
+const NOTICES = new WeakMap<ContextItem, GroupHeading[]>();
+
+/**
+ * Says that an item needs a line of the instructions (what a mark it carries means): the first
+ * item taken that needs it pays for the line, so a mark no item shows costs nothing.
+ */
+export function needing<T extends ContextItem>(item: T, notice: GroupHeading): T {
+  NOTICES.set(item, [...(NOTICES.get(item) ?? []), notice]);
+  return item;
+}
+
 /** The heading an item is said under, if any. */
 export const headingOf = (item: ContextItem): string | undefined => HEADINGS.get(item)?.text;
 
@@ -83,6 +94,8 @@ export class Fitter {
   private readonly seen = new Map<string, string>();
   private readonly facts: { stems: Set<string>; ref: string }[] = [];
   private readonly headings = new Set<string>();
+  /** The instruction lines some item taken needed (`needing`). */
+  readonly notices = new Set<string>();
   used: number;
 
   /**
@@ -143,12 +156,13 @@ export class Fitter {
     return this.facts.find((f) => f.stems.size >= MIN_STEMS_FOR_NEAR && similarity(stems, f.stems) >= NEAR_DUPLICATE)?.ref;
   }
 
-  /** An item's tokens, with its headings' when it is the first taken under them. */
+  /** An item's tokens, with its headings' and notices' when it is the first taken needing them. */
   private cost(item: ContextItem): number {
     const heading = HEADINGS.get(item);
     const group = heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0;
     const part = this.headings.has(item.part) ? 0 : (this.partHeadings[item.part] ?? 0);
-    return item.tokens + group + part;
+    const notices = (NOTICES.get(item) ?? []).reduce((n, notice) => n + (this.notices.has(notice.text) ? 0 : notice.tokens), 0);
+    return item.tokens + group + part + notices;
   }
 
   private take(item: ContextItem, reason: ContextReason): void {
@@ -157,6 +171,7 @@ export class Fitter {
     this.used += item.tokens;
     this.headings.add(item.part);
     if (heading) this.headings.add(`${item.part}:${heading.text}`);
+    for (const notice of NOTICES.get(item) ?? []) this.notices.add(notice.text);
     if (item.part === "window" || item.part === "cold") return;
     this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);
     if (item.ref.startsWith("mem_")) this.seen.set(`memory:${item.ref}`, item.ref);

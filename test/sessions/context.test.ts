@@ -148,15 +148,21 @@ describe("context assembly", () => {
     await store({ token: key }, { key: "bike_brand", content: short });
 
     const q = `?q=${encodeURIComponent("where did they rent bikes?")}`;
-    const tight = memoryBlock((await contextOf(auth, s.id, `${q}&max_tokens=300`)).system);
+    const tightContext = await contextOf(auth, s.id, `${q}&max_tokens=300`);
+    const tight = memoryBlock(tightContext.system);
     expect(tight).toContain("- trip_log: Spent May in Lisbon with the team. … We rented bikes every day. They were red and heavy. …");
+    // The instructions say what each mark shown means.
+    expect(tightContext.system).toContain("… marks what was left out.");
+    expect(tightContext.system).toContain("[unverified] items were not confirmed");
     // Short for the budget: whole, though some of its sentences share no word with the message.
     expect(tight).toContain(`- [unverified] bike_brand: ${short}`);
     expect(tight).not.toContain("[verified]");
     const roomy = await contextOf(auth, s.id, q);
-    expect(roomy.system).toContain("… marks what was left out");
-    // The default budget holds it whole.
+    // The default budget holds it whole: no cut, so no word of the instructions about one.
     expect(memoryBlock(roomy.system)).toContain(`- trip_log: ${long}`);
+    expect(roomy.system).not.toContain("…");
+    expect(roomy.system).toContain("[unverified] items were not confirmed");
+    expect(roomy.tokens).toBeLessThanOrEqual(roomy.budget);
   });
 
   it("lists memories under their tags, and the leading hits with what was said around them, each line once", async () => {
@@ -192,6 +198,8 @@ describe("context assembly", () => {
     const project = related!.split("### project\n")[1]!.split("\n###")[0]!.split("\n");
     expect(project.sort()).toEqual(["- Billing invoices go out monthly", "- Billing moved to a new host", "- billing_db: Billing runs on MySQL 5.7"]);
     expect(related).toContain("### preference\n- report_format: Wants billing reports as PDF");
+    // Every memory shown is verified and whole: the instructions spend no words on marks.
+    expect(ctx.system).not.toMatch(/\[unverified\]|…/);
     // The heading is paid for once, by the first item taken under it.
     const search = ctx.parts.filter((p: any) => p.part === "search" && p.included);
     const heading = search.filter((p: any) => p.tokens > (countTokens(p.text) + 1));
