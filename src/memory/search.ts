@@ -54,10 +54,9 @@ function readVarint(bytes: Uint8Array): number {
 
 /**
  * Each of the mind's query terms (token and stem) that some memory holds: its weight, and the
- * share of the mind's memories holding it. bm25
- * counts a term's documents within the mind (each term is the mind's own) but the rows of the
- * whole index; each term's score is scaled by the mind's idf over the index's, so ranking is what
- * bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
+ * share of the mind's memories holding it. bm25 counts a term's documents within the mind (each
+ * term is the mind's own) but the rows of the whole index; each term's score is scaled by the
+ * mind's idf over the index's, so ranking is what bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
  * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
  */
 async function mindTerms(shard: Db, mindId: string, terms: string[]): Promise<Map<string, { weight: number; share: number }>> {
@@ -97,7 +96,8 @@ function unionAll(selects: SQL[]): SQL {
 /**
  * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
  * then by how many of the query's terms each memory holds. A query with no word in it finds
- * nothing rather than failing.
+ * nothing rather than failing. With `feedback`, two more statements: the rarity of the best hits'
+ * words, and the search asked again with them (feedback.ts).
  */
 export async function searchMemories(ctx: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const { shard, scope } = ctx;
