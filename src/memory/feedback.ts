@@ -11,13 +11,13 @@ import { stem, STOP_WORDS } from "./normalize";
 /** How many of the best hits are read for words. */
 export const FEEDBACK_HITS = 10;
 /** How many of their words are asked for again. */
-export const FEEDBACK_TERMS = 10;
+const FEEDBACK_TERMS = 10;
 /** The weight of the strongest of them against a question's own term. */
 export const FEEDBACK_WEIGHT = 0.3;
 /** Words held by more than this share of the mind's memories say nothing of what a hit is about. */
 const COMMON_SHARE = 0.1;
 /** Candidates looked up in the index, before their rarity is known. */
-export const FEEDBACK_CANDIDATES = 40;
+const FEEDBACK_CANDIDATES = 40;
 
 export interface FeedbackHit {
   score: number;
