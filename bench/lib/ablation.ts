@@ -1,4 +1,5 @@
 import { STOP_WORDS, stem, words } from "../../src/memory/normalize";
+import { asksWhen, namesTime, WHEN_LIFT } from "../../src/memory/rerank";
 import { dateTag, turnContent, type Turn } from "./dataset";
 
 /** One combination of retrieval ideas, applied to a raw FTS5 table. */
@@ -77,7 +78,7 @@ export const VARIANTS: { ladder: Variant[]; leaveOneOut: Variant[] } = (() => {
     ["weights", "+ field weights (date ×2, neighbours ×0.5)"],
     ["neighbours", "+ neighbour turns indexed beside each turn"],
     ["feedback", "+ pseudo-relevance feedback (second round, fused by rank)"],
-    ["when", "+ date-aware: a \"when\" question lifts turns naming a time (×1.2)"],
+    ["when", "+ date-aware: a \"when\" question lifts turns naming a time (×1.5, the product's rule)"],
     ["columnLengths", "+ bm25 length normalisation per column (b 0.3 / 0 / 0.75)"],
     ["phrase", "+ phrase boost: adjacent question words adjacent in the turn (×1.1 each)"],
     ["proximity", "+ proximity boost: each further question term the turn holds (×1.2 each)"],
@@ -121,21 +122,6 @@ export function fuse(a: readonly string[], b: readonly string[], depth: number):
 /** The quoted OR expression of a list of terms. */
 export const orExpression = (terms: readonly string[]) => terms.map(quote).join(" OR ");
 
-// A question asking when something happened; and the words (stemmed) by which a turn names a time.
-const WHEN_QUESTION = /^\s*(when|what (date|year|month|day|time)|how long ago|which (year|month|day))\b/i;
-const TIME_WORDS = new Set(
-  ("yesterday today tomorrow tonight ago last next week weekend month year day morning evening night recent recently " +
-    "soon earlier later since monday tuesday wednesday thursday friday saturday sunday january february march april may " +
-    "june july august september october november december summer winter spring fall autumn just")
-    .split(" ")
-    .map(stem),
-);
-const YEAR = /^(19|20)\d\d$/;
-
-export const asksWhen = (question: string) => WHEN_QUESTION.test(question);
-/** Whether a turn's indexed words name a time. */
-export const namesTime = (body: string) => body.split(" ").some((t) => TIME_WORDS.has(t) || YEAR.test(t));
-
 /** Distinct pairs of the question's adjacent (non-stop) words found adjacent in the turn. */
 export function phrasesHeld(v: Variant, question: string, body: string): number {
   const seq = words(question).map((w) => (STOP_WORDS.has(w) ? null : v.stem ? stem(w) : w));
@@ -157,7 +143,7 @@ export function termsHeld(terms: readonly string[], body: string, date: string):
 /** The variant's boosts of one candidate's bm25 score (positive, higher is better). */
 export function boosted(v: Variant, score: number, question: string, terms: readonly string[], body: string, date: string): number {
   let s = score;
-  if (v.when && asksWhen(question) && namesTime(body)) s *= 1.2;
+  if (v.when && asksWhen(question) && namesTime(body)) s *= WHEN_LIFT;
   if (v.phrase) s *= 1 + 0.1 * phrasesHeld(v, question, body);
   if (v.proximity) s *= 1 + 0.2 * Math.max(0, termsHeld(terms, body, date) - 1);
   return s;

@@ -7,7 +7,7 @@ import type { Db } from "../db/client";
 import { hasTag, inScope, notExpired } from "./filters";
 import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
-import { CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
+import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
 import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { loggable } from "../errors";
 
@@ -95,7 +95,8 @@ function unionAll(selects: SQL[]): SQL {
 
 /**
  * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
- * then by how many of the query's terms each memory holds. A query with no word in it finds
+ * then by how many of the query's terms each memory holds (and, asked when, whether it names a
+ * time). A query with no word in it finds
  * nothing rather than failing. With `feedback`, two more statements: the rarity of the best hits'
  * words, and the search asked again with them (feedback.ts).
  */
@@ -144,7 +145,7 @@ async function rankedRows({ shard, clock, scope }: MindContext, options: SearchO
     .where(and(sql`${memories}.rowid = hits.rowid`, wanted))
     .orderBy(sql`${relevance} desc`)
     .limit(fetched);
-  return rankByCoverage(rows, terms, options.limit);
+  return rankByCoverage(rows, terms, options.limit, asksWhen(options.q) ? mindSearchToken(scope.mindId) : undefined);
 }
 
 /**

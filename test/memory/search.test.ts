@@ -4,7 +4,7 @@ import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpressio
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { storeMemory } from "../../src/memory/memories";
-import { rankByCoverage } from "../../src/memory/rerank";
+import { asksWhen, namesTime, rankByCoverage, WHEN_LIFT } from "../../src/memory/rerank";
 import { FEEDBACK_WEIGHT, feedbackCandidates, feedbackTerms } from "../../src/memory/feedback";
 import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/tenancy/mind-context";
@@ -184,6 +184,27 @@ describe("ranking within a mind", () => {
     expect(tagged[0]!.score).toBeCloseTo(1.2, 6);
   });
 
+  it("tells a question asking when, in English or Russian, and a text that says when", () => {
+    for (const q of ["When did Anna move?", "what year was it", "How long ago did we meet", "Когда Анна переехала?", "В каком году это было?", "как давно"])
+      expect(asksWhen(q), q).toBe(true);
+    for (const q of ["Whenever you can", "Where did Anna move?", "Когдатошний друг", "Что Анна любит?"]) expect(asksWhen(q), q).toBe(false);
+    const indexed = (text: string) => stems(text).join(" ");
+    for (const text of ["We moved last week", "in May", "back in 2019", "Переехали на прошлой неделе", "вчера вечером", "в мае"])
+      expect(namesTime(indexed(text)), text).toBe(true);
+    for (const text of ["We moved to Lisbon", "Переехали в Лиссабон", "2019x flat 42"]) expect(namesTime(indexed(text)), text).toBe(false);
+    // Behind a mind's token, as the index holds them.
+    expect(namesTime(toIndexText("mind_1", "yesterday"), mindSearchToken("mind_1"))).toBe(true);
+  });
+
+  it("a question asking when lifts the memories that say when, and no other question does", () => {
+    const candidate = (key: string, score: number, content: string) => ({ key, score, searchKey: key, searchContent: stems(content).join(" "), searchTags: "" });
+    const both = [candidate("where", 1.0, "Anna moved to Lisbon"), candidate("when", 0.8, "Anna moved last spring")];
+    const asked = rankByCoverage(both, ["anna", "move"], 5, "");
+    expect(asked.map((c) => c.key)).toEqual(["when", "where"]);
+    expect(asked[0]!.score).toBeCloseTo(0.8 * 1.2 * WHEN_LIFT, 6);
+    expect(rankByCoverage(both, ["anna", "move"], 5).map((c) => c.key)).toEqual(["where", "when"]);
+  });
+
   it("a mind's scores stay the same when another mind with the same memories joins the database", async () => {
     // An empty database of this file's own, so the test knows everything it holds.
     await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
@@ -244,6 +265,21 @@ describe("ranking within a mind", () => {
       expect(all).toHaveLength(60);
       for (const limit of [1, 2, 3, 5, 8, 13]) expect(await ranking(limit), `${name}, limit ${limit}`).toEqual(all.slice(0, limit));
     }
+  });
+
+  it("searching, a question asking when finds first the memory that says when, in English and in Russian", async () => {
+    const { ctx } = await mindWithClock("when");
+    // Memories that share no word with the questions, so that their words weigh what they would in a real mind.
+    for (let i = 0; i < 10; i++) await storeMemory(ctx, { category: "fact", key: `tea${i}`, content: `Green tea number ${i} tastes of grass` });
+    await storeMemory(ctx, { category: "fact", key: "city", content: "Anna moved to Lisbon; Anna moved for the ocean" });
+    await storeMemory(ctx, { category: "fact", key: "day", content: "Anna moved last spring" });
+    await storeMemory(ctx, { category: "fact", key: "город", content: "Анна переехала в Лиссабон; Анна переехала к океану" });
+    await storeMemory(ctx, { category: "fact", key: "день", content: "Анна переехала прошлой весной" });
+    const first = async (q: string) => (await searchMemories(ctx, { q, limit: 5 }))[0]!.memory.key;
+    expect(await first("Where did Anna move?")).toBe("city");
+    expect(await first("When did Anna move?")).toBe("day");
+    expect(await first("Куда Анна переехала?")).toBe("город");
+    expect(await first("Когда Анна переехала?")).toBe("день");
   });
 
   it("asked again with the words its best hits share, finds a memory that shares no word with the question, after the hits it found itself", async () => {
