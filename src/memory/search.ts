@@ -96,9 +96,9 @@ function unionAll(selects: SQL[]): SQL {
 /**
  * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
  * then by how many of the query's terms each memory holds (and, asked when, whether it names a
- * time). A query with no word in it finds
- * nothing rather than failing. With `feedback`, two more statements: the rarity of the best hits'
- * words, and the search asked again with them (feedback.ts).
+ * time). A query with no word in it finds nothing rather than failing. With `feedback`, two more
+ * statements: the rarity of the best hits' words, and the search asked again with them
+ * (feedback.ts).
  */
 export async function searchMemories(ctx: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const { shard, scope } = ctx;
