@@ -78,7 +78,7 @@ export const VARIANTS: { ladder: Variant[]; leaveOneOut: Variant[] } = (() => {
     ["weights", "+ field weights (date ×2, neighbours ×0.5)"],
     ["neighbours", "+ neighbour turns indexed beside each turn"],
     ["feedback", "+ pseudo-relevance feedback (second round, fused by rank)"],
-    ["when", "+ date-aware: a \"when\" question lifts turns naming a time (×1.5, the product's rule)"],
+    ["when", `+ date-aware: a "when" question lifts turns naming a time (×${WHEN_LIFT}, the product's rule)`],
     ["columnLengths", "+ bm25 length normalisation per column (b 0.3 / 0 / 0.75)"],
     ["phrase", "+ phrase boost: adjacent question words adjacent in the turn (×1.1 each)"],
     ["proximity", "+ proximity boost: each further question term the turn holds (×1.2 each)"],

@@ -57,11 +57,12 @@ function termsHeld(candidate: Candidate, terms: readonly string[]): number {
 }
 
 /**
- * The candidates re-scored by the query terms each holds, and when the question asks when
- * (`when`: the mind's search token) by whether its content names a time; best first, cut to `limit`.
+ * The candidates re-scored by the query terms each holds and, when the question asks when
+ * (`whenToken`: then the mind's search token), by whether its content names a time; best first,
+ * cut to `limit`.
  */
-export function rankByCoverage<T extends Candidate>(candidates: readonly T[], terms: readonly string[], limit: number, when?: string): T[] {
-  const lift = (c: Candidate) => (when !== undefined && namesTime(c.searchContent, when) ? WHEN_LIFT : 1);
+export function rankByCoverage<T extends Candidate>(candidates: readonly T[], terms: readonly string[], limit: number, whenToken?: string): T[] {
+  const lift = (c: Candidate) => (whenToken !== undefined && namesTime(c.searchContent, whenToken) ? WHEN_LIFT : 1);
   return candidates
     .map((c, i) => ({ c: { ...c, score: c.score * (1 + COVERAGE_BOOST * Math.max(0, termsHeld(c, terms) - 1)) * lift(c) }, i }))
     .sort((a, b) => b.c.score - a.c.score || a.i - b.i)
