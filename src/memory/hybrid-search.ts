@@ -1,7 +1,7 @@
 import type { MindContext } from "../tenancy/mind-context";
 import type { Scope } from "../tenancy/principal";
 import type { Deps } from "../deps";
-import { reciprocalRankFusion } from "./fusion";
+import { MEANING_WEIGHT, reciprocalRankFusion } from "./fusion";
 import { searchMemories, type SearchHit, type SearchOptions } from "./search";
 import { and, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
@@ -19,8 +19,8 @@ export interface RetrievedHits {
   retrieval: Retrieval;
 }
 
-// Each list contributes this many candidates before fusion, so a memory found only by meaning
-// can still rank in a short result list.
+// Each list contributes this many candidates before fusion; a memory found by meaning alone
+// follows those full text found (fusion.ts), so it is there whenever full text finds few.
 const CANDIDATES = 50;
 
 /**
@@ -40,7 +40,7 @@ export async function retrieveMemories(ctx: MindContext, options: SearchOptions)
   const filtered = meaning.filter(
     (m) => (options.category === undefined || m.category === options.category) && (options.tag === undefined || m.tags.includes(options.tag)),
   );
-  const fused = reciprocalRankFusion([lexical.map((h) => h.memory), filtered], (m) => m.id);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.memory), filtered], (m) => m.id, [1, MEANING_WEIGHT]);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ memory: item, score })), retrieval: "hybrid" };
 }
 

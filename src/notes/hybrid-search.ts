@@ -1,7 +1,7 @@
 import { and, inArray } from "drizzle-orm";
 import { notes } from "../db/schema";
 import { inScope } from "../memory/filters";
-import { reciprocalRankFusion } from "../memory/fusion";
+import { MEANING_WEIGHT, reciprocalRankFusion } from "../memory/fusion";
 import type { Retrieval } from "../memory/hybrid-search";
 import { inIdChunks } from "../db/client";
 import { nearestRowIds } from "../embeddings/vectors";
@@ -30,7 +30,7 @@ export async function retrieveNotes(ctx: MindContext, options: { q: string; limi
   ]);
   if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
   const meaning = await notesByIds(ctx, nearest, options.withContext);
-  const fused = reciprocalRankFusion([lexical.map((h) => h.note), meaning], (n) => n.id);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.note), meaning], (n) => n.id, [1, MEANING_WEIGHT]);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ note: item, score })), retrieval: "hybrid" };
 }
 

@@ -3,7 +3,7 @@ import { dataOf, firstEverywhere } from "../support/shards";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Scope } from "../../src/tenancy/principal";
 import { drain, memoryQueue, runNow } from "../support/jobs";
-import { reciprocalRankFusion } from "../../src/memory/fusion";
+import { MEANING_WEIGHT, reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { assembleContext, DEFAULT_CONTEXT_TOKENS } from "../../src/sessions/context";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
@@ -34,6 +34,14 @@ describe("reciprocal rank fusion", () => {
     expect(fused).toEqual(["c", "a", "b", "d"]);
     const scores = reciprocalRankFusion([["a"], ["a"]], (x) => x);
     expect(scores[0]!.score).toBeCloseTo(2 / 61, 10);
+  });
+
+  it("weighs each list's votes by its weight: meaning's lift what both found, and what meaning alone found follows full text", () => {
+    const lists = [["a", "b", "c"], ["x", "c"]];
+    expect(reciprocalRankFusion(lists, (x) => x).map((f) => f.item)).toEqual(["c", "a", "x", "b"]);
+    const weighted = reciprocalRankFusion(lists, (x) => x, [1, MEANING_WEIGHT]);
+    expect(weighted.map((f) => f.item)).toEqual(["c", "a", "b", "x"]);
+    expect(weighted.find((f) => f.item === "x")!.score).toBeCloseTo(MEANING_WEIGHT / 61, 10);
   });
 });
 
