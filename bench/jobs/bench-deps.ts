@@ -6,6 +6,11 @@ import type { LanguageModel } from "../../src/llm/providers";
 import { createDeps, type Deps } from "../../src/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
+import type { Semantic } from "../../src/embeddings/ports";
+import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
+import { memoryIndex } from "../../test/support/semantic";
+import type { Endpoint } from "../lib/endpoint";
+import { EMBED_BATCH, embedPending, markMissing } from "../../src/embeddings/vectors";
 import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
 
 export interface BenchDepsOptions {
@@ -69,3 +74,23 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
   }
   return times;
 }
+
+/**
+ * Embeds every memory of a mind written without the ports, as the hourly job backfills a
+ * deployment that turned recall by meaning on: marked missing, then embedded in batches.
+ */
+export async function embedMind(deps: Deps & { semantic: Semantic }, scope: MindContext): Promise<void> {
+  const ctx = inMind(deps, scope);
+  while ((await markMissing(ctx, scope.mind.id)) > 0);
+  for (;;) {
+    const done = await embedPending(ctx, scope.mind.id, EMBED_BATCH, scope.mind);
+    if (done.failed + done.postponed > 0) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
+    if (done.embedded === 0) return;
+  }
+}
+
+/** Recall by meaning through the product's embedder for an OpenAI-compatible endpoint, an in-memory index in place of Vectorize. */
+export const semanticOver = (endpoint: Endpoint): Semantic => ({
+  embedder: openAiCompatibleEmbedder(endpoint.baseUrl, endpoint.model, endpoint.apiKey),
+  index: memoryIndex(),
+});

@@ -1,5 +1,6 @@
+import type { Semantic } from "../../src/embeddings/ports";
 import type { PackingOptions } from "../../src/sessions/context";
-import { ABLATION, assemblyRow, baselineRow, BUDGETS } from "../lib/context-rows";
+import { ABLATION, assemblyRow, baselineRow, BUDGETS, withMeaning } from "../lib/context-rows";
 import { assembled, topHitsWithin, type ContextSource } from "./context";
 
 /** Each idea of the packing taken out alone (its option set back), at 1,500 tokens; then all of them. */
@@ -19,10 +20,18 @@ const WITHOUT: Record<string, Partial<PackingOptions>> = {
   },
 };
 
-/** Every row of the context bench: product and baseline at each budget, then the ablation. */
-export function contextSources(): Record<string, ContextSource> {
+/** A source searching with recall by meaning too (the mind's vectors in `semantic`). */
+const meaningful =
+  (semantic: Semantic, source: ContextSource): ContextSource =>
+  (deps, scope, question) =>
+    source({ ...deps, semantic }, scope, question);
+
+/** Every row of the context bench: product and baseline at each budget, with recall by meaning too, then the ablation. */
+export function contextSources(semantic: Semantic): Record<string, ContextSource> {
+  const rows = BUDGETS.flatMap((b) => [[assemblyRow(b), assembled(b)], [baselineRow(b), topHitsWithin(b)]] as const);
   return {
-    ...Object.fromEntries(BUDGETS.flatMap((b) => [[assemblyRow(b), assembled(b)], [baselineRow(b), topHitsWithin(b)]])),
+    ...Object.fromEntries(rows),
+    ...Object.fromEntries(rows.map(([name, source]) => [withMeaning(name, semantic.embedder.model), meaningful(semantic, source)])),
     ...Object.fromEntries(Object.entries(WITHOUT).map(([name, packing]) => [`${ABLATION}${name}`, assembled(1500, packing)])),
   };
 }

@@ -3,12 +3,15 @@ import { it } from "vitest";
 import { loadTokenCounter } from "../../src/llm/tokens";
 import { add, emptyTally, measurable, reading, shares, type Tally } from "../lib/context-measures";
 import { turnContent, type Conversation } from "../lib/dataset";
-import { benchDeps, ingestConversation, newMindScope } from "./bench-deps";
+import { benchDeps, embedMind, ingestConversation, newMindScope, semanticOver } from "./bench-deps";
+import type { Endpoint } from "../lib/endpoint";
 import { contextSources } from "./context-sources";
+import { MEANING_MARK } from "../lib/context-rows";
+import type { Semantic } from "../../src/embeddings/ports";
 import type { ContextSource } from "./context";
 import { progress, report } from "./report";
 
-const input = env.BENCH_INPUT as { conversations: Conversation[]; groups: Record<string, string[]>; only?: string };
+const input = env.BENCH_INPUT as { conversations: Conversation[]; groups: Record<string, string[]>; only?: string; embeddings: Endpoint };
 
 /** The whole conversation as one prompt would hold it: session headers, then every turn. */
 function fullConversation(c: Conversation): string {
@@ -44,7 +47,7 @@ const summary = (t: Totals) => ({
  * the evidence turns whose whole text it holds, the gold answer in it, the evidence ids it
  * included; for every group of conversations (all, tuning, held out) and by question category.
  */
-async function measure(sources: Record<string, ContextSource>) {
+async function measure(sources: Record<string, ContextSource>, semantic: Semantic | null) {
   const deps = benchDeps();
   const countTokens = await loadTokenCounter();
   const names = Object.keys(sources);
@@ -53,6 +56,7 @@ async function measure(sources: Record<string, ContextSource>) {
   for (const c of input.conversations) {
     const scope = await newMindScope(c.id, deps);
     await ingestConversation(deps, scope, c);
+    if (semantic) await embedMind({ ...deps, semantic }, scope);
     const m = measurable(c);
     const fullTokens = countTokens(fullConversation(c));
     const groups = Object.keys(input.groups).filter((g) => input.groups[g]!.includes(c.id));
@@ -84,6 +88,8 @@ async function measure(sources: Record<string, ContextSource>) {
 
 it("context on LoCoMo", async () => {
   const only = input.only ? new RegExp(input.only) : null;
-  const sources = Object.fromEntries(Object.entries(contextSources()).filter(([name]) => only === null || only.test(name)));
-  report(await measure(sources));
+  const semantic = semanticOver(input.embeddings);
+  const sources = Object.fromEntries(Object.entries(contextSources(semantic)).filter(([name]) => only === null || only.test(name)));
+  // The minds are embedded only when a row chosen searches by meaning.
+  report(await measure(sources, Object.keys(sources).some((name) => name.includes(MEANING_MARK)) ? semantic : null));
 });

@@ -3,7 +3,7 @@ import type { MindContext } from "../../src/tenancy/mind-context";
 import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { inMind } from "./bench-deps";
-import { searchMemories } from "../../src/memory/search";
+import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { assembleContext, type PackingOptions } from "../../src/sessions/context";
 import { loadTokenCounter } from "../../src/llm/tokens";
 
@@ -25,14 +25,15 @@ const hitLine = (m: { content: string; tags: string[] }) => `- ${m.content} (${m
 const BASELINE_FETCH = 200;
 
 /**
- * The baseline a user would otherwise write: `searchMemories`' hits in rank order, each whole on
+ * The baseline a user would otherwise write: the hits of `GET /memory/search` (`retrieveMemories`:
+ * full text, fused with recall by meaning when the mind has vectors) in rank order, each whole on
  * its line, as many (k) as fit the budget together.
  */
 export const topHitsWithin =
   (budget: number): ContextSource =>
   async (deps, scope, question) => {
     const count = await loadTokenCounter();
-    const hits = await searchMemories(inMind(deps, scope), { q: question, limit: BASELINE_FETCH });
+    const { hits } = await retrieveMemories(inMind(deps, scope), { q: question, limit: BASELINE_FETCH });
     const lines: string[] = [];
     const keys: string[] = [];
     let tokens = 0;

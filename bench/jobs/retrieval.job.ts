@@ -1,20 +1,18 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
-import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { searchMemories } from "../../src/memory/search";
-import { EMBED_BATCH, embedPending } from "../../src/embeddings/vectors";
-import { memoryIndex } from "../../test/support/semantic";
 import type { Conversation } from "../lib/dataset";
 import { scoreRetrieval, type Ranking } from "../lib/metrics";
-import { benchDeps, ingestConversation, inMind, newMindScope } from "./bench-deps";
+import { benchDeps, embedMind, ingestConversation, inMind, newMindScope, semanticOver } from "./bench-deps";
+import type { Endpoint } from "../lib/endpoint";
 import { progress, report } from "./report";
 
 const DEPTH = 50;
 const input = env.BENCH_INPUT as {
   conversations: Conversation[];
   groups: Record<string, string[]>;
-  embeddings: { baseUrl: string; model: string; apiKey?: string } | null;
+  embeddings: Endpoint;
 };
 
 /** Scores of each group of conversations (all, tuning, held out). */
@@ -49,32 +47,28 @@ async function edgemind() {
  * (an OpenAI-compatible endpoint, an in-memory index standing in for Vectorize), every question
  * through retrieveMemories, which fuses full text and meaning as GET /memory/search does.
  */
-async function hybrid(embeddings: NonNullable<typeof input.embeddings>) {
-  const semantic = { embedder: openAiCompatibleEmbedder(embeddings.baseUrl, embeddings.model, embeddings.apiKey), index: memoryIndex() };
-  const deps = { ...benchDeps(), semantic };
-  const rankings: Ranking[] = [];
+async function hybrid(embeddings: Endpoint) {
+  const deps = { ...benchDeps(), semantic: semanticOver(embeddings) };
+  const rankings = new Map<string, Ranking[]>();
   let fused = 0;
   for (const conversation of input.conversations) {
     const scope = await newMindScope(`${conversation.id}-hybrid`, deps);
-    await ingestConversation(deps, scope, conversation);
-    for (;;) {
-      const done = await embedPending(inMind(deps, scope), scope.mind.id, EMBED_BATCH);
-      if (done.failed + done.postponed > 0) throw new Error(`embedding failed for ${conversation.id}: not measured`);
-      if (done.embedded === 0) break;
-    }
+    await ingestConversation(benchDeps(), scope, conversation);
+    await embedMind(deps, scope);
+    const ranked: Ranking[] = [];
     for (const q of conversation.questions) {
       const { hits, retrieval } = await retrieveMemories(inMind(deps, scope), { q: q.text, limit: DEPTH });
       if (retrieval === "hybrid") fused++;
-      rankings.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
+      ranked.push({ category: q.category, evidence: q.evidence, ranked: hits.map((h) => h.memory.key) });
     }
+    rankings.set(conversation.id, ranked);
     progress(`hybrid: ${conversation.id}`);
   }
-  return { score: scoreRetrieval(rankings), model: embeddings.model, fusedQuestions: fused };
+  return { score: scoreRetrieval([...rankings.values()].flat()), groups: byGroup(rankings), model: embeddings.model, fusedQuestions: fused };
 }
 
 it("retrieval on LoCoMo", async () => {
   const product = await edgemind();
   progress(`edgemind recall ${JSON.stringify(product.score.recall)}, NDCG@10 ${product.score.ndcg10}`);
-  const fused = input.embeddings ? await hybrid(input.embeddings) : null;
-  report({ edgemind: product, hybrid: fused });
+  report({ edgemind: product, hybrid: await hybrid(input.embeddings) });
 });

@@ -1,3 +1,4 @@
+import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
 import { loadLocomo } from "../lib/locomo";
 import type { Part } from "../lib/part";
 import { ABLATION, assemblyRow } from "../lib/context-rows";
@@ -30,13 +31,13 @@ export const CONTEXT_ANCHOR = { fullContext: 26_031, mem0: 1_764 };
  * `CONTEXT_CONVERSATIONS=tuning` runs conversations 0–4 alone (while choosing parameters);
  * `CONTEXT_ONLY=<regex>` only the rows whose name it matches.
  */
-function selection() {
+async function selection() {
   const locomo = loadLocomo();
   const all = conversationGroups(locomo.conversations);
   const tuningOnly = process.env.CONTEXT_CONVERSATIONS === "tuning";
   const groups = tuningOnly ? { [TUNING]: all[TUNING]! } : all;
   const conversations = locomo.conversations.filter((c) => Object.values(groups).some((ids) => ids.includes(c.id)));
-  return { conversations, groups, only: process.env.CONTEXT_ONLY };
+  return { conversations, groups, only: process.env.CONTEXT_ONLY, embeddings: await embeddingsEndpoint() };
 }
 
 const pc = (v: number) => `${fmt(v)} %`;
@@ -45,8 +46,8 @@ export const context: Part = {
   name: "context",
   title: "Context on LoCoMo: what the model reads",
   async run(log) {
-    const { conversations, groups, only } = selection();
-    const r = await runJob<JobResult>("context", { conversations, groups, only }, log);
+    const { conversations, groups, only, embeddings } = await selection();
+    const r = await runJob<JobResult>("context", { conversations, groups, only, embeddings }, log);
     const present = [ALL, TUNING, HELD_OUT].filter((g) => r[g] !== undefined);
     const first = r[present[0]!]!;
     const names = Object.keys(first);
@@ -59,7 +60,7 @@ export const context: Part = {
     const product = assemblyRow(1500);
     const cats = Object.keys(CATEGORIES);
     const markdown = [
-      `Tokens counted with cl100k (gpt-tokenizer, src/llm/tokens.ts), averaged over ${c.questions} LoCoMo questions (${present[0]}). Each turn is a memory written with \`storeMemory\`: content \`speaker: text\`, its session date as its tag, its neighbouring turns as its context. edgemind's context is what \`assembleContext\` (src/sessions/context.ts) gives a model for the question as the current message, without session dialogue: instructions and the memory block. The baseline is what a user would otherwise write: \`searchMemories\`' hits in rank order, each whole on its line with its tags (\`- content (tags)\`), as many as fit the budget (sources in bench/jobs/context.ts).`,
+      `Tokens counted with cl100k (gpt-tokenizer, src/llm/tokens.ts), averaged over ${c.questions} LoCoMo questions (${present[0]}). Each turn is a memory written with \`storeMemory\`: content \`speaker: text\`, its session date as its tag, its neighbouring turns as its context. edgemind's context is what \`assembleContext\` (src/sessions/context.ts) gives a model for the question as the current message, without session dialogue: instructions and the memory block. The baseline is what a user would otherwise write: the hits of \`GET /memory/search\` (\`retrieveMemories\`) in rank order, each whole on its line with its tags (\`- content (tags)\`), as many as fit the budget (sources in bench/jobs/context.ts). Rows "with recall by meaning" search the same minds with every turn also embedded through the product's embedding path, with ${describeEndpoint(embeddings)} and an in-memory index in place of Vectorize: the assembly and the baseline then both fuse full text with meaning (src/memory/hybrid-search.ts).`,
       "",
       `What is measured is the text the model reads, each compared lower-cased with every run of characters other than letters and digits read as one space (bench/lib/context-measures.ts). **Evidence turns whole**: LoCoMo's evidence turns whose whole \`speaker: text\` stands in the context, as whole words. **Gold answer**: the questions whose LoCoMo \`answer\` occurs in the context, counted over the questions whose answer occurs in some turn of their conversation (${answerable}). **Evidence ids included**: evidence turns whose memory the context included in any form, cut or whole (the figure of earlier runs); a memory folded into a line already shown counts. **Temporal, evidence whole with its date**: the evidence turns of temporal questions whole in the context with their session date in it too (their answers sit in that date).`,
       "",

@@ -5,6 +5,8 @@ import { loadLocomo, LOCOMO_PATH } from "../lib/locomo";
 import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
 import type { Part } from "../lib/part";
 import { delta, fmt, table } from "../lib/table";
+import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
+import { MEANING_WEIGHT } from "../../src/memory/fusion";
 import { runJob } from "../lib/workerd";
 
 interface JobResult {
@@ -13,16 +15,9 @@ interface JobResult {
     groups: Record<string, RetrievalScore>;
     ingest: { turns: number; totalMs: number };
   };
-  hybrid: { score: RetrievalScore; model: string; fusedQuestions: number } | null;
+  hybrid: { score: RetrievalScore; groups: Record<string, RetrievalScore>; model: string; fusedQuestions: number };
 }
 type VariantScore = { name: string; group: string; score: RetrievalScore; groups: Record<string, RetrievalScore> };
-
-/** An OpenAI-compatible embeddings endpoint for the hybrid row, from the environment, or null. */
-function embeddingsEndpoint() {
-  const baseUrl = process.env.EMBEDDINGS_BASE_URL?.trim();
-  if (!baseUrl) return null;
-  return { baseUrl, model: process.env.EMBEDDINGS_MODEL?.trim() || "bge-m3", apiKey: process.env.EMBEDDINGS_API_KEY || undefined };
-}
 
 // LoCoMo paper, Table 3: DRAGON retriever over dialog turns.
 export const DRAGON_ANCHOR = { "@5": 56.7, "@10": 66.2, "@25": 76.7, "@50": 82.7 };
@@ -48,7 +43,7 @@ export const retrieval: Part = {
   async run(log) {
     const locomo = loadLocomo();
     log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions`);
-    const embeddings = embeddingsEndpoint();
+    const embeddings = await embeddingsEndpoint();
     const groups = conversationGroups(locomo.conversations);
     // The product row runs inside workerd while the raw-table ablation runs here beside it.
     const job = runJob<Omit<JobResult, "variants">>("retrieval", { conversations: locomo.conversations, groups, embeddings }, log);
@@ -74,18 +69,19 @@ export const retrieval: Part = {
       "",
       table(header, [
         recallRow("edgemind (storeMemory + searchMemories)", e),
-        ...(result.hybrid ? [recallRow(`edgemind hybrid (full text + ${result.hybrid.model} by meaning, RRF)`, result.hybrid.score)] : []),
+        recallRow(`edgemind hybrid (full text + ${result.hybrid.model} by meaning)`, result.hybrid.score),
         recallRow("naive: raw FTS5 bm25, question words OR-ed", naive),
         ["LoCoMo paper: DRAGON, dialog turns (anchor)", "", ...KS.map((k) => DRAGON_ANCHOR[k]), "–"],
       ]),
       "",
-      "The product row by group of conversations: parameters were chosen on conversations 0–4 only; 5–9 are held out.",
+      "The product's rows by group of conversations: parameters were chosen on conversations 0–4 only; 5–9 are held out.",
       "",
-      table(header, [ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind, ${g}`, result.edgemind.groups[g]!))),
+      table(header, [
+        ...[ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind, ${g}`, result.edgemind.groups[g]!)),
+        ...[ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind hybrid, ${g}`, result.hybrid.groups[g]!)),
+      ]),
       "",
-      result.hybrid
-        ? `Hybrid: every turn embedded through the product's embedding path at ${embeddings!.baseUrl} (model ${result.hybrid.model}), an in-memory index in place of Vectorize, each question through retrieveMemories (${result.hybrid.fusedQuestions} of ${result.hybrid.score.questions} fused).`
-        : "Hybrid (full text fused with recall by meaning): not measured: no embeddings endpoint (set EMBEDDINGS_BASE_URL, and EMBEDDINGS_MODEL, to an OpenAI-compatible /v1 endpoint).",
+      `Hybrid: every turn embedded through the product's embedding path (its OpenAI-compatible embedder) with ${describeEndpoint(embeddings)}, an in-memory index in place of Vectorize, each question through retrieveMemories, which fuses both lists with meaning's votes weighing ×${MEANING_WEIGHT} (src/memory/fusion.ts; ${result.hybrid.fusedQuestions} of ${result.hybrid.score.questions} questions fused).`,
       "",
       "Per category (edgemind / naive):",
       "",
