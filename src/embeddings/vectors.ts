@@ -37,7 +37,8 @@ export async function markForEmbedding(ctx: MindContext, kind: VectorKind, rowId
       target: [embeddings.kind, embeddings.rowId],
       set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
     });
-  defer(ctx, embedPending(ctx, mindId, EMBED_BATCH, ctx.mind));
+  // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
+  defer(ctx, embedPending(ctx, mindId, EMBED_BATCH, ctx.mind, rowIds));
 }
 
 /** After rows of a mind went, removes their vectors off the request path. No-op without the ports. */
@@ -53,15 +54,23 @@ function defer(deps: InShard, work: Promise<unknown>): void {
 /**
  * Embeds up to `limit` due rows (of one mind, or of every mind); failures wait and are retried.
  * `known`: a mind already read (the writer's context), whose budget is not read again.
+ * `rowIds`: only these rows (a write's own, a handful).
  */
-export async function embedPending(deps: InShard, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf) {
+export async function embedPending(deps: InShard, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf, rowIds?: string[]) {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   const semantic = deps.semantic;
   if (!semantic) return counts;
   const due = await deps.shard
     .select()
     .from(embeddings)
-    .where(and(eq(embeddings.state, "pending"), lte(embeddings.nextAttemptAt, isoNow(deps.clock)), mindId ? eq(embeddings.mindId, mindId) : undefined))
+    .where(
+      and(
+        eq(embeddings.state, "pending"),
+        lte(embeddings.nextAttemptAt, isoNow(deps.clock)),
+        mindId ? eq(embeddings.mindId, mindId) : undefined,
+        rowIds ? inArray(embeddings.rowId, rowIds) : undefined,
+      ),
+    )
     .orderBy(asc(embeddings.nextAttemptAt))
     .limit(limit);
   const byMind = groupByMind(due);

@@ -14,6 +14,7 @@ import { createDeps } from "../../src/deps";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
+import type { Embedder } from "../../src/embeddings/ports";
 import { inMind } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
 
@@ -80,6 +81,27 @@ describe("recall by meaning", () => {
     expect(new Set(hybrid.hits.map((h) => h.memory.id))).toEqual(new Set([coffee.id, deploy.id]));
     const usage = await (await dataOf(scope.mindId)).prepare("select calls, input_tokens from llm_usage where mind_id = ? and purpose = 'embedding'").bind(scope.mindId).first<{ calls: number }>();
     expect(usage!.calls).toBeGreaterThanOrEqual(2);
+  });
+
+  it("embeds after a write only the rows it marked: writes arriving while an embedding is in flight embed nothing twice", async () => {
+    const { scope } = await tenantScope();
+    const concepts = conceptEmbedder();
+    const embedded: string[] = [];
+    const slow: Embedder = {
+      model: concepts.model,
+      async embed(texts) {
+        embedded.push(...texts);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return concepts.embed(texts);
+      },
+    };
+    const { deps, settle } = semanticDeps({ embedder: slow, index: memoryIndex() });
+    for (const [i, content] of ["tea at five", "coffee at nine", "water at noon"].entries()) {
+      await storeMemory(await inMind(deps, scope), { category: "fact", key: `drink_${i}`, content });
+    }
+    await settle();
+    expect(embedded).toHaveLength(3);
+    expect(new Set(embedded).size).toBe(3);
   });
 
   it("re-embeds an updated memory and removes the vector of a deleted one", async () => {
