@@ -14,6 +14,7 @@ export const baselineRow = (b: Budget) => `top-k search hits whole, k fitting th
 /** Ablation rows start with this; each departs from the product's packing in one way. */
 export const ABLATION = "ablation at 1,500: ";
 
-/** A row of the product or the baseline with recall by meaning on, through the named embeddings model. */
-export const withMeaning = (row: string, model: string) => `${row}, with recall by meaning (${model})`;
+/** What names a row searching with recall by meaning too. */
 export const MEANING_MARK = ", with recall by meaning (";
+/** A row of the product or the baseline with recall by meaning on, through the named embeddings model. */
+export const withMeaning = (row: string, model: string) => `${row}${MEANING_MARK}${model})`;
