@@ -37,7 +37,7 @@ describe("reciprocal rank fusion", () => {
     expect(scores[0]!.score).toBeCloseTo(2 / 61, 10);
   });
 
-  it("weighs each list's votes by its weight: meaning's lift what both found, and what meaning alone found follows full text", () => {
+  it("weighs each list's votes by its weight: meaning's votes lift what both found, and what meaning alone found follows full text", () => {
     const lists = [["a", "b", "c"], ["x", "c"]];
     expect(reciprocalRankFusion(lists, (x) => x).map((f) => f.item)).toEqual(["c", "a", "x", "b"]);
     const weighted = reciprocalRankFusion(lists, (x) => x, [1, MEANING_WEIGHT]);
