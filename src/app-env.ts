@@ -2,6 +2,7 @@ import type { Principal } from "./tenancy/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
 import type { MindContext } from "./tenancy/mind-context";
+import { createValidatingRouter } from "./http/router";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
 export interface AppEnv {
@@ -16,3 +17,6 @@ export interface AppEnv {
     accountId: string;
   };
 }
+
+/** A router of this app: its validation failures become the one 400 error shape. */
+export const createRouter = () => createValidatingRouter<AppEnv>();

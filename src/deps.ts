@@ -6,7 +6,11 @@ import type { Semantic } from "./embeddings/ports";
 import { createSemantic } from "./embeddings/providers";
 import { createLimitedModel } from "./llm/limited-model";
 import type { LanguageModel } from "./llm/providers";
-import type { WorkQueue } from "./work/units";
+
+/** A queue to send work to: the JOBS binding, or a stand-in in tests and the bench (src/queue/units.ts says what the messages hold). */
+export interface WorkQueue {
+  sendBatch(messages: Iterable<MessageSendRequest<unknown>>, options?: QueueSendBatchOptions): Promise<unknown>;
+}
 
 /**
  * What domain functions need from the outside world, one object per entry point (a request, a

@@ -1,13 +1,14 @@
 import { createApp } from "./app";
 import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
-import { consumeWork } from "./cron/consume";
-import { consumeDeadLetters } from "./cron/dead-letters";
-import { runCronWith } from "./cron/schedule";
+import { HANDLERS, SCHEDULE } from "./jobs";
+import { consumeWork } from "./queue/consume";
+import { consumeDeadLetters } from "./queue/consume-dead-letters";
+import { runCronWith } from "./queue/schedule";
 import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
-import { DEAD_LETTER_QUEUE } from "./work/units";
+import { DEAD_LETTER_QUEUE } from "./queue/units";
 
 export { MindJobObject } from "./portability/job-object";
 export { ModelLimiterObject } from "./llm/model-limiter";
@@ -28,7 +29,7 @@ export default {
   },
   async scheduled(controller, env) {
     // A cron run only enqueues what is due; queue() below does the work.
-    const runs = await runCronWith(createDeps(env), controller.cron);
+    const runs = await runCronWith(createDeps(env), SCHEDULE, controller.cron);
     const failed = runs.filter((run) => run.error !== null);
     // A failed job is recorded in job_runs; failing the invocation also shows it in Cron Trigger logs.
     if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
@@ -36,6 +37,6 @@ export default {
   async queue(batch, env) {
     const deps = createDeps(env);
     if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(deps, batch);
-    else await consumeWork(deps, batch);
+    else await consumeWork(deps, HANDLERS, batch);
   },
 } satisfies ExportedHandler<Env>;

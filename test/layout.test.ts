@@ -3,24 +3,30 @@ import { describe, expect, it } from "vitest";
 // Every behaviour has one home in the domain, reached from thin fronts: a front never imports
 // another front, and nothing outside the fronts imports one, except the two files that wire
 // the Worker together. Below the fronts the folders form layers that run one way: tenancy
-// under the domain (memory <- notes <- sessions), portability over it, and db, llm and
-// embeddings under all of them (scripts/folder-graph.mjs prints the whole graph).
+// under the domain (memory <- notes <- sessions <- context), portability over it, and the
+// infrastructure (db, llm, embeddings, http, limits) under all of them, importing neither the
+// wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph).
 
-const FRONTS = ["api", "telegram", "mcp", "ui", "cron", "docs"];
+const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs"];
 const WIRING = ["src/app.ts", "src/index.ts"];
 
+/** Infrastructure, and the files at the top of src/ it may not import: the wiring. */
+const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits"];
+const WIRING_FILES = ["src/deps", "src/app-env", "src/app", "src/index"];
+
 /** The folders each layer may import, besides itself and the files at the top of src/. */
-const LOWER = { types: [], db: [], limits: [], http: ["limits"], llm: ["db"], work: ["db"], tenancy: ["db"] };
-const EMBEDDINGS = ["db", "llm", "tenancy"];
-const MEMORY = [...EMBEDDINGS, "embeddings"];
+const LOWER = { types: [], db: [], limits: [], http: ["limits"], llm: ["db"], embeddings: ["db", "llm"], tenancy: ["db"] };
+const MEMORY = ["db", "llm", "tenancy", "embeddings"];
 const NOTES = [...MEMORY, "memory"];
 const SESSIONS = [...NOTES, "notes"];
+const CONTEXT = [...SESSIONS, "sessions"];
 const LAYERS: Record<string, string[]> = {
   ...LOWER,
-  embeddings: EMBEDDINGS,
+  queue: ["db", "llm"],
   memory: MEMORY,
   notes: NOTES,
   sessions: SESSIONS,
+  context: CONTEXT,
   portability: [...SESSIONS, "sessions"],
   auth: ["db", "http", "limits", "tenancy"],
 };
@@ -86,6 +92,19 @@ function layerViolations(files: Record<string, string>): string[] {
   return found.sort();
 }
 
+/** Each import of the wiring from infrastructure: "importer -> imported". */
+function wiringViolations(files: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    if (!INFRASTRUCTURE.includes(folderOf(file) ?? "")) continue;
+    for (const specifier of importsOf(text)) {
+      const target = resolve(file, specifier);
+      if (WIRING_FILES.includes(target)) found.push(`${file} -> ${target}`);
+    }
+  }
+  return found.sort();
+}
+
 describe("source layout", () => {
   it("reads the whole source tree", () => {
     const files = Object.keys(sourceFiles());
@@ -104,7 +123,7 @@ describe("source layout", () => {
       "src/telegram/webhook.ts": 'import { createRouter } from "../api/router";\nimport { x } from "./updates";',
       "src/portability/import.ts": 'import type { X } from "../api/errors";\nimport { y } from "../errors";',
       "src/ui/pages/memories.tsx": 'const m = await import("../../mcp/server");',
-      "src/cron/retention.ts": 'export { z } from "../db/retention";',
+      "src/jobs/retention.ts": 'export { z } from "../db/prune";',
     };
     expect(layoutViolations(files)).toEqual([
       "src/portability/import.ts -> src/api/errors",
@@ -136,5 +155,18 @@ describe("source layout", () => {
       "src/sessions/chats.ts -> src/portability/erase",
       "src/tenancy/keys.ts -> src/auth/middleware",
     ]);
+  });
+
+  it("infrastructure imports none of the wiring", () => {
+    expect(wiringViolations(sourceFiles())).toEqual([]);
+  });
+
+  it("the check catches infrastructure importing the wiring", () => {
+    const files = {
+      "src/db/prune.ts": 'import type { InShard } from "../deps";\nimport type { Db } from "./client";',
+      "src/http/router.ts": 'import type { AppEnv } from "../app-env";',
+      "src/memory/vectors.ts": 'import type { InShard } from "../deps";',
+    };
+    expect(wiringViolations(files)).toEqual(["src/db/prune.ts -> src/deps", "src/http/router.ts -> src/app-env"]);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { backoffSeconds, UNIT_RETRY } from "../src/cron/consume";
-import { EMBED_RETRY } from "../src/embeddings/vectors";
+import { backoffSeconds, UNIT_RETRY } from "../src/queue/consume";
+import { EMBED_RETRY } from "../src/memory/vectors";
 import { OPERATIONS } from "../src/portability/job-operations";
 import { givenUp, retryDelay, type RetryPolicy } from "../src/retry";
 import { CHAT_RETRY, MAX_ATTEMPTS } from "../src/telegram/chat-object";

@@ -1,10 +1,11 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { readLlmConfig, type Env } from "../../src/config";
-import { runCronWith } from "../../src/cron/schedule";
+import { SCHEDULE } from "../../src/jobs";
+import { runCronWith } from "../../src/queue/schedule";
 import { createDeps } from "../../src/deps";
 import { everyShard } from "../../src/db/client";
-import { runJob } from "../../src/work/job-runs";
+import { runJob } from "../../src/queue/job-runs";
 import { createLanguageModel } from "../../src/llm/providers";
 import { bindMind, personalScope } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount, type Mind } from "../../src/tenancy/minds";
@@ -57,7 +58,7 @@ it("backlog: one hourly run until every namespace is consolidated, through the q
     await fetch(`${input.model}/reset`, { method: "POST" });
     const log: string[] = [];
     const start = Date.now();
-    const runs = await runCronWith(createDeps(recordingEnv(log)), "0 * * * *");
+    const runs = await runCronWith(createDeps(recordingEnv(log)), SCHEDULE, "0 * * * *");
     const producerMs = Date.now() - start;
     const producerStatements = log.length;
     let drainMs: number | null = null;

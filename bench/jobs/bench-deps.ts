@@ -10,7 +10,7 @@ import type { Semantic } from "../../src/embeddings/ports";
 import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
 import { memoryIndex } from "../../test/support/semantic";
 import type { Endpoint } from "../lib/endpoint";
-import { EMBED_BATCH, embedPending, markMissing } from "../../src/embeddings/vectors";
+import { EMBED_BATCH, embedPending, markMissing } from "../../src/memory/vectors";
 import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
 
 export interface BenchDepsOptions {

@@ -1,5 +1,5 @@
 import type { Semantic } from "../../src/embeddings/ports";
-import type { PackingOptions } from "../../src/sessions/context";
+import type { PackingOptions } from "../../src/context/assemble";
 import { ABLATION, assemblyRow, baselineRow, BUDGETS, withMeaning } from "../lib/context-rows";
 import { assembled, topHitsWithin, type ContextSource } from "./context";
 

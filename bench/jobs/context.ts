@@ -4,7 +4,7 @@ import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { inMind } from "./bench-deps";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
-import { assembleContext, type PackingOptions } from "../../src/sessions/context";
+import { assembleContext, type PackingOptions } from "../../src/context/assemble";
 import { loadTokenCounter } from "../../src/llm/tokens";
 
 /** What an LLM would be handed for one question: the text, and which turns it holds. */

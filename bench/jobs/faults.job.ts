@@ -7,6 +7,6 @@ import "../../test/notes/extraction-faults.test";
 import "../../test/portability/write-faults.test";
 import "../../test/portability/move.test";
 import "../../test/notes/consolidation-faults.test";
-import "../../test/cron/queue-faults.test";
+import "../../test/queue/queue-faults.test";
 
 afterAll(() => report({ tests: faultTally }));

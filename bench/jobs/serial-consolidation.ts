@@ -1,5 +1,5 @@
 import { everyShard } from "../../src/db/client";
-import type { JobCounts } from "../../src/work/job-runs";
+import type { JobCounts } from "../../src/queue/job-runs";
 import { roundRobin } from "../../src/db/shards";
 import { loggable } from "../../src/errors";
 import type { Deps } from "../../src/deps";

@@ -4,7 +4,7 @@ import { bearerToken, failAuthentication, refuseBlockedClient } from "../auth/mi
 import { secretsEqual } from "../secrets";
 import { readAuthConfig } from "../config";
 import { ensureAccount } from "../tenancy/minds";
-import { createRouter } from "../http/router";
+import { createRouter } from "../app-env";
 import { errorResponses, jsonBody, jsonContent } from "./schemas";
 
 const TokenRequest = z.strictObject({

@@ -7,7 +7,8 @@ import { getColdVersion, listColdVersions } from "../notes/cold-store";
 import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NoteSchema } from "./notes";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const ColdSchema = z

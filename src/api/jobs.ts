@@ -1,12 +1,13 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
 import { everyShard } from "../db/client";
-import { JOB_NAMES, listJobRuns } from "../work/job-runs";
+import { JOB_NAMES, listJobRuns } from "../queue/job-runs";
 import { AppError } from "../errors";
-import { bearerSecurity, createRouter } from "../http/router";
-import { listDeadLetters, redriveDeadLetters } from "../work/dead-letters";
-import { queueBacklog } from "../work/marks";
-import { UNIT_KINDS } from "../work/units";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
+import { listDeadLetters, redriveDeadLetters } from "../queue/dead-letters";
+import { queueBacklog } from "../queue/marks";
+import { UNIT_KINDS } from "../queue/units";
 import { errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const JobRunSchema = z

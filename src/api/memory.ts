@@ -17,7 +17,8 @@ import { RECALL_LIMIT, RECALL_TOKENS, SEARCH_LIMIT } from "../memory/limits";
 import { CATEGORIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
 import { retrieveMemories } from "../memory/hybrid-search";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { AgentQuery, countQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 // The memory as the domain shapes it; only what REST adds (the names in the document, the

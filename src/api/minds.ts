@@ -10,7 +10,8 @@ import { publicOrigin } from "../auth/oauth";
 import { eraseMind, followImportJob } from "../portability/mind-jobs";
 import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
 import { mindSettingsPatchSchema, mindSettingsSchema } from "../tenancy/settings";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
 
 const MindSchema = z

@@ -3,7 +3,7 @@ import { contextQuery, searchQuery } from "../memory/fields";
 import { authenticate, requireScope } from "../auth/middleware";
 import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
-import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../sessions/context";
+import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../context/assemble";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import {
@@ -14,7 +14,8 @@ import {
   openApiSession,
 } from "../sessions/sessions";
 import { llmWindow, searchMessages, uiHistory } from "../sessions/windows";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { countQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 import { SEARCH_LIMIT } from "../memory/limits";
 

@@ -2,7 +2,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireAdmin } from "../auth/middleware";
 import { startJob } from "../portability/mind-jobs";
 import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { notFound } from "../errors";
 import { errorResponses, ErrorSchema, jsonBody, jsonContent } from "./schemas";
 

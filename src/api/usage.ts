@@ -1,7 +1,8 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { authenticate, requireScope } from "../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
-import { bearerSecurity, createRouter } from "../http/router";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { errorResponses, jsonContent } from "./schemas";
 
 const UsageSchema = z

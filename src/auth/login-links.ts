@@ -3,7 +3,7 @@ import { isoNow } from "../clock";
 import { loginLinks } from "../db/schema";
 import type { Deps } from "../deps";
 import { unauthorized } from "../errors";
-import { deleteWhere, inRounds, type RetentionStep } from "../db/retention";
+import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import { randomToken, sha256Hex } from "../secrets";
 
 /** How long a login link works. */

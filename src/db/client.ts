@@ -4,6 +4,11 @@ import type { Shards } from "./shards";
 
 export type Db = ReturnType<typeof createDb>;
 
+/** Work on one database: a mind's shard, or each shard in turn. */
+export interface InDb {
+  shard: Db;
+}
+
 /** The one way domain code reaches D1. Every query on tenant data is scoped by mind. */
 export function createDb(d1: D1Database) {
   return drizzle(d1, { schema });

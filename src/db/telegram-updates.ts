@@ -1,7 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import type { Deps } from "../deps";
-import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./retention";
+import type { Clock } from "../clock";
+import type { Db } from "./client";
+import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./prune";
 import { telegramUpdates } from "./schema";
 
 // Telegram update ids claimed once, so a re-delivered update is handled only once.
@@ -10,7 +11,7 @@ import { telegramUpdates } from "./schema";
 export const UPDATE_CLAIM_DAYS = 7;
 
 /** Claims an update id; false when it was claimed before (a re-delivery), in one statement. */
-export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean> {
+export async function claimUpdate(deps: { directory: Db; clock: Clock }, updateId: number): Promise<boolean> {
   const claimed = await deps.directory
     .insert(telegramUpdates)
     .values({ updateId, receivedAt: isoNow(deps.clock) })
@@ -20,7 +21,7 @@ export async function claimUpdate(deps: Deps, updateId: number): Promise<boolean
 }
 
 /** Gives a claim back when the update could not be handed on, so Telegram's re-delivery is handled. */
-export async function releaseUpdate(deps: Deps, updateId: number): Promise<void> {
+export async function releaseUpdate(deps: { directory: Db; clock: Clock }, updateId: number): Promise<void> {
   await deps.directory.delete(telegramUpdates).where(eq(telegramUpdates.updateId, updateId));
 }
 

@@ -1,5 +1,4 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../app-env";
 import { AppError } from "../errors";
 
 // Request bodies are bounded before they are read, and never held whole beyond the small bound
@@ -121,7 +120,7 @@ class CountedBody {
  * chunked body is read in one piece up to the limit, or handed on as a counted stream.
  */
 export function limitBodies(limitOf: (path: string) => BodyLimit | null) {
-  return createMiddleware<AppEnv>(async (c, next) => {
+  return createMiddleware(async (c, next) => {
     const raw = c.req.raw;
     const limit = limitOf(c.req.path);
     if (!raw.body || !limit) return next();

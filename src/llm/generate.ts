@@ -1,8 +1,7 @@
 import { generateText, NoObjectGeneratedError, Output, type LanguageModelUsage } from "ai";
 import type { z } from "zod";
-import type { InShard } from "../deps";
 import { AppError } from "../errors";
-import { assertWithinBudget, recordUsage, type Purpose, type TokenUsage } from "./ledger";
+import { assertWithinBudget, recordUsage, type Ledger, type Purpose, type TokenUsage } from "./ledger";
 import { rateLimitedIn } from "./limited-model";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";
@@ -37,7 +36,7 @@ type Outcome<T> = { ok: true; value: T; usage: TokenUsage } | { ok: false; malfo
  * shape) is retried once, then fails with model_failed. Nothing is ever returned unvalidated.
  */
 export async function generateObjectFor<T>(
-  deps: Pick<InShard, "shard" | "clock">,
+  deps: Ledger,
   model: LanguageModel,
   request: ModelRequest,
   schema: z.ZodType<T>,
@@ -58,7 +57,7 @@ export async function generateObjectFor<T>(
 }
 
 /** Asks the model for plain text, within the budget and recorded in the ledger. */
-export async function generateTextFor(deps: Pick<InShard, "shard" | "clock">, model: LanguageModel, request: ModelRequest): Promise<ModelAnswer<string>> {
+export async function generateTextFor(deps: Ledger, model: LanguageModel, request: ModelRequest): Promise<ModelAnswer<string>> {
   await assertWithinBudget(deps, request.mindId, request.budget);
   let outcome: Outcome<string>;
   try {

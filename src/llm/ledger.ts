@@ -1,7 +1,11 @@
 import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
 import { llmUsage } from "../db/schema";
-import type { InShard } from "../deps";
+import type { Clock } from "../clock";
+import type { InDb } from "../db/client";
 import { AppError } from "../errors";
+
+/** What the ledger needs: the mind's database and the clock that says which day it is. */
+export type Ledger = InDb & { clock: Clock };
 
 export const PURPOSES = ["extraction", "consolidation", "chat", "embedding"] as const;
 export type Purpose = (typeof PURPOSES)[number];
@@ -22,7 +26,7 @@ export interface UsageRow extends TokenUsage {
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
 /** Tokens, in and out, the mind's model calls have used today. */
-export async function tokensUsedToday({ shard, clock }: Pick<InShard, "shard" | "clock">, mindId: string): Promise<number> {
+export async function tokensUsedToday({ shard, clock }: Ledger, mindId: string): Promise<number> {
   const row = await shard
     .select({ used: sql<number>`coalesce(sum(${llmUsage.inputTokens} + ${llmUsage.outputTokens}), 0)` })
     .from(llmUsage)
@@ -32,7 +36,7 @@ export async function tokensUsedToday({ shard, clock }: Pick<InShard, "shard" | 
 }
 
 /** Throws budget_exceeded when the mind has used its daily tokens; null means no limit. */
-export async function assertWithinBudget(deps: Pick<InShard, "shard" | "clock">, mindId: string, budget: number | null): Promise<void> {
+export async function assertWithinBudget(deps: Ledger, mindId: string, budget: number | null): Promise<void> {
   if (budget === null) return;
   const used = await tokensUsedToday(deps, mindId);
   if (used >= budget) {
@@ -42,7 +46,7 @@ export async function assertWithinBudget(deps: Pick<InShard, "shard" | "clock">,
 
 /** Adds one model call to the ledger. A failed call still costs what the provider reported. */
 export async function recordUsage(
-  { shard, clock }: Pick<InShard, "shard" | "clock">,
+  { shard, clock }: Ledger,
   mindId: string,
   purpose: Purpose,
   usage: TokenUsage,
@@ -72,7 +76,7 @@ export async function recordUsage(
 }
 
 /** The mind's ledger from `sinceDay` on, newest day first. */
-export async function usageSince({ shard }: Pick<InShard, "shard">, mindId: string, sinceDay: string): Promise<UsageRow[]> {
+export async function usageSince({ shard }: InDb, mindId: string, sinceDay: string): Promise<UsageRow[]> {
   return shard
     .select({
       day: llmUsage.day,

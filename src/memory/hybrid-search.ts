@@ -7,7 +7,7 @@ import { and, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { inIdChunks } from "../db/client";
 import { memories } from "../db/schema";
-import { nearestRowIds } from "../embeddings/vectors";
+import { nearestRowIds } from "./vectors";
 import { inScope, notExpired } from "./filters";
 import { toMemory, type Memory } from "./model";
 

@@ -11,7 +11,7 @@ import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { boundContext, givenColumns, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
-import { dropGoneVectors, markForEmbedding } from "../embeddings/vectors";
+import { dropGoneVectors, markForEmbedding } from "./vectors";
 
 export interface MemoryListFilter {
   category?: Category;

@@ -4,7 +4,7 @@ import { inScope } from "../memory/filters";
 import { MEANING_WEIGHT, reciprocalRankFusion } from "../memory/fusion";
 import type { Retrieval } from "../memory/hybrid-search";
 import { inIdChunks } from "../db/client";
-import { nearestRowIds } from "../embeddings/vectors";
+import { nearestRowIds } from "../memory/vectors";
 import type { MindContext } from "../tenancy/mind-context";
 import { searchNotes, toNote, type Note } from "./notes";
 

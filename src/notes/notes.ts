@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
-import { markForEmbedding } from "../embeddings/vectors";
+import { markForEmbedding } from "../memory/vectors";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { factKey, type CategoryHint } from "./document";
 

@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "../db/retention";
+import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import { memories, memoryHistory } from "../db/schema";
 import type { InShard } from "../deps";
 import { utcDay } from "../llm/ledger";
@@ -46,7 +46,7 @@ async function deleteMemories(deps: InShard, due: SQL, action: string, now: stri
   return deleted.length;
 }
 
-export const LONG_TERM_RETENTION_STEPS: RetentionStep[] = [
+export const LONG_TERM_RETENTION_STEPS: RetentionStep<InShard>[] = [
   {
     name: "notes_past_retention",
     run: (deps, now, o) =>

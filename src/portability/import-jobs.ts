@@ -2,11 +2,11 @@ import { and, asc, count, eq, inArray, lt, notExists, or, sql } from "drizzle-or
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
-import type { RetentionStep } from "../db/retention";
+import type { RetentionStep } from "../db/prune";
 import type { Deps, InShard } from "../deps";
 import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { dropGoneVectors, embedPending, markMissing } from "../embeddings/vectors";
+import { dropGoneVectors, embedPending, markMissing } from "../memory/vectors";
 import { messageSearchText } from "../sessions/history";
 import { ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive, type ArchiveBody } from "./import-archive";
 import { checkArchive } from "./import-check";

@@ -11,7 +11,7 @@ import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, saveExtraction, type ExtractionInput } from "../../src/notes/extraction";
-import { assembleContext } from "../../src/sessions/context";
+import { assembleContext } from "../../src/context/assemble";
 import { answer } from "../../scripts/model-stand-in-answers.mjs";
 
 const Answer = z.object({ facts: z.array(z.string()) });

@@ -1,11 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { settleMessage } from "../../src/cron/consume";
-import { runCronWith } from "../../src/cron/schedule";
-import { QUEUED_TTL_MS } from "../../src/work/marks";
-import type { WorkMessage } from "../../src/work/units";
+import { QUEUED_TTL_MS } from "../../src/queue/marks";
+import type { WorkMessage } from "../../src/queue/units";
 import { manualClock } from "../support/deps";
 import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
-import { drain, memoryQueue, workDeps } from "../support/jobs";
+import { drain, memoryQueue, workDeps, settleMessage, runCronWith } from "../support/jobs";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { scriptedModel } from "../support/scripted-model";
 import { freshDatabases } from "../support/fresh-databases";

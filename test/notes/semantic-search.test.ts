@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/tenancy/principal";
-import { assembleContext } from "../../src/sessions/context";
+import { assembleContext } from "../../src/context/assemble";
 import { retrieveNotes } from "../../src/notes/hybrid-search";
 import { addNote } from "../../src/notes/notes";
 import { call, newKey, newTenant } from "../helpers";

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_RETENTION } from "../../src/db/retention";
+import { DEFAULT_RETENTION } from "../../src/db/prune";
 import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/portability/import-jobs";
 import { advanceMove, moveProgress, startMove } from "../../src/portability/move";
 import { ADMIN_TOKEN, call, followImport, newMind, newTenant, store } from "../helpers";

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
 import { recordUsage } from "../../src/llm/ledger";
-import { runCron } from "../../src/cron/schedule";
+import { SCHEDULE } from "../../src/jobs";
+import { runCron } from "../../src/queue/schedule";
 import type { Deps } from "../../src/deps";
 import { abandonMove, advanceMove, isMoveRunning, moveProgress, startMove } from "../../src/portability/move";
 import { countMindRows, MIND_TABLES, type RowBounds } from "../../src/portability/shard-rows";
@@ -138,7 +139,7 @@ describe("jobs across shards", () => {
     // One hourly run enqueues every namespace with waiting notes on every shard; the Worker's
     // queue() consumer folds them.
     const folded = async () => (await Promise.all(minds.map(async (auth) => (await call("GET", "/cold", auth)).json.version))).every((v) => v === 1);
-    const runs = await runCron("0 * * * *", env);
+    const runs = await runCron(SCHEDULE, "0 * * * *", env);
     expect(runs.find((r) => r.job === "consolidation")!.error).toBeNull();
     await vi.waitFor(async () => expect(await folded()).toBe(true), { timeout: 30_000, interval: 200 });
     for (const auth of minds) {
@@ -146,7 +147,7 @@ describe("jobs across shards", () => {
       expect(cold.version, (await shardOf(auth.mind)).shard).toBe(1);
       expect(cold.text).toContain(`Lives on ${auth.mind}`);
     }
-    const daily = await runCron("30 3 * * *", env);
+    const daily = await runCron(SCHEDULE, "30 3 * * *", env);
     expect(daily.map((r) => r.error)).toEqual([null, null]);
     // Retention is one message per database.
     expect(daily.find((r) => r.job === "retention")!.counts.enqueued).toBeGreaterThanOrEqual(2);

@@ -1,12 +1,19 @@
-import { settleMessage } from "../../src/cron/consume";
-import { produceJob } from "../../src/cron/produce";
-import { QUEUE_JOBS } from "../../src/cron/schedule";
-import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/work/job-runs";
+import { settleMessage as settleWith, type Settled } from "../../src/queue/consume";
+import { produceJob } from "../../src/queue/produce";
+import { HANDLERS, QUEUE_JOBS, SCHEDULE } from "../../src/jobs";
+import { runCronWith as runCronOf } from "../../src/queue/schedule";
+import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/queue/job-runs";
 import type { Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
 import type { LanguageModel } from "../../src/llm/providers";
-import type { WorkMessage, WorkQueue } from "../../src/work/units";
+import type { WorkMessage, WorkQueue } from "../../src/queue/units";
 import { testDeps } from "./deps";
+
+/** One delivered message handled as the Worker's queue() consumer handles it, with the product's handlers. */
+export const settleMessage = (deps: Deps, body: unknown, attempts: number): Promise<Settled> => settleWith(deps, HANDLERS, body, attempts);
+
+/** A cron run of the product's schedule over dependencies a test built. */
+export const runCronWith = (deps: Deps, cron: string) => runCronOf(deps, SCHEDULE, cron);
 
 /** A work queue held in memory: what the producers sent, in order, for a test to deliver by hand. */
 export function memoryQueue(): WorkQueue & { messages: WorkMessage[]; delays: (number | undefined)[] } {

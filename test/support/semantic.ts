@@ -1,6 +1,6 @@
 import type { Deps } from "../../src/deps";
 import type { Embedder, Semantic, VectorIndex, VectorItem } from "../../src/embeddings/ports";
-import { MAX_TOP_K } from "../../src/embeddings/vectors";
+import { MAX_TOP_K } from "../../src/memory/vectors";
 import { testDeps } from "./deps";
 
 const DIMENSIONS = 64;

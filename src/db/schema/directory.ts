@@ -125,7 +125,7 @@ export const shardMinds = sqliteTable("shard_minds", {
   minds: integer("minds").notNull(),
 });
 
-/** In the directory: queue messages that failed every retry (src/work/dead-letters.ts). */
+/** In the directory: queue messages that failed every retry (src/queue/dead-letters.ts). */
 export const deadLetters = sqliteTable(
   "dead_letters",
   {

@@ -277,7 +277,7 @@ export const mindCopyCursors = sqliteTable(
   (t) => [primaryKey({ columns: [t.mindId, t.tableName] })],
 );
 
-/** In every database: units of work a cron run enqueued and not yet finished (src/work/marks.ts). */
+/** In every database: units of work a cron run enqueued and not yet finished (src/queue/marks.ts). */
 export const queuedUnits = sqliteTable("queued_units", {
   unit: text("unit").primaryKey(),
   runId: text("run_id").notNull(),

@@ -1,6 +1,6 @@
 import { Composer } from "grammy";
 import { MAX_MESSAGE_CHARS } from "../../sessions/model";
-import { answerInSession } from "../../sessions/answer";
+import { answerInSession } from "../../context/answer";
 import { appendMessage } from "../../sessions/messages";
 import { replyLong, type BotContext } from "../bot-context";
 import { activeTask } from "./tasks";

@@ -1,17 +1,15 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { settleMessage } from "../../src/cron/consume";
-import { runCronWith } from "../../src/cron/schedule";
 import { notes } from "../../src/db/schema";
 import { addNote } from "../../src/notes/notes";
-import { QUEUED_TTL_MS } from "../../src/work/marks";
-import type { WorkMessage } from "../../src/work/units";
+import { QUEUED_TTL_MS } from "../../src/queue/marks";
+import type { WorkMessage } from "../../src/queue/units";
 import { call } from "../helpers";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind, HOUR, inMind, manualClock, testDeps } from "../support/deps";
 import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
-import { memoryQueue, workDeps } from "../support/jobs";
+import { memoryQueue, workDeps, settleMessage, runCronWith } from "../support/jobs";
 
 // The daily run's producers (sessions to extract, each database's retention, erasures to finish)
 // and the retention consumer, each D1 call faulted in turn (see consolidation-faults.test.ts for

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { Deps, InShard } from "../deps";
-import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../embeddings/vectors";
+import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
 import { newId } from "../ids";
 import { jobMindContext } from "../tenancy/mind-context";
-import { enqueueDue } from "./produce";
-import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "./work-deps";
+import { enqueueDue } from "../queue/produce";
+import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/job";
 
 // What one message does at most; a unit with more left goes round again.
 const EMBED_ROUNDS = 4;
@@ -35,7 +35,7 @@ export const embeddingsJob: QueueJob = {
 
 const inShard = (deps: Deps, shard: string): InShard => ({ ...deps, shard: deps.shards.db(shard) });
 
-/** Embeds the mind's due rows (src/embeddings/vectors.ts); a failed row waits with its own backoff. */
+/** Embeds the mind's due rows (src/memory/vectors.ts); a failed row waits with its own backoff. */
 export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   let full = false;

@@ -1,6 +1,6 @@
 import { loggable } from "../errors";
-import { recordDeadLetter } from "../work/dead-letters";
-import { parseMessage } from "../work/units";
+import { recordDeadLetter } from "./dead-letters";
+import { parseMessage } from "./units";
 import type { Deps } from "../deps";
 
 /** The dead-letter queue's consumer: records each message (kind, mind, namespace, error code) for GET /jobs. */

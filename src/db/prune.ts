@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { InShard } from "../deps";
+import type { InDb } from "./client";
 
 // Retention's shared parts: every step deletes in bounded rounds so one run stays within a
 // Worker's limits; what is left is deleted by the next run.
@@ -27,10 +27,11 @@ export const DEFAULT_RETENTION: RetentionOptions = {
   usageDays: 400,
 };
 
-export interface RetentionStep {
+/** A step of retention; `D` is what it needs of its entry point (at least the database it deletes in). */
+export interface RetentionStep<D extends InDb = InDb> {
   name: string;
   /** Deletes what is due at `now`; returns the rows deleted. */
-  run(deps: InShard, now: Date, options: RetentionOptions): Promise<number>;
+  run(deps: D, now: Date, options: RetentionOptions): Promise<number>;
 }
 
 /** Runs `round` until it deletes less than a full batch, or maxRounds times. */
@@ -45,11 +46,11 @@ export async function inRounds(options: RetentionOptions, round: () => Promise<n
 }
 
 /** Deletes the rows of `table` whose rowids `due` selects; returns how many went. */
-export const deleteWhere = async (deps: InShard, table: SQL, due: SQL) =>
+export const deleteWhere = async (deps: InDb, table: SQL, due: SQL) =>
   (await deps.shard.all<{ one: number }>(sql`delete from ${table} where rowid in (${due}) returning 1 as one`)).length;
 
 /** Asks SQLite to refresh its query planner statistics; says so when the database refuses. */
-export async function optimizeDatabase(deps: InShard): Promise<string> {
+export async function optimizeDatabase(deps: InDb): Promise<string> {
   try {
     await deps.shard.run(sql`pragma optimize`);
     return "ran";

@@ -1,9 +1,9 @@
 import { everyShard } from "../db/client";
-import type { JobCounts } from "../work/job-runs";
-import { markPage } from "../work/marks";
-import { sendAll } from "../work/units";
+import type { JobCounts } from "./job-runs";
+import { markPage } from "./marks";
+import { sendAll } from "./units";
 import type { Deps } from "../deps";
-import type { QueueJob, UnitSource } from "./work-deps";
+import type { QueueJob, UnitSource } from "./job";
 
 /** Due units read, marked and sent per page: one statement and one send a page. */
 export const PAGE = 100;

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { InShard } from "../deps";
-import type { Semantic, VectorKind } from "./ports";
+import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError, loggable } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
 import { jobMindContext, type MindContext } from "../tenancy/mind-context";

@@ -9,12 +9,12 @@ import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/l
 import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
 import type { Memory } from "../../src/memory/model";
 import type { SearchHit } from "../../src/memory/search";
-import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/sessions/context-rank";
+import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/context/rank";
 import { call, newKey, store } from "../helpers";
 import { testDeps, inMind } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
 import { newPerson, send, standInTelegram, textUpdate, useModel } from "../support/telegram";
-import { append, newAuth, openSession, type Auth } from "./session-helpers";
+import { append, newAuth, openSession, type Auth } from "../sessions/session-helpers";
 
 const telegram = standInTelegram();
 

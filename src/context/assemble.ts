@@ -8,12 +8,12 @@ import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
 import { getCold } from "../notes/cold-store";
 import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
-import { asData, MARK_NOTICES, memoryItem, neighbourItems, noteItem, type Render } from "./context-items";
-import { Fitter, groupLines, termOverlap, type ContextItem, type ContextPart } from "./context-packing";
-import { liftBySharedTags, splitWeak, TAG_LIFT, WEAK_SHARE } from "./context-rank";
-import { messageStems, type CutRule } from "./context-trim";
-import type { Message } from "./model";
-import { countEphemeral, llmWindow } from "./windows";
+import { asData, MARK_NOTICES, memoryItem, neighbourItems, noteItem, type Render } from "./items";
+import { Fitter, groupLines, termOverlap, type ContextItem, type ContextPart } from "./packing";
+import { liftBySharedTags, splitWeak, TAG_LIFT, WEAK_SHARE } from "./rank";
+import { messageStems, type CutRule } from "./trim";
+import type { Message } from "../sessions/model";
+import { countEphemeral, llmWindow } from "../sessions/windows";
 
 // Context assembly: what the model is given for one turn. Memory goes into one delimited data
 // block (never read as instructions, unverified items marked); the dialogue is the session's
@@ -32,8 +32,8 @@ const WINDOW_SHARE = 0.6;
 const PINNED_SHARE = 0.25;
 const PINNED = new Set(["high", "critical"]);
 
-export type { ContextItem, ContextPart, ContextReason } from "./context-packing";
-export { asData } from "./context-items";
+export type { ContextItem, ContextPart, ContextReason } from "./packing";
+export { asData } from "./items";
 
 /** How memory is packed. Every front uses the defaults; the benchmark measures each choice alone. */
 export interface PackingOptions {

@@ -1,7 +1,7 @@
 import type { SQL } from "drizzle-orm";
-import type { JobCounts, JobName } from "../work/job-runs";
+import type { JobCounts, JobName } from "./job-runs";
 import type { Deps, InShard } from "../deps";
-import type { Unit } from "../work/units";
+import type { Unit } from "./units";
 
 /** What handling one unit came to. */
 export type WorkOutcome =

@@ -3,8 +3,8 @@ import type { Memory } from "../memory/model";
 import { stem, words } from "../memory/normalize";
 import { oneLine } from "../notes/document";
 import type { Note } from "../notes/notes";
-import { needing, stating, under, type ContextItem, type GroupHeading } from "./context-packing";
-import { isCut, trimToMatches, type CutRule } from "./context-trim";
+import { needing, stating, under, type ContextItem, type GroupHeading } from "./packing";
+import { isCut, trimToMatches, type CutRule } from "./trim";
 
 // How a memory or a note is written into the memory block: one line, never able to close the
 // block or start a heading of its own; under its tags (the day it was said, its project) or its

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { AppError } from "../errors";
 import { sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "./work-deps";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
 
 /**
  * The hourly consolidation: each run frees claims left by stopped consolidations, then enqueues

@@ -1,25 +1,10 @@
 import { AppError, loggable } from "../errors";
 import { rateLimitedIn } from "../llm/limited-model";
 import { retryDelay, type RetryPolicy } from "../retry";
-import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "../work/marks";
-import { parseMessage, sendAll, type Unit, type WorkMessage } from "../work/units";
-import { extractUnit } from "./collection";
-import { consolidateUnit } from "./consolidation";
-import { embedUnit, vectorsUnit } from "./embeddings";
-import { eraseUnit, importUnit, retentionUnit } from "./retention";
+import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
+import { parseMessage, sendAll, type Unit, type WorkMessage } from "./units";
 import type { Deps } from "../deps";
-import type { UnitHandlers, WorkOutcome } from "./work-deps";
-
-/** One handler per kind of unit, each beside the job that produces it. */
-export const HANDLERS: UnitHandlers = {
-  consolidate: (deps, unit) => consolidateUnit(deps, unit),
-  extract: (deps, unit, shard) => extractUnit(deps, unit, shard),
-  embed: (deps, unit, shard) => embedUnit(deps, unit, shard),
-  vectors: (deps, _unit, shard) => vectorsUnit(deps, shard),
-  retention: (deps, _unit, shard) => retentionUnit(deps, shard),
-  erase: (deps, unit) => eraseUnit(deps, unit),
-  import: (deps, unit) => importUnit(deps, unit),
-};
+import type { UnitHandlers, WorkOutcome } from "./job";
 
 /** Backoff of a failed unit: 30 s, 1, 2, 4, 8 min, then every 15 min, each ±20 % so retries spread. */
 export const UNIT_RETRY: RetryPolicy = { firstMs: 30_000, maxMs: 15 * 60_000, jitter: 0.2 };
@@ -30,9 +15,9 @@ export function backoffSeconds(attempts: number, random: () => number = Math.ran
 }
 
 /** Works on one unit; a thrown failure becomes a retry with its code (never its text). */
-export async function workOn(deps: Deps, unit: Unit, shard: string): Promise<WorkOutcome> {
+export async function workOn(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string): Promise<WorkOutcome> {
   try {
-    const handle = HANDLERS[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<WorkOutcome>;
+    const handle = handlers[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<WorkOutcome>;
     return await handle(deps, unit, shard);
   } catch (error) {
     const limited = rateLimitedIn(error);
@@ -46,18 +31,18 @@ export async function workOn(deps: Deps, unit: Unit, shard: string): Promise<Wor
 export type Settled = { ack: true; outcome: WorkOutcome | null } | { ack: false; delaySeconds: number; outcome: WorkOutcome };
 
 /**
- * Handles one delivered message: works on its unit, then keeps the unit's mark in step (released
+ * Handles one delivered message: works on its unit with its kind's handler, then keeps the unit's mark in step (released
  * when done, held through a wait, the failure's code noted) and says whether to ack or retry.
  * A body that names no unit is acknowledged and dropped: it is not ours to work on.
  */
-export async function settleMessage(deps: Deps, body: unknown, attempts: number): Promise<Settled> {
+export async function settleMessage(deps: Deps, handlers: UnitHandlers, body: unknown, attempts: number): Promise<Settled> {
   const parsed = parseMessage(body);
   if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {
     console.error("dropped a work message that names no unit of this deployment");
     return { ack: true, outcome: null };
   }
   const { message, unit } = parsed;
-  const outcome = await workOn(deps, unit, message.shard);
+  const outcome = await workOn(deps, handlers, unit, message.shard);
   const db = deps.shards.db(message.shard);
   // The mark is bookkeeping: failing to keep it only delays or repeats a unit, never loses one.
   const keep = (work: Promise<void>) => work.catch((error) => console.error("could not keep a unit's mark", loggable(error)));
@@ -89,10 +74,10 @@ async function sendAgain(deps: Deps, message: WorkMessage): Promise<void> {
 }
 
 /** The queue() consumer of the work queue: every message of the batch at once, each acked or retried alone. */
-export async function consumeWork(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
+export async function consumeWork(deps: Deps, handlers: UnitHandlers, batch: MessageBatch<unknown>): Promise<void> {
   await Promise.all(
     batch.messages.map(async (msg) => {
-      const settled = await settleMessage(deps, msg.body, msg.attempts);
+      const settled = await settleMessage(deps, handlers, msg.body, msg.attempts);
       if (settled.ack) msg.ack();
       else msg.retry({ delaySeconds: settled.delaySeconds });
     }),

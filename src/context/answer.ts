@@ -1,7 +1,7 @@
 import { generateTextFor } from "../llm/generate";
 import type { LanguageModel } from "../llm/providers";
 import type { MindContext } from "../tenancy/mind-context";
-import { assembleContext } from "./context";
+import { assembleContext } from "./assemble";
 
 const MAX_ANSWER_TOKENS = 1500;
 

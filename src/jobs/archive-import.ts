@@ -1,0 +1,28 @@
+import { sql } from "drizzle-orm";
+import type { Deps } from "../deps";
+import { IMPORT_STALLED_MS } from "../portability/import-jobs";
+import { startJob } from "../portability/mind-jobs";
+import type { UnitSource, WorkOutcome } from "../queue/job";
+
+/** On the mind's database: imports whose object stopped writing them, one unit each (sent by the daily retention). */
+export const stalledImports: UnitSource = {
+  page(_shard, after, limit, now) {
+    const from = after === null ? sql`` : sql`and 'import ' || mind_id || ' ' || id > ${after}`;
+    return sql`select 'import ' || mind_id || ' ' || id as unit from import_jobs
+      where state in ('checking', 'queued', 'running', 'undoing') and updated_at < ${stalledBefore(now)} ${from}
+      order by mind_id, id limit ${limit}`;
+  },
+};
+
+const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS).toISOString();
+
+/**
+ * Hands an import that stopped moving to the mind's job object, which goes on from the job's
+ * progress in import_jobs (waking it is harmless if it still runs). This is how an import
+ * written by the import objects of earlier deployments (deleted with their class, keeping only
+ * the job's id and a failure count) resumes: everything else about it is in the database.
+ */
+export async function importUnit(deps: Deps, unit: { mindId: string; jobId: string }): Promise<WorkOutcome> {
+  await startJob(deps, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
+  return { status: "done", counts: { imports_resumed: 1 } };
+}
