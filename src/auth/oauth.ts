@@ -1,6 +1,8 @@
 import {
+  AuthorizationError,
   getOAuthApi,
   OAuthProvider,
+  type AuthRequest,
   type OAuthHelpers,
   type OAuthProviderOptions,
   type ResolveExternalTokenInput,
@@ -92,6 +94,19 @@ const NOT_SERVED: Handler = { fetch: () => new Response(null, { status: 404 }) }
 /** The provider's helpers (consent, grants) for code outside its own dispatch, such as the UI. */
 export function oauthHelpers(env: Env, requestUrl: string): OAuthHelpers {
   return getOAuthApi(providerOptions(publicOrigin(env, requestUrl), NOT_SERVED), env);
+}
+
+/**
+ * The authorization request, refused unless it carries a PKCE S256 challenge. The provider asks
+ * PKCE of public clients only; a client with a secret must use it too, so a code intercepted on
+ * its way back (or injected into the client) is worth nothing without the verifier.
+ */
+export function requirePkceS256(request: AuthRequest): AuthRequest {
+  if (request.codeChallenge && request.codeChallengeMethod === "S256") return request;
+  const description = request.codeChallenge
+    ? "code_challenge_method must be S256"
+    : "PKCE is required: send code_challenge with code_challenge_method=S256";
+  throw new AuthorizationError("invalid_request", { description, redirectUri: request.redirectUri, state: request.state, issuer: request.issuer });
 }
 
 /** Largest body the registration and token endpoints read (their requests are a few hundred bytes). */

@@ -2,7 +2,7 @@ import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAu
 import { Hono, type Context } from "hono";
 import type { Child } from "hono/jsx";
 import { checkAgentName } from "../../tenancy/principal";
-import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers } from "../../auth/oauth";
+import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers, requirePkceS256 } from "../../auth/oauth";
 import { listConnectedGrants, recordGrant, revokeGrant, type GrantInfo } from "../../tenancy/grants";
 import { resolveMindContext } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
@@ -99,7 +99,7 @@ authorizePages.post("/oauth/authorize", async (c) => {
 /** The authorization request, or the page or redirect that answers a bad one. */
 async function parseOrFail(c: Context<UiEnv>, oauth: OAuthHelpers): Promise<AuthRequest | Response> {
   try {
-    return await oauth.parseAuthRequest(c.req.raw);
+    return requirePkceS256(await oauth.parseAuthRequest(c.req.raw));
   } catch (err) {
     if (!(err instanceof AuthorizationError)) throw err;
     // Only a validated client and redirect URI may be sent back the error.
