@@ -16,6 +16,7 @@ import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
+import { refuseReplayedRefreshToken } from "./refresh-rotation";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "../tenancy/principal";
 
@@ -139,8 +140,8 @@ export function withOAuth(app: Handler): Handler {
 
 /**
  * Registration and token requests, with their bodies bounded (read whole first, so no refusal
- * leaves one unread); a registration is counted against the client's address, and a completed
- * code exchange keeps its client registered.
+ * leaves one unread); a registration is counted against the client's address, a refresh token
+ * already exchanged ends its grant, and a completed code exchange keeps its client registered.
  */
 async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
@@ -155,9 +156,14 @@ async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, requ
       return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
     }
   }
+  const form = path === TOKEN_PATH ? new URLSearchParams(new TextDecoder().decode(body.bytes)) : null;
+  if (form) {
+    const refused = await refuseReplayedRefreshToken(env, form, { revokeGrant: (grantId, userId) => oauthHelpers(env, request.url).revokeGrant(grantId, userId) });
+    if (refused) return refused;
+  }
   const response = await provider.fetch(new Request(request, { body: body.bytes }), env, ctx);
-  if (path === TOKEN_PATH && response.ok) {
-    const clientId = clientOfCodeExchange(new URLSearchParams(new TextDecoder().decode(body.bytes)), request.headers.get("Authorization"));
+  if (form && response.ok) {
+    const clientId = clientOfCodeExchange(form, request.headers.get("Authorization"));
     if (clientId) await keepAuthorizedClient(env, clientId, REFRESH_TOKEN_TTL_SECONDS);
   }
   return response;

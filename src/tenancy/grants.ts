@@ -103,6 +103,17 @@ export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: str
   return toInfo(row);
 }
 
+/**
+ * Marks a grant revoked whatever mind it is on, if it is still live: one whose refresh token was
+ * replayed is known only by its id, and may have been revoked already.
+ */
+export async function revokeReplayedGrantRecord(deps: Pick<Deps, "directory" | "clock">, grantId: string): Promise<void> {
+  await deps.directory
+    .update(oauthGrants)
+    .set({ revokedAt: isoNow(deps.clock) })
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+}
+
 const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({
   id: row.id,
   mind_id: row.mindId,

@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call, newTenant, unique } from "../helpers";
 import { browser, csrfOf } from "../ui/ui-helpers";
@@ -42,8 +43,20 @@ async function authorizedCode(tenant: { token: string; mind: { id: string } }, c
 const tokenRequest = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
   call("POST", "/oauth/token", { rawBody: new URLSearchParams(fields).toString(), headers: { ...FORM, ...headers } });
 
+const refresh = (clientId: string, refreshToken: string) => tokenRequest({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId });
+
 const listTools = (token: string) =>
   call("POST", "/mcp", { token, headers: { Accept: "application/json, text/event-stream" }, body: { jsonrpc: "2.0", id: 1, method: "tools/list" } });
+
+/** A public client authorized on a fresh mind, with its first tokens. */
+async function connectedClient() {
+  const tenant = await newTenant();
+  const client = await registerClient("none");
+  const { code, verifier } = await authorizedCode(tenant, client.client_id);
+  const tokens = await tokenRequest({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id });
+  expect(tokens.status).toBe(200);
+  return { tenant, clientId: client.client_id, accessToken: tokens.json.access_token as string, refreshToken: tokens.json.refresh_token as string };
+}
 
 describe("PKCE S256 is required of every client", () => {
   it("refuses an authorization request without a challenge or with plain, from a client with a secret too, back to the client as invalid_request", async () => {
@@ -78,5 +91,39 @@ describe("PKCE S256 is required of every client", () => {
     const tokens = await tokenRequest({ grant_type: "authorization_code", code: second.code, code_verifier: second.verifier, redirect_uri: REDIRECT }, basic(client));
     expect(tokens.status).toBe(200);
     expect((await listTools(tokens.json.access_token)).status).toBe(200);
+  });
+});
+
+describe("refresh tokens rotate strictly", () => {
+  it("refuses a refresh token already exchanged, and its reuse revokes the grant: the newer refresh token and every access token stop too", async () => {
+    const { tenant, clientId, accessToken, refreshToken } = await connectedClient();
+    const first = await refresh(clientId, refreshToken);
+    expect(first.status).toBe(200);
+    expect((await listTools(first.json.access_token)).status).toBe(200);
+
+    const replayed = await refresh(clientId, refreshToken);
+    expect(replayed.status).toBe(400);
+    expect(replayed.json).toMatchObject({ error: "invalid_grant", error_description: expect.stringMatching(/already exchanged/) });
+    expect(replayed.json.access_token).toBeUndefined();
+
+    const newer = await refresh(clientId, first.json.refresh_token);
+    expect(newer.status).toBe(400);
+    expect(newer.json.error).toBe("invalid_grant");
+    expect((await refresh(clientId, refreshToken)).status).toBe(400);
+    for (const token of [accessToken, first.json.access_token]) expect((await listTools(token)).status).toBe(401);
+    const record = await env.DB.prepare("SELECT revoked_at FROM oauth_grants WHERE account_id = ?").bind(tenant.accountId).first<{ revoked_at: string | null }>();
+    expect(record?.revoked_at).toBeTruthy();
+  });
+
+  it("keeps a chain of refreshes working when no token is reused", async () => {
+    const { clientId, refreshToken } = await connectedClient();
+    let current = refreshToken;
+    for (let n = 0; n < 3; n++) {
+      const next = await refresh(clientId, current);
+      expect(next.status, `refresh ${n + 1}`).toBe(200);
+      expect(next.json.refresh_token).not.toBe(current);
+      expect((await listTools(next.json.access_token)).status).toBe(200);
+      current = next.json.refresh_token;
+    }
   });
 });
