@@ -51,7 +51,7 @@ export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent:
     case "done":
       return {
         status: "done",
-        counts: { done: 1, folded_notes: outcome.foldedNotes, model_calls: outcome.modelCalls },
+        counts: { done: 1, folded_notes: outcome.foldedNotes, model_calls: outcome.modelCalls, offline_parts: outcome.offlineParts },
         more: outcome.foldedNotes >= DEFAULT_CONSOLIDATION.maxNotes,
       };
     case "failed":

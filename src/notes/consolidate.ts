@@ -10,7 +10,10 @@ import { documentLocale } from "./document";
 import { mergeOffline, mergeWithModel } from "./merge";
 
 export interface ConsolidationOptions {
-  /** Notes folded by one consolidation at most; the rest wait for the next run. */
+  /**
+   * Notes folded by one consolidation at most; the rest wait for the next run (the hourly unit
+   * goes round again at once), so N waiting notes take ceil(N / maxNotes) runs.
+   */
   maxNotes: number;
   /** Read-merge-write rounds before a namespace that keeps changing is left for later. */
   maxAttempts: number;
@@ -20,7 +23,16 @@ export const DEFAULT_CONSOLIDATION: ConsolidationOptions = { maxNotes: 100, maxA
 
 export type ConsolidationOutcome =
   | { status: "nothing" | "budget" }
-  | { status: "done"; consolidationId: string; version: number; foldedNotes: number; attempts: number; modelCalls: number }
+  | {
+      status: "done";
+      consolidationId: string;
+      version: number;
+      foldedNotes: number;
+      attempts: number;
+      modelCalls: number;
+      /** Parts of the notes the model answered past its bound for, folded deterministically. */
+      offlineParts: number;
+    }
   | { status: "failed"; consolidationId: string; error: string; code: string; budget: boolean; retryAfterSeconds?: number };
 
 /**
@@ -45,6 +57,7 @@ export async function consolidateNotes(
   if (!claim) return { status: "nothing" };
   const locale = documentLocale(mind.locale);
   let modelCalls = 0;
+  let offlineParts = 0;
   try {
     for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
       const cold = await getCold(ctx, target.mindId, target.agent);
@@ -53,6 +66,7 @@ export async function consolidateNotes(
       if (model) {
         const answer = await mergeWithModel(ctx, model, { ...input, mindId: mind.id, budget });
         modelCalls += answer.calls;
+        offlineParts += answer.offlineParts;
         text = answer.value;
       } else {
         text = mergeOffline(input);
@@ -78,6 +92,7 @@ export async function consolidateNotes(
           foldedNotes: written.foldedNotes,
           attempts: attempt,
           modelCalls,
+          offlineParts,
         };
       }
     }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { InShard } from "../deps";
 import { generateObjectFor, type ModelAnswer } from "../llm/generate";
+import type { TokenUsage } from "../llm/ledger";
 import type { LanguageModel } from "../llm/providers";
 import {
   factKey,
@@ -12,9 +13,15 @@ import {
   type ColdDocument,
   type DocumentLocale,
 } from "./document";
+import { MODEL_FACT_CHARS, notesInParts, windowFor, withinAnswerBound, type DocumentWindow, type Sections } from "./merge-window";
 import type { Note } from "./notes";
 
-/** The largest cold document edgemind writes or accepts. */
+export { MODEL_ANSWER_CHARS, MODEL_SECTION_FACTS } from "./merge-window";
+
+/**
+ * The largest cold document a person or client writes (PUT /cold, the MCP tool, archives). A
+ * consolidation keeps every fact, so the document it writes may grow past it.
+ */
 export const COLD_MAX_CHARS = 32_000;
 
 export interface MergeInput {
@@ -33,23 +40,27 @@ export interface MergeInput {
  */
 export function mergeOffline(input: MergeInput): string {
   const doc = parseDocument(input.current);
-  const seen = new Set<string>(doc.other.flatMap((o) => o.lines.map(factKey)));
-  for (const id of SECTION_IDS) doc.sections[id] = keepNew(doc.sections[id], seen);
-  for (const note of input.notes) {
+  foldOffline(doc, input.notes);
+  return renderDocument(doc, input.locale);
+}
+
+/** The deterministic merge in place: the document without duplicates, then each new note in its section. */
+function foldOffline(doc: ColdDocument, notes: Note[]): void {
+  const seen = removeDuplicates(doc);
+  for (const note of notes) {
     const fact = oneLine(note.text);
     const key = factKey(fact);
     if (!key || seen.has(key)) continue;
     seen.add(key);
     doc.sections[sectionForHint(note.category_hint)].push(fact);
   }
-  return renderDocument(doc, input.locale);
 }
 
-const fact = z.string().transform(oneLine).pipe(z.string().min(1).max(500));
-const section = z.array(fact).max(150).default([]);
-const MergedSections = z
-  .object({ profile: section, preferences: section, avoid: section, techniques: section, context: section, glossary: section })
-  .refine((s) => Object.values(s).flat().join("\n").length <= COLD_MAX_CHARS, "the merged memory is too long");
+// The answer's shape. Its size is checked apart (withinAnswerBound): an answer past the bound is
+// no malformed answer to ask again for, its part is folded deterministically instead.
+const fact = z.string().transform(oneLine).pipe(z.string().min(1).max(MODEL_FACT_CHARS));
+const section = z.array(fact).default([]);
+const MergedSections = z.object({ profile: section, preferences: section, avoid: section, techniques: section, context: section, glossary: section });
 
 const LANGUAGE: Record<DocumentLocale, string> = { en: "English", ru: "Russian" };
 
@@ -73,10 +84,15 @@ function systemPrompt(locale: DocumentLocale): string {
   ].join("\n");
 }
 
-function userPrompt(input: MergeInput, known: string): string {
-  const notes = input.notes.map((n) => `- [${sectionForHint(n.category_hint)}] ${oneLine(n.text)}`);
+function userPrompt(input: MergeInput, part: Note[], window: DocumentWindow): string {
+  const known = renderDocument({ preamble: [], sections: window.shown, other: [], headings: {} }, input.locale);
+  const notes = part.map((n) => `- [${sectionForHint(n.category_hint)}] ${oneLine(n.text)}`);
+  const heading =
+    window.keptFacts > 0
+      ? `Current document (version ${input.currentVersion}), its newest facts (${window.keptFacts} older ones are kept as they are):`
+      : `Current document (version ${input.currentVersion}):`;
   return [
-    `Current document (version ${input.currentVersion}):`,
+    heading,
     "<document>",
     known.trimEnd(),
     "</document>",
@@ -88,35 +104,59 @@ function userPrompt(input: MergeInput, known: string): string {
   ].join("\n");
 }
 
+export interface ModelMerge extends ModelAnswer<string> {
+  /** Parts whose answer passed the bound and were folded deterministically instead. */
+  offlineParts: number;
+}
+
 /**
- * Merges notes into cold memory with the model. Only the known sections go to the model;
- * text under headings it does not know is kept as it was. The answer is validated, then
- * cleaned of duplicate facts before it is rendered in the mind's language (a person's own
- * headings kept as they wrote them).
+ * Merges notes into cold memory with the model, in parts (merge-window.ts): each call folds a part
+ * of the notes into the newest facts of each section, the older ones kept ahead of its answer.
+ * Only the known sections go to the model; text under headings it does not know is kept as it
+ * was. An answer past the bound folds its part deterministically. The result is cleaned of
+ * duplicate facts and rendered in the mind's language (a person's own headings kept).
  */
 export async function mergeWithModel(
   deps: Pick<InShard, "shard" | "clock">,
   model: LanguageModel,
   input: MergeInput & { mindId: string; budget: number | null },
-): Promise<ModelAnswer<string>> {
+): Promise<ModelMerge> {
   const doc = parseDocument(input.current);
-  const known: ColdDocument = { preamble: [], sections: doc.sections, other: [], headings: {} };
-  const answer = await generateObjectFor(
-    deps,
-    model,
-    {
-      mindId: input.mindId,
-      purpose: "consolidation",
-      budget: input.budget,
-      system: systemPrompt(input.locale),
-      prompt: userPrompt(input, renderDocument(known, input.locale)),
-    },
-    MergedSections,
-  );
-  const merged: ColdDocument = { preamble: doc.preamble, sections: answer.value, other: doc.other, headings: doc.headings };
+  removeDuplicates(doc);
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  let calls = 0;
+  let offlineParts = 0;
+  for (const part of notesInParts(input.notes)) {
+    const window = windowFor(doc.sections, part);
+    const answer = await generateObjectFor(
+      deps,
+      model,
+      { mindId: input.mindId, purpose: "consolidation", budget: input.budget, system: systemPrompt(input.locale), prompt: userPrompt(input, part, window) },
+      MergedSections,
+    );
+    calls += answer.calls;
+    usage.inputTokens += answer.usage.inputTokens;
+    usage.outputTokens += answer.usage.outputTokens;
+    if (withinAnswerBound(answer.value)) {
+      doc.sections = keptAhead(window.kept, answer.value);
+      removeDuplicates(doc);
+    } else {
+      offlineParts++;
+      foldOffline(doc, part);
+    }
+  }
+  return { value: renderDocument(doc, input.locale), usage, calls, offlineParts };
+}
+
+function keptAhead(kept: Sections, answer: Sections): Sections {
+  return Object.fromEntries(SECTION_IDS.map((id) => [id, [...kept[id], ...answer[id]]])) as Sections;
+}
+
+/** Drops each section fact already said above it or under a heading edgemind does not know; answers what was seen. */
+function removeDuplicates(doc: ColdDocument): Set<string> {
   const seen = new Set<string>(doc.other.flatMap((o) => o.lines.map(factKey)));
-  for (const id of SECTION_IDS) merged.sections[id] = keepNew(merged.sections[id], seen);
-  return { ...answer, value: renderDocument(merged, input.locale) };
+  for (const id of SECTION_IDS) doc.sections[id] = keepNew(doc.sections[id], seen);
+  return seen;
 }
 
 /** The facts whose normalised form has not been seen yet, recording them as seen. */

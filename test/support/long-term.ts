@@ -1,6 +1,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { coldVersions, consolidations, notes } from "../../src/db/schema";
 import { getCold } from "../../src/notes/cold-store";
+import { noteValues } from "../../src/notes/notes";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
 import { call, newHuman, newMind } from "../helpers";
 import { depsOfMind } from "./deps";
@@ -17,6 +18,26 @@ export async function newNotesMind(mind: Record<string, unknown> = {}) {
     return res.json as { id: string; text: string };
   };
   return { ...human, mindId: created.id, auth, addNote };
+}
+
+/**
+ * Stores waiting notes in one namespace with the columns the write path gives them
+ * (noteValues), many per D1 batch: a seeding shortcut for a backlog of thousands, which no
+ * test should send note by note. Their times go up by a millisecond each, oldest first.
+ */
+export async function seedNotes(mindId: string, texts: string[], hint = "context", agent = "default") {
+  const { shard } = await depsOfMind(mindId);
+  const start = Date.parse("2026-01-01T00:00:00.000Z");
+  const rows = texts.map((text, i) =>
+    noteValues(
+      { mindId, agent, text, sessionId: null, categoryHint: hint, source: "user", confidence: 1 },
+      new Date(start + i).toISOString(),
+    ),
+  );
+  for (let at = 0; at < rows.length; at += 500) {
+    const [first, ...rest] = rows.slice(at, at + 500).map((row) => shard.insert(notes).values(row));
+    await shard.batch([first!, ...rest]);
+  }
 }
 
 /** Every note of the mind, oldest first, as stored. */
