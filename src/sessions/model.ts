@@ -9,6 +9,11 @@ export type Role = (typeof ROLES)[number];
 
 /** The chat an API client lands in when it names none. */
 export const DEFAULT_CHAT = "default";
+/**
+ * The task a chat starts in (and goes back to when its active task is deleted), stored under one
+ * name whatever language the people in the chat speak; a front shows it in the reader's.
+ */
+export const DEFAULT_TASK = "main";
 /** Longest message content, in characters. */
 export const MAX_MESSAGE_CHARS = 32_000;
 

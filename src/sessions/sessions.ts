@@ -7,7 +7,7 @@ import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { ensureChat, getChat } from "./chats";
-import { DEFAULT_CHAT, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Chat, type Session, type MindScope } from "./model";
+import { DEFAULT_CHAT, DEFAULT_TASK, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Chat, type Session, type MindScope } from "./model";
 import { forgetSessionObjects, sessionObject, type SessionState } from "./objects";
 
 export interface SessionInput {
@@ -164,9 +164,9 @@ export async function activateSession(ctx: MindContext, sessionId: string): Prom
 
 /**
  * A chat has one active session: the one it last opened or switched to, or, when there is none
- * (or it was deleted), `defaultTask`, opened for it.
+ * (or it was deleted), the default task, opened for it.
  */
-export async function activeSession(ctx: MindContext, chat: Chat, defaultTask: string): Promise<Session> {
+export async function activeSession(ctx: MindContext, chat: Chat): Promise<Session> {
   const activeId = chat.active_session_id;
   if (activeId) {
     try {
@@ -175,7 +175,7 @@ export async function activeSession(ctx: MindContext, chat: Chat, defaultTask: s
       if (!(error instanceof AppError && error.code === "not_found")) throw error;
     }
   }
-  return (await openSession(ctx, chat.id, { task_name: defaultTask })).session;
+  return (await openSession(ctx, chat.id, { task_name: DEFAULT_TASK })).session;
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */

@@ -17,7 +17,7 @@ import ru from "../../src/telegram/locales/ru";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";
-import { callbackUpdate, inGroup, newPerson, nextId, send, standInTelegram, textUpdate, useModel, type Person } from "../support/telegram";
+import { callbackUpdate, inGroup, newPerson, nextId, send, sentTexts, standInTelegram, textUpdate, useModel, type Person } from "../support/telegram";
 
 const telegram = standInTelegram();
 
@@ -253,5 +253,23 @@ describe("the bot in Russian", () => {
     ]) {
       expect(all).toContain(expected);
     }
+  });
+});
+
+describe("the default task in a chat of more than one language", () => {
+  it("is one task, shown in each reader's language, after the active task is deleted", async () => {
+    const en = newPerson("en", "Alice");
+    const group = inGroup(en, "Команда");
+    const ru = { ...newPerson("ru", "Маша"), chat: group.chat };
+    await send(group, textUpdate(group, "Hello"));
+    await send(ru, textUpdate(ru, "/task new перевод"));
+    await send(ru, textUpdate(ru, "/task delete перевод"));
+    await send(ru, textUpdate(ru, "Привет"));
+    await send(ru, textUpdate(ru, "/task list"));
+    expect(sentTexts(telegram, group.chat.id).at(-1)).toBe("Задачи (▶ — активная):\n▶ основная — 2");
+    await send(ru, textUpdate(ru, "/task switch основная"));
+    expect(sentTexts(telegram, group.chat.id).at(-1)).toBe("Переключился на «основная».");
+    await send(group, textUpdate(group, "/task list"));
+    expect(sentTexts(telegram, group.chat.id).at(-1)).toBe("Tasks (▶ is active):\n▶ main — 2");
   });
 });

@@ -3,7 +3,7 @@ import { MAX_MESSAGE_CHARS } from "../../sessions/model";
 import { answerInSession } from "../../context/answer";
 import { appendMessage } from "../../sessions/messages";
 import { replyLong, type BotContext } from "../bot-context";
-import { activeTask } from "./tasks";
+import { activeTask, shownTaskName } from "./tasks";
 
 /**
  * Free text: appended to the active session, answered by the model with the assembled context,
@@ -18,7 +18,7 @@ chatFeature.on("message:text", async (ctx) => {
   const session = await journal.once("session", () => activeTask(ctx));
   await journal.once("append-user", () => appendMessage(mind, session.id, { role: "user", content: text }));
   if (!llm) {
-    await ctx.reply(ctx.t("no-model", { task: session.task_name }));
+    await ctx.reply(ctx.t("no-model", { task: shownTaskName(ctx, session.task_name) }));
     return;
   }
   // "typing…" while the model works; a failure to show it changes nothing else.

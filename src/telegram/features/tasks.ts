@@ -1,19 +1,22 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { completeSession } from "../../sessions/messages";
-import type { Chat, Session } from "../../sessions/model";
+import { DEFAULT_TASK, type Chat, type Session } from "../../sessions/model";
 import { activateSession, activeSession, deleteSession, getSessionWithState, listSessions, openSession } from "../../sessions/sessions";
 import { argumentsOf, replyLong, type BotContext } from "../bot-context";
 import type { MindContext } from "../../tenancy/mind-context";
 
 const MAX_TASKS_LISTED = 50;
 
-/**
- * The chat's active session; when there is none, the task a chat starts in (and goes back to
- * when its active task is deleted) is opened, named in the person's language.
- */
+/** The chat's active session; when there is none, the chat's default task, opened for it. */
 export function activeTask(ctx: BotContext): Promise<Session> {
-  return activeSession(ctx.mindContext, ctx.who.chat, ctx.t("task-default"));
+  return activeSession(ctx.mindContext, ctx.who.chat);
 }
+
+/** A task's name as the reader sees it: the default task in their language, any other as named. */
+export const shownTaskName = (ctx: BotContext, name: string) => (name === DEFAULT_TASK ? ctx.t("task-default") : name);
+
+/** The stored name a person means: the default task's name in their language is the default task. */
+const storedTaskName = (ctx: BotContext, typed: string) => (typed === ctx.t("task-default") ? DEFAULT_TASK : typed);
 
 async function chatTasks(ctx: MindContext, chat: Chat): Promise<Session[]> {
   return listSessions(ctx, { chatId: chat.id, limit: MAX_TASKS_LISTED, offset: 0 });
@@ -24,33 +27,34 @@ export const taskFeature = new Composer<BotContext>();
 
 taskFeature.command("task", async (ctx) => {
   const [action = "", ...rest] = argumentsOf(ctx).split(/\s+/);
-  const name = rest[0]?.slice(0, 200) ?? "";
+  const typed = rest[0]?.slice(0, 200) ?? "";
+  const name = storedTaskName(ctx, typed);
   switch (action.toLowerCase()) {
     case "new": {
-      if (!name) break;
+      if (!typed) break;
       const repoPath = rest.slice(1).join(" ").slice(0, 500) || null;
       const { created } = await openSession(ctx.mindContext, ctx.who.chat.id, { task_name: name, repo_path: repoPath });
-      await ctx.reply(ctx.t(created ? "task-created" : "task-existing", { task: name }));
+      await ctx.reply(ctx.t(created ? "task-created" : "task-existing", { task: typed }));
       return;
     }
     case "list": {
       const tasks = await chatTasks(ctx.mindContext, ctx.who.chat);
       if (tasks.length === 0) return void (await ctx.reply(ctx.t("task-list-empty")));
-      const lines = tasks.map((s) => `${s.active ? "▶" : "•"} ${s.task_name}${s.repo_path ? ` (${s.repo_path})` : ""} — ${s.message_count}`);
+      const lines = tasks.map((s) => `${s.active ? "▶" : "•"} ${shownTaskName(ctx, s.task_name)}${s.repo_path ? ` (${s.repo_path})` : ""} — ${s.message_count}`);
       await replyLong(ctx, [ctx.t("task-list"), ...lines].join("\n"));
       return;
     }
     case "switch":
     case "delete": {
-      if (!name) break;
+      if (!typed) break;
       const task = (await chatTasks(ctx.mindContext, ctx.who.chat)).find((s) => s.task_name === name);
-      if (!task) return void (await ctx.reply(ctx.t("task-not-found", { task: name })));
+      if (!task) return void (await ctx.reply(ctx.t("task-not-found", { task: typed })));
       if (action.toLowerCase() === "switch") {
         await activateSession(ctx.mindContext, task.id);
-        await ctx.reply(ctx.t("task-switched", { task: name }));
+        await ctx.reply(ctx.t("task-switched", { task: typed }));
       } else {
         const deleted = await deleteSession(ctx.mindContext, task.id);
-        await ctx.reply(ctx.t("task-deleted", { task: name, messages: deleted.messages ?? 0 }));
+        await ctx.reply(ctx.t("task-deleted", { task: typed, messages: deleted.messages ?? 0 }));
       }
       return;
     }
