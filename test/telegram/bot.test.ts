@@ -286,6 +286,27 @@ describe("memory commands", () => {
     expect(lastText(p)).toBe("Nothing found for “billing”.");
   });
 
+  it("/remember files like sentences of either language as preferences, under keys of their words", async () => {
+    const en = newPerson();
+    const ru = newPerson("ru", "Маша");
+    await send(en, textUpdate(en, "/remember I drink green tea every morning"));
+    expect(lastText(en)).toBe("Remembered (preference): I drink green tea every morning");
+    await send(en, textUpdate(en, "/remember I prefer oat milk"));
+    expect(lastText(en)).toBe("Remembered (preference): I prefer oat milk");
+    await send(ru, textUpdate(ru, "/remember Я пью зелёный чай каждое утро"));
+    expect(lastText(ru)).toBe("Запомнил (предпочтение): Я пью зелёный чай каждое утро");
+    const keys = async (p: Person) => {
+      const { mind_id } = (await mindOf(p))!;
+      const rows = await (await dataOf(mind_id)).prepare("select category, key from memories where mind_id = ? order by key").bind(mind_id).all();
+      return rows.results;
+    };
+    expect(await keys(en)).toEqual([
+      { category: "preference", key: "green_tea_every_morning" },
+      { category: "preference", key: "oat_milk" },
+    ]);
+    expect(await keys(ru)).toEqual([{ category: "preference", key: "zelenyj_chaj_kazhdoe_utro" }]);
+  });
+
   it("/remember with no text extracts from the dialogue; with no model it says so", async () => {
     const p = newPerson();
     await send(p, textUpdate(p, "I deploy on Fridays"));
