@@ -72,19 +72,22 @@ const SECTION_BY_HEADING = new Map<string, SectionId>(
 const HEADING_LINE = /^#{1,6}\s+(.+?)\s*#*\s*$/;
 const BULLET = /^\s*(?:[-*•]|\d+[.)])\s+/;
 
+/** The words of a markdown heading line (`## Preferences` → "Preferences"); null for any other line. */
+export const headingText = (line: string): string | null => HEADING_LINE.exec(line)?.[1] ?? null;
+
 /** Reads a cold document back into sections. Text it does not understand is kept, not dropped. */
 export function parseDocument(text: string): ColdDocument {
   const doc = emptyDocument();
   let target: string[] = doc.preamble;
   for (const raw of text.split(/\r?\n/)) {
-    const heading = HEADING_LINE.exec(raw);
-    if (heading) {
-      const id = SECTION_BY_HEADING.get(headingKey(heading[1]!));
+    const heading = headingText(raw);
+    if (heading !== null) {
+      const id = SECTION_BY_HEADING.get(headingKey(heading));
       if (id) {
         target = doc.sections[id];
-        if (!OWN_HEADINGS.has(heading[1]!) && doc.headings[id] === undefined) doc.headings[id] = heading[1]!;
+        if (!OWN_HEADINGS.has(heading) && doc.headings[id] === undefined) doc.headings[id] = heading;
       } else {
-        const other = { heading: heading[1]!, lines: [] };
+        const other = { heading, lines: [] };
         doc.other.push(other);
         target = other.lines;
       }

@@ -353,7 +353,42 @@ describe("memory commands", () => {
     const { mind_id, account_id } = (await mindOf(p))!;
     await updateCold(await inMind(testDeps(), humanScope(mind_id, account_id)), { text: "## Preferences\n- Tea, not coffee\n", version: 0 });
     await send(p, textUpdate(p, "/memory"));
-    expect(lastText(p)).toBe("## Preferences\n- Tea, not coffee");
+    expect(lastText(p)).toBe("Preferences\n• Tea, not coffee");
+  });
+
+  it("/memory sends headings in bold without their markers, and a fact's own <, & and * as written", async () => {
+    const p = newPerson();
+    await send(p, textUpdate(p, "/start"));
+    const { mind_id, account_id } = (await mindOf(p))!;
+    const text = "## Preferences\n- Tea, not coffee\n- <script>alert(1)</script> & *bold* words\n\n## Профиль\n- Пишет на TypeScript 🧑‍💻\n";
+    await updateCold(await inMind(testDeps(), humanScope(mind_id, account_id)), { text, version: 0 });
+    await send(p, textUpdate(p, "/memory"));
+    const sent = telegram.to(p.chat.id, "sendMessage").at(-1)!.payload;
+    expect(sent.text).toBe("Preferences\n• Tea, not coffee\n• <script>alert(1)</script> & *bold* words\n\nProfile\n• Пишет на TypeScript 🧑‍💻");
+    expect(sent.parse_mode).toBeUndefined();
+    expect(sent.entities).toEqual([
+      { type: "bold", offset: 0, length: "Preferences".length },
+      { type: "bold", offset: sent.text.indexOf("Profile"), length: "Profile".length },
+    ]);
+  });
+
+  it("/memory splits a long document into parts without cutting a bold heading or losing a fact", async () => {
+    const p = newPerson("ru");
+    await send(p, textUpdate(p, "/start"));
+    const { mind_id, account_id } = (await mindOf(p))!;
+    const facts = Array.from({ length: 240 }, (_, i) => `Факт номер ${i} о чае & кофе <${i}>`);
+    const sections = ["Profile", "Preferences", "Avoid", "Glossary"].map((heading, s) => [`## ${heading}`, ...facts.slice(s * 60, s * 60 + 60).map((f) => `- ${f}`)].join("\n"));
+    await updateCold(await inMind(testDeps(), humanScope(mind_id, account_id)), { text: sections.join("\n\n") + "\n", version: 0 });
+    const before = telegram.to(p.chat.id, "sendMessage").length;
+    await send(p, textUpdate(p, "/memory"));
+    const parts = telegram.to(p.chat.id, "sendMessage").slice(before).map((c) => c.payload);
+    expect(parts.length).toBeGreaterThan(1);
+    const headings = parts.flatMap((part) => (part.entities ?? []).map((e: { type: string; offset: number; length: number }) => `${e.type} ${part.text.slice(e.offset, e.offset + e.length)}`));
+    expect(headings).toEqual(["bold Профиль", "bold Предпочтения", "bold Чего избегать", "bold Глоссарий"]);
+    const all = parts.map((part) => part.text as string).join("\n");
+    expect(all).not.toContain("#");
+    for (const fact of facts) expect(all).toContain(`• ${fact}`);
+    for (const part of parts) expect(part.text.length).toBeLessThanOrEqual(4096);
   });
 
   it("/verify shows unverified agent memories with Verify / Delete buttons, and the buttons work", async () => {

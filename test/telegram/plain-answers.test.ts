@@ -90,7 +90,7 @@ describe("/remember without text", () => {
     );
     expect((await consolidateNotes(testDeps(), { mindId, agent: "default" })).status).toBe("done");
     await send(p, textUpdate(p, "/memory"));
-    expect(lastText(p)).toBe("## Work context\n- Deploys on Fridays");
+    expect(lastText(p)).toBe("Work context\n• Deploys on Fridays");
   });
 });
 
@@ -100,7 +100,7 @@ describe("cold memory headings", () => {
     const { human } = await personalMind(p);
     await updateCold(human, { text: "## Work context\n- Ships on Fridays\n\n## мои планы\n- Отпуск в мае\n", version: 0 });
     await send(p, textUpdate(p, "/memory"));
-    expect(lastText(p)).toBe("## Рабочий контекст\n- Ships on Fridays\n\n## мои планы\n- Отпуск в мае");
+    expect(lastText(p)).toBe("Рабочий контекст\n• Ships on Fridays\n\nмои планы\n• Отпуск в мае");
   });
 
   it("consolidation keeps a person's own heading of a known section, with or without a model", async () => {

@@ -12,6 +12,7 @@ import { retrieveNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../bot-context";
+import { coldMessage } from "../cold-message";
 import { activeTask } from "./tasks";
 import { listedItem, saveListing, type ListedItem } from "../listing";
 
@@ -76,7 +77,10 @@ async function forgetListed(ctx: BotContext, item: ListedItem): Promise<string> 
 // Cold memory in the reader's language: edgemind's own headings follow the person, not the mind.
 memoryFeature.command("memory", async (ctx) => {
   const cold = await readCold(ctx.mindContext);
-  await replyLong(ctx, localizeHeadings(cold.text.trim(), ctx.locale) || ctx.t("memory-empty"));
+  const document = localizeHeadings(cold.text.trim(), ctx.locale);
+  if (!document) return void (await ctx.reply(ctx.t("memory-empty")));
+  const message = coldMessage(document);
+  await replyLong(ctx, message.text, message.entities);
 });
 
 memoryFeature.command("recall", async (ctx) => {
