@@ -1,4 +1,4 @@
-import { tool } from "ai";
+import { tool, type Tool } from "ai";
 import { z } from "zod";
 import { createEdgemind, type EdgemindClient, type EdgemindOptions } from "./client.js";
 import { ARGUMENT_DESCRIPTIONS as ARGS, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
@@ -47,12 +47,28 @@ const contextInput = z.object({
   max_tokens: z.number().int().min(300).max(32_000).optional().describe(ARGS.session_context.max_tokens),
 });
 
+type Output<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
+
+/**
+ * An AI SDK tool that always runs here. Written with `ai`'s own Tool type so the declarations
+ * name only `ai` and `zod`, not the packages `ai` is built from.
+ */
+export type EdgemindTool<INPUT, OUTPUT> = Tool<INPUT, OUTPUT> & { execute: NonNullable<Tool<INPUT, OUTPUT>["execute"]> };
+
+/** A type, not an interface: `ToolSet` takes it only with the index signature a type has implicitly. */
+export type EdgemindTools = {
+  memory_search: EdgemindTool<z.infer<typeof searchInput>, Output<EdgemindClient["memory"]["search"]>>;
+  memory_store: EdgemindTool<z.infer<typeof storeInput>, Output<EdgemindClient["memory"]["store"]>>;
+  memory_recall: EdgemindTool<z.infer<typeof recallInput>, Output<EdgemindClient["memory"]["recall"]>>;
+  session_context: EdgemindTool<z.infer<typeof contextInput>, Output<EdgemindClient["sessions"]["context"]>>;
+};
+
 /**
  * edgemind's memory tools for the Vercel AI SDK, named and described as the MCP server's:
  * spread them into `tools` of `generateText` or `streamText`. Give the Worker's url and a key,
  * or a client made with createEdgemind (its bookmarks then carry across both).
  */
-export function edgemindTools(from: EdgemindOptions | EdgemindClient) {
+export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindTools {
   const client = "memory" in from ? from : createEdgemind(from);
   return {
     memory_search: tool({
@@ -81,4 +97,3 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient) {
   };
 }
 
-export type EdgemindTools = ReturnType<typeof edgemindTools>;
