@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answer } from "../../scripts/model-stand-in-answers.mjs";
-import { consolidateUnit } from "../../src/cron/consolidation";
-import type { WorkOutcome } from "../../src/cron/work-deps";
+import { consolidateUnit } from "../../src/jobs/consolidation";
+import type { WorkOutcome } from "../../src/queue/job";
 import { updateCold } from "../../src/notes/cold-memory";
 import { DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
 import { MODEL_SECTION_FACTS } from "../../src/notes/merge";
