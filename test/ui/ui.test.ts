@@ -39,6 +39,19 @@ describe("UI login", () => {
     expect(reuse.text).toContain("invalid, used or expired");
   });
 
+  it("a login continuing to an address that is not a clean page of this site goes to its own page instead", async () => {
+    const t = await newTenant();
+    for (const next of ["/ui/oauth/authorize?\r\nX:1", "/ui/oauth/authorize?a b", "/ui/oauth/authorize?\u00e9", "/ui/oauth/authorize?\u2028"]) {
+      const { token } = await createLoginLink(testDeps(), { accountId: t.accountId, mindId: t.mind.id });
+      const b = browser();
+      expect((await b.get(`/ui/login?${new URLSearchParams({ token, next })}`)).text).not.toContain('name="next"');
+      const login = await b.post("/ui/login", { token, next });
+      expect(login.status).toBe(303);
+      expect(login.headers.get("Location")).toBe("/ui/memories");
+      expect((await b.get("/ui/memories")).status).toBe(200);
+    }
+  });
+
   it("marks the cookie Secure when ENVIRONMENT=production", async () => {
     const t = await newTenant();
     const res = await createApp().request(

@@ -18,9 +18,13 @@ import { endUiSession, readUiSession, startUiSession } from "../session";
  */
 export const loginRoutes = new Hono<UiEnv>();
 
-/** Where a login may continue to: only an OAuth authorization page of this site. */
+/**
+ * Where a login may continue to: only an OAuth authorization page of this site, written as a
+ * browser writes an address (printable ASCII), so it is always a valid `Location`: a control
+ * character would otherwise fail the redirect after the link was spent and the cookie set.
+ */
 const safeNext = (next: unknown): string | undefined =>
-  typeof next === "string" && next.startsWith(`${AUTHORIZE_PATH}?`) && next.length <= 4000 ? next : undefined;
+  typeof next === "string" && next.length <= 4000 && next.startsWith(`${AUTHORIZE_PATH}?`) && /^[\x21-\x7e]+$/.test(next) ? next : undefined;
 
 /**
  * The login page. `query` is the address's query, which the language switch keeps (a login
