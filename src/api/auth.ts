@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { issueAccountToken } from "../auth/jwt";
-import { bearerToken, failAuthentication, refuseBlockedClient } from "../auth/middleware";
-import { secretsEqual } from "../secrets";
+import { checkAdminToken } from "../auth/middleware";
 import { readAuthConfig } from "../config";
 import { ensureAccount } from "../tenancy/minds";
 import { createRouter } from "../app-env";
@@ -27,14 +26,13 @@ export const authRoutes = createRouter().openapi(
       200: jsonContent(TokenResponse, "A token for the account"),
       400: errorResponses[400],
       401: errorResponses[401],
+      403: errorResponses[403],
       429: errorResponses[429],
     },
   }),
   async (c) => {
     const config = readAuthConfig(c.env);
-    const presented = bearerToken(c.req.header("Authorization"));
-    await refuseBlockedClient(c, presented);
-    if (!presented || !(await secretsEqual(presented, config.adminToken))) await failAuthentication(c, presented, "admin token required");
+    await checkAdminToken(c);
     const { account } = c.req.valid("json");
     const deps = c.var.deps;
     const { id } = await ensureAccount(deps, account);

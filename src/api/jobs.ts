@@ -58,7 +58,7 @@ jobRoutes.openapi(
     method: "get", path: "/jobs", tags: ["jobs"], security: bearerSecurity,
     summary: "Background work: recent cron runs with what they enqueued, the queue's backlog, and dead letters (ADMIN_TOKEN)",
     request: { query: z.object({ job: z.enum(JOB_NAMES).optional(), limit: pageQuery.limit }) },
-    responses: { 200: jsonContent(JobsSchema, "Runs newest first"), 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: jsonContent(JobsSchema, "Runs newest first"), 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403] },
   }),
   async (c) => {
     const deps = c.var.deps;
@@ -81,7 +81,7 @@ jobRoutes.openapi(
         z.object({ kind: z.enum(UNIT_KINDS).optional(), limit: z.number().int().min(1).max(100).default(100) }).strict(),
       ),
     },
-    responses: { 200: jsonContent(z.object({ redriven: z.number() }), "How many went back"), 400: errorResponses[400], 401: errorResponses[401] },
+    responses: { 200: jsonContent(z.object({ redriven: z.number() }), "How many went back"), 400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403] },
   }),
   async (c) => {
     const queue = c.env.JOBS;

@@ -85,6 +85,7 @@ export function describeApi(app: OpenAPIHono<AppEnv>) {
     responses: {
       200: { description: "Registered", content: { "application/json": { schema: z.object({ ok: z.boolean(), webhook: z.string() }).passthrough() } } },
       401: error("Not the admin token"),
+      403: error("A mind key or a person's token, not the admin token"),
     },
   });
 

@@ -45,7 +45,7 @@ shardRoutes.openapi(
   createRoute({
     method: "get", path: "/shards", tags: ["shards"], security: bearerSecurity,
     summary: "The databases minds live on, with how many each holds (ADMIN_TOKEN)",
-    responses: { 200: jsonContent(z.object({ shards: z.array(ShardSchema) }), "DB first"), 401: errorResponses[401] },
+    responses: { 200: jsonContent(z.object({ shards: z.array(ShardSchema) }), "DB first"), 401: errorResponses[401], 403: errorResponses[403] },
   }),
   async (c) => c.json({ shards: await listShards(c.var.deps) }, 200),
 );
@@ -63,7 +63,7 @@ shardRoutes.openapi(
     responses: {
       200: jsonContent(MoveSchema, "The mind is already on this shard"),
       202: jsonContent(MoveSchema, "The move runs"),
-      400: errorResponses[400], 401: errorResponses[401], 404: errorResponses[404], 409: conflictResponse,
+      400: errorResponses[400], 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404], 409: conflictResponse,
     },
   }),
   async (c) => {
@@ -80,7 +80,7 @@ shardRoutes.openapi(
     method: "get", path: "/shards/moves/{mind_id}", tags: ["shards"], security: bearerSecurity,
     summary: "Where the mind's latest move stands (ADMIN_TOKEN)",
     request: { params: mindParam },
-    responses: { 200: jsonContent(MoveSchema, "The move, running or finished"), 401: errorResponses[401], 404: errorResponses[404] },
+    responses: { 200: jsonContent(MoveSchema, "The move, running or finished"), 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404] },
   }),
   async (c) => {
     const progress = await moveProgress(c.var.deps, c.req.valid("param").mind_id);
@@ -94,7 +94,7 @@ shardRoutes.openapi(
     method: "delete", path: "/shards/moves/{mind_id}", tags: ["shards"], security: bearerSecurity,
     summary: "Abandon a move before its switch (ADMIN_TOKEN): the partial copy is erased, the mind takes writes where it was",
     request: { params: mindParam },
-    responses: { 202: jsonContent(MoveSchema, "Being undone"), 401: errorResponses[401], 404: errorResponses[404], 409: conflictResponse },
+    responses: { 202: jsonContent(MoveSchema, "Being undone"), 401: errorResponses[401], 403: errorResponses[403], 404: errorResponses[404], 409: conflictResponse },
   }),
   async (c) => {
     const mindId = c.req.valid("param").mind_id;

@@ -115,15 +115,38 @@ export async function countWrite(c: Context<AppEnv>, principal: Principal): Prom
   ]);
 }
 
-/** The operator's routes (the whole service, not one tenant): ADMIN_TOKEN only. */
-export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+/**
+ * Lets only the operator's ADMIN_TOKEN through. Another valid credential (a mind key, a
+ * person's token) is refused with 403 and not counted: being refused a route is not a failed
+ * authentication, and must not lock the credential out of the routes it may use.
+ */
+export async function checkAdminToken(c: Context<AppEnv>): Promise<void> {
   const presented = bearerToken(c.req.header("Authorization"));
   await refuseBlockedClient(c, presented);
-  if (!presented || !(await secretsEqual(presented, readAuthConfig(c.env).adminToken))) {
-    await failAuthentication(c, presented, "admin token required");
+  if (presented && (await secretsEqual(presented, readAuthConfig(c.env).adminToken))) return;
+  if (presented && "principal" in (await verifyCredential(c, presented))) {
+    throw forbidden("admin token required: a mind key or a person's token cannot use this route");
   }
+  await failAuthentication(c, presented, "admin token required");
+}
+
+/** The operator's routes (the whole service, not one tenant): ADMIN_TOKEN only. */
+export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
+  await checkAdminToken(c);
   await next();
 });
+
+/** Whom a bearer credential names (a live mind key, a person's valid token), or why it fails. */
+async function verifyCredential(c: Context<AppEnv>, token: string): Promise<{ principal: Principal } | { failure: string }> {
+  const deps = c.var.deps;
+  if (looksLikeMindKey(token)) {
+    const principal = await authenticateMindKey(deps, token);
+    return principal ? { principal } : { failure: "unknown or revoked mind key" };
+  }
+  const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
+  if (accountId && (await accountExists(deps, accountId))) return { principal: { kind: "human", accountId } };
+  return { failure: "invalid or expired token: get a new one from POST /auth/token" };
+}
 
 const MISSING_CREDENTIALS = "missing credentials: send Authorization: Bearer with a mind key (emk_…) or a person's token from POST /auth/token";
 
@@ -134,16 +157,9 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const token = bearerToken(c.req.header("Authorization"));
   await refuseBlockedClient(c, token);
   if (!token) return failAuthentication(c, token, MISSING_CREDENTIALS);
-  const deps = c.var.deps;
-  let principal: Principal | null = null;
-  if (looksLikeMindKey(token)) {
-    principal = await authenticateMindKey(deps, token);
-    if (!principal) return failAuthentication(c, token, "unknown or revoked mind key");
-  } else {
-    const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
-    if (accountId && (await accountExists(deps, accountId))) principal = { kind: "human", accountId };
-    if (!principal) return failAuthentication(c, token, "invalid or expired token: get a new one from POST /auth/token");
-  }
+  const verified = await verifyCredential(c, token);
+  if ("failure" in verified) return failAuthentication(c, token, verified.failure);
+  const { principal } = verified;
   await countWrite(c, principal);
   c.set("principal", principal);
   await next();

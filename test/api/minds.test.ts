@@ -40,11 +40,14 @@ describe("POST /auth/token", () => {
 
   it("refuses anything but the admin token", async () => {
     const human = await newHuman();
-    for (const token of [undefined, "wrong-admin-token-000000", human.token]) {
+    for (const token of [undefined, "wrong-admin-token-000000"]) {
       const res = await call("POST", "/auth/token", { token, body: { account: unique("mallory") } });
       expect(res.status).toBe(401);
       expect(res.json.error.code).toBe("unauthorized");
     }
+    const person = await call("POST", "/auth/token", { token: human.token, body: { account: unique("mallory") } });
+    expect(person.status).toBe(403);
+    expect(person.json.error.code).toBe("forbidden");
   });
 
   it("rejects a missing account name and unknown fields", async () => {

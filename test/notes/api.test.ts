@@ -422,8 +422,9 @@ describe("usage, jobs and erasing a mind", () => {
     const t = await newTenant();
     const key = await newKey(t.token, t.mind.id);
     expect((await call("GET", "/jobs")).status).toBe(401);
-    expect((await call("GET", "/jobs", { token: t.token })).status).toBe(401);
-    expect((await call("GET", "/jobs", { token: key.key })).status).toBe(401);
+    expect((await call("GET", "/jobs", { token: "not-the-admin-token" })).status).toBe(401);
+    expect((await call("GET", "/jobs", { token: t.token })).status).toBe(403);
+    expect((await call("GET", "/jobs", { token: key.key })).status).toBe(403);
     const ok = await call("GET", "/jobs", { token: ADMIN_TOKEN });
     expect(ok.status).toBe(200);
     expect(Array.isArray(ok.json.runs)).toBe(true);

@@ -158,7 +158,7 @@ describe("failures", () => {
     expect((await getQueueResult(dead, deadCtx)).explicitAcks).toEqual(["msg-0"]);
     expect((await call("GET", "/jobs")).status).toBe(401);
     expect((await call("POST", "/jobs/dead-letters/redrive", { body: {} })).status).toBe(401);
-    expect((await call("POST", "/jobs/dead-letters/redrive", { token: unlucky.token, body: {} })).status).toBe(401);
+    expect((await call("POST", "/jobs/dead-letters/redrive", { token: unlucky.token, body: {} })).status).toBe(403);
     const jobs = await call("GET", "/jobs?limit=100", { token: ADMIN_TOKEN });
     expect(jobs.status).toBe(200);
     const letter = jobs.json.dead_letters.letters.find((l: { mind_id: string }) => l.mind_id === unlucky.mindId);

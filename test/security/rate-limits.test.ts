@@ -144,6 +144,26 @@ describe("rate limits", () => {
     expect((await callWith(vars, "GET", "/memory", { token: t.token, ip: address(), mind: t.mind.id })).status).toBe(200);
   });
 
+  it("a valid credential refused an operator's route is not a failed authentication: it locks neither itself nor its address out", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3", RATE_LIMIT_AUTH_FAILURES_PER_KEY: "2" };
+    const ip = address();
+    for (let n = 0; n < 5; n += 1) {
+      for (const token of [t.token, key]) {
+        const refused = await callWith(vars, "GET", "/jobs", { token, ip });
+        expect(refused.status, refused.text).toBe(403);
+        expect(refused.json.error.code).toBe("forbidden");
+      }
+    }
+    expect((await callWith(vars, "POST", "/auth/token", { token: t.token, ip, body: { account: "x" } })).status).toBe(403);
+    expect((await callWith(vars, "GET", "/minds", { token: t.token, ip })).status).toBe(200);
+    expect((await callWith(vars, "GET", "/memory", { token: key, ip })).status).toBe(200);
+    // A credential that is not one still counts, at the operator's routes too.
+    for (let n = 0; n < 3; n += 1) expect((await callWith(vars, "GET", "/jobs", { token: `not-admin-${n}`, ip })).status).toBe(401);
+    expectLimited(await callWith(vars, "GET", "/jobs", { token: "not-admin-3", ip }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+  });
+
   it("counts failed authentications on /mcp with the API's, per address and per key, and never refuses a valid key for them", async () => {
     const t = await newTenant();
     const { key } = await newKey(t.token, t.mind.id);
