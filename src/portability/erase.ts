@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, lt } from "drizzle-orm";
+import { and, asc, count, eq, gt, lt, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { type Db } from "../db/client";
 import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
@@ -12,9 +12,11 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
 // Erasing a mind spans two databases when its data lives on a shard other than the directory,
 // so it is a sequence of steps that are each safe to repeat. The directory marks the mind first
-// (from then on it answers as missing everywhere and its rows take no new inserts), the state of
-// its sessions' objects and its vectors are dropped, its rows are erased on its shard in bounded
-// statements, and the directory's row goes last. The erasure record stays: asking again finishes
+// (from then on it answers as missing everywhere), its rows on its shard are fenced (they take no
+// new inserts: the database refuses them in the write's own transaction) and only then counted,
+// so the receipt holds every write that was acknowledged. The state of its sessions' objects and
+// its vectors are dropped, its rows are erased on its shard in bounded statements, and the
+// directory's row goes last. The erasure record stays: asking again finishes
 // an interrupted erasure and answers what was erased. A request marks the mind (`beginErasure`)
 // and the mind's job object runs the rest (mind-jobs.ts), retrying it; the retention job
 // finishes any erasure left behind.
@@ -40,29 +42,64 @@ export async function deleteMind(deps: Deps, accountId: string, mindId: string):
 }
 
 /**
- * The first step of erasing the mind: marks it erasing and records what it held, in one
- * directory transaction (404 for no such mind, 503 while it moves); answers the erasure, which
- * may be finished already (asked again). The rest is `finishInterruptedErasure`, safe to repeat.
+ * The first steps of erasing the mind: marks it erasing and records the erasure in one directory
+ * transaction (404 for no such mind, 503 while it moves), then fences its rows and counts them
+ * (`countErasure`); answers the erasure, which may be finished already (asked again). The rest
+ * is `finishInterruptedErasure`, safe to repeat.
  */
-export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<typeof mindErasures.$inferSelect> {
+export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<Erasure> {
   const directory = deps.directory;
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
     // Until a move has erased the copy it left, the mind is not erased (its record would stop the move).
     const move = await directory.select({ state: mindMoves.state }).from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
     if (row.movingTo !== null || (move && isMoveRunning(move.state))) throw mindMoving();
-    await markErasing(deps, accountId, mindId, row.shard);
+    await markErasing(deps, accountId, mindId);
   }
   const erasure = await directory.select().from(mindErasures).where(and(eq(mindErasures.mindId, mindId), eq(mindErasures.accountId, accountId))).get();
   if (!erasure) throw row ? mindMoving() : notFound("mind");
-  return erasure;
+  return countErasure(deps, erasure);
 }
 
-/** Counts what the mind holds, then marks it erasing and records the erasure, in one directory transaction. */
-async function markErasing(deps: Deps, accountId: string, mindId: string, shard: string): Promise<void> {
-  const directory = deps.directory;
-  const data = await countMindRows(deps.shards.db(shard), mindId);
+type Erasure = typeof mindErasures.$inferSelect;
+
+/**
+ * Marks the mind erasing and records the erasure, its counts not taken yet, in one directory
+ * transaction: from then on every lookup answers it as missing. On DB the directory's row is
+ * also the data's, so its rows stop taking inserts in the same transaction.
+ */
+async function markErasing(deps: Deps, accountId: string, mindId: string): Promise<void> {
+  const d1 = deps.directory.$client;
+  const now = isoNow(deps.clock);
+  await d1.batch([
+    d1.prepare(
+      `update minds set erasing_since = ?3, writes = case when shard = 'DB' then 'erasing' else writes end
+       where id = ?1 and account_id = ?2 and erasing_since is null and moving_to is null`,
+    ).bind(mindId, accountId, now),
+    d1.prepare(
+      `insert into mind_erasures (mind_id, account_id, shard, counts, started_at)
+       select ?1, ?2, shard, '{}', ?3 from minds where id = ?1 and erasing_since = ?3
+       on conflict (mind_id) do nothing`,
+    ).bind(mindId, accountId, now),
+  ]);
+}
+
+/** Counts are taken once the mind is fenced; a recorded erasure holds `{}` until then. */
+const isCounted = (counts: Record<string, number>) => "minds" in counts;
+
+/**
+ * Fences the mind's rows on its shard (the database refuses every insert from then on, in the
+ * write's own transaction), then counts what the mind holds and records it once: a write that
+ * was acknowledged landed before the fence and is in the receipt, a later one is refused. A
+ * write past its lookup may land between the directory's mark and this fence; it is counted.
+ */
+async function countErasure(deps: Deps, erasure: Erasure): Promise<Erasure> {
+  const { mindId, shard } = erasure;
   const shardDb = deps.shards.db(shard);
+  if (erasure.finishedAt === null && shard !== DIRECTORY) await shardDb.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
+  if (isCounted(erasure.counts)) return erasure;
+  const directory = deps.directory;
+  const data = await countMindRows(shardDb, mindId);
   const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
   const [keys, links, chats, grants, dead] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
@@ -82,27 +119,20 @@ async function markErasing(deps: Deps, accountId: string, mindId: string, shard:
     oauth_grants: n(grants),
     ...(n(dead) > 0 && { dead_letters: n(dead) }),
   };
-  const now = isoNow(deps.clock);
-  const d1 = directory.$client;
-  // On DB the directory's row is also the data's: it stops taking inserts at once.
-  await d1.batch([
-    d1.prepare(
-      `update minds set erasing_since = ?3, writes = case when shard = 'DB' then 'erasing' else writes end
-       where id = ?1 and account_id = ?2 and erasing_since is null and moving_to is null`,
-    ).bind(mindId, accountId, now),
-    d1.prepare(
-      `insert into mind_erasures (mind_id, account_id, shard, counts, started_at)
-       select ?1, ?2, shard, ?4, ?3 from minds where id = ?1 and erasing_since = ?3
-       on conflict (mind_id) do nothing`,
-    ).bind(mindId, accountId, now, JSON.stringify(counts)),
+  // Two requests may count at once: the first recorded stands, and both answer it.
+  const [, recorded] = await directory.batch([
+    directory.update(mindErasures).set({ counts }).where(and(eq(mindErasures.mindId, mindId), sql`${mindErasures.counts} = '{}'`)),
+    directory.select().from(mindErasures).where(eq(mindErasures.mindId, mindId)),
   ]);
+  return recorded[0] ?? erasure;
 }
 
 /** The steps after the mark, each safe to repeat. */
-async function finishErasure(deps: Deps, erasure: typeof mindErasures.$inferSelect): Promise<void> {
+async function finishErasure(deps: Deps, marked: Erasure): Promise<void> {
+  // An erasure interrupted before its counts were taken takes them first, before anything goes.
+  const erasure = await countErasure(deps, marked);
   const { mindId } = erasure;
   const db = deps.shards.db(erasure.shard);
-  if (erasure.shard !== DIRECTORY) await db.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
   await forgetSessions(deps, db, mindId);
   await forgetVectors(deps, db, mindId);
   await eraseMindRows(db, mindId, DEFAULT_ROW_BOUNDS);
