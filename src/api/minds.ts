@@ -91,6 +91,14 @@ const LoginLinkSchema = z
 const KeyParams = z.object({ id: z.string().max(100), keyId: z.string().max(100) });
 const tags = ["minds"];
 
+const ErasureReceiptSchema = z
+  .object({
+    deleted: z.record(z.string(), z.number()).describe("Rows the mind held when its erasure began, per table"),
+    finished: z.boolean(),
+    left: z.record(z.string(), z.number()).optional().describe("Rows still to erase, per table, while it goes on"),
+  })
+  .openapi("ErasureReceipt");
+
 export const mindRoutes = createRouter();
 mindRoutes.use("/minds", authenticate, requireHuman);
 mindRoutes.use("/minds/*", authenticate, requireHuman);
@@ -134,15 +142,15 @@ mindRoutes
       method: "delete", path: "/minds/{id}", summary: "Erase a mind and everything in it", tags, security: bearerSecurity,
       request: { params: MindParams },
       responses: {
-        200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"),
+        200: jsonContent(ErasureReceiptSchema, "Erased: the rows the mind held, per table"),
+        202: jsonContent(ErasureReceiptSchema, "Erasing: the mind answers as missing everywhere, its rows go in the background; ask again for the progress"),
         ...guardedResponses,
       },
     }),
-    async (c) =>
-      c.json(
-        { deleted: await eraseMind(c.var.deps, c.var.accountId, c.req.valid("param").id) },
-        200,
-      ),
+    async (c) => {
+      const receipt = await eraseMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
+      return receipt.finished ? c.json(receipt, 200) : c.json(receipt, 202);
+    },
   )
   .openapi(
     createRoute({

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, lt, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { type Db } from "../db/client";
 import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
@@ -8,21 +8,20 @@ import type { Deps } from "../deps";
 import { forgetSessionObjects } from "../sessions/objects";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";
-import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
+import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-rows";
 
 // Erasing a mind spans two databases when its data lives on a shard other than the directory,
 // so it is a sequence of steps that are each safe to repeat. The directory marks the mind first
 // (from then on it answers as missing everywhere), its rows on its shard are fenced (they take no
 // new inserts: the database refuses them in the write's own transaction) and only then counted,
-// so the receipt holds every write that was acknowledged. The state of its sessions' objects and
-// its vectors are dropped, its rows are erased on its shard in bounded statements, and the
-// directory's row goes last. The erasure record stays: asking again finishes
-// an interrupted erasure and answers what was erased. A request marks the mind (`beginErasure`)
-// and the mind's job object runs the rest (mind-jobs.ts), retrying it; the retention job
-// finishes any erasure left behind.
+// so the receipt holds every write that was acknowledged. Then, in bounded slices each resuming
+// where the last stopped (`eraseSlice`), the state of its sessions' objects is dropped as their
+// rows go, its vectors are removed, its rows are erased on its shard, and the directory's row
+// goes last. The erasure record stays: asking again finishes an interrupted erasure and answers
+// what was erased. A request marks the mind (`beginErasure`) and the mind's job object runs the
+// slices (mind-jobs.ts), a bounded number per invocation, retrying them; the retention job hands
+// any erasure left behind back to the object.
 
-/** Session objects and vectors forgotten per statement while erasing. */
-const PAGE = 100;
 /** An erasure untouched this long is taken to be interrupted, and the retention job finishes it. */
 export const ERASURE_STALE_MS = 10 * 60_000;
 /** Finished erasures are remembered this long, as the answer to asking again. */
@@ -37,7 +36,7 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  */
 export async function deleteMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
   const erasure = await beginErasure(deps, accountId, mindId);
-  if (erasure.finishedAt === null) await finishErasure(deps, erasure);
+  if (erasure.finishedAt === null) while (await eraseSlice(deps, erasure));
   return erasure.counts;
 }
 
@@ -45,7 +44,7 @@ export async function deleteMind(deps: Deps, accountId: string, mindId: string):
  * The first steps of erasing the mind: marks it erasing and records the erasure in one directory
  * transaction (404 for no such mind, 503 while it moves), then fences its rows and counts them
  * (`countErasure`); answers the erasure, which may be finished already (asked again). The rest
- * is `finishInterruptedErasure`, safe to repeat.
+ * is `eraseSlice`, safe to repeat.
  */
 export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<Erasure> {
   const directory = deps.directory;
@@ -61,7 +60,7 @@ export async function beginErasure(deps: Deps, accountId: string, mindId: string
   return countErasure(deps, erasure);
 }
 
-type Erasure = typeof mindErasures.$inferSelect;
+export type Erasure = typeof mindErasures.$inferSelect;
 
 /**
  * Marks the mind erasing and records the erasure, its counts not taken yet, in one directory
@@ -127,15 +126,35 @@ async function countErasure(deps: Deps, erasure: Erasure): Promise<Erasure> {
   return recorded[0] ?? erasure;
 }
 
-/** The steps after the mark, each safe to repeat. */
-async function finishErasure(deps: Deps, marked: Erasure): Promise<void> {
+/**
+ * What one slice of an erasure touches at most: a page of sessions (one object call each, their
+ * messages a bounded statement at a time), a page of vectors, or one page of rows. A slice is a
+ * handful of D1 statements and at most `sessions` object calls, whatever the mind's size.
+ */
+export const ERASE_SLICE = { sessions: 20, messages: 500, vectors: 100, rows: 500 } as const;
+
+/**
+ * One bounded step of the erasure after its mark; answers whether work is left. Each step deletes
+ * what it has done, so the next slice (in this invocation or the next) goes on where it stopped,
+ * never from the first page: the mind's sessions (their objects forgotten as their rows go), its
+ * vectors, its rows table by table, then the directory's row last.
+ */
+export async function eraseSlice(deps: Deps, marked: Erasure): Promise<boolean> {
   // An erasure interrupted before its counts were taken takes them first, before anything goes.
-  const erasure = await countErasure(deps, marked);
+  const erasure = isCounted(marked.counts) ? marked : await countErasure(deps, marked);
   const { mindId } = erasure;
   const db = deps.shards.db(erasure.shard);
-  await forgetSessions(deps, db, mindId);
-  await forgetVectors(deps, db, mindId);
-  await eraseMindRows(db, mindId, DEFAULT_ROW_BOUNDS);
+  if (await forgetSomeSessions(deps, db, mindId)) return true;
+  if (await forgetSomeVectors(deps, db, mindId)) return true;
+  if (!(await eraseSomeMindRows(db, mindId, { ...DEFAULT_ROW_BOUNDS, rows: ERASE_SLICE.rows }, 1)).done) return true;
+  await finishErasure(deps, erasure);
+  return false;
+}
+
+/** The last step: the mind's imports and rows on its shard, then the directory's row. */
+async function finishErasure(deps: Deps, erasure: Erasure): Promise<void> {
+  const { mindId } = erasure;
+  const db = deps.shards.db(erasure.shard);
   // The mind's imports, with whatever rows one had staged.
   await db.delete(importJobs).where(eq(importJobs.mindId, mindId));
   if (erasure.shard !== DIRECTORY) {
@@ -152,39 +171,45 @@ async function finishErasure(deps: Deps, marked: Erasure): Promise<void> {
   ]);
 }
 
-/** The stored state and alarms of the mind's sessions' objects, a page at a time, before their rows go. */
-async function forgetSessions(deps: Deps, db: Db, mindId: string): Promise<void> {
-  for (let after = ""; ; ) {
-    const page = await db
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(and(eq(sessions.mindId, mindId), gt(sessions.id, after)))
-      .orderBy(asc(sessions.id))
-      .limit(PAGE);
-    await forgetSessionObjects(deps.sessionObjects, page.map((s) => s.id));
-    if (page.length < PAGE) return;
-    after = page.at(-1)!.id;
-  }
-}
-
-/** The mind's vectors, a page of records at a time: each page's vectors, then its records. */
-async function forgetVectors(deps: Deps, db: Db, mindId: string): Promise<void> {
-  if (!deps.semantic) return;
-  for (;;) {
-    const page = await db.select({ kind: embeddings.kind, rowId: embeddings.rowId }).from(embeddings).where(eq(embeddings.mindId, mindId)).limit(PAGE);
-    if (page.length === 0) return;
-    await deps.semantic.index.remove(mindId, page.map((e) => e.rowId));
-    const [first, ...rest] = page.map((e) => db.delete(embeddings).where(and(eq(embeddings.mindId, mindId), eq(embeddings.kind, e.kind), eq(embeddings.rowId, e.rowId))));
-    await db.batch([first!, ...rest]);
-  }
-}
-
-/** Finishes the mind's erasure if one is recorded and unfinished; answers whether it did. */
-export async function finishInterruptedErasure(deps: Deps, mindId: string): Promise<boolean> {
-  const erasure = await deps.directory.select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
-  if (!erasure || erasure.finishedAt !== null) return false;
-  await finishErasure(deps, erasure);
+/**
+ * A page of the mind's sessions: their messages go a bounded statement at a time; once a page
+ * has none left, its objects' stored state and alarms are forgotten and its rows deleted.
+ * Answers whether it did anything (false: no session is left).
+ */
+async function forgetSomeSessions(deps: Deps, db: Db, mindId: string): Promise<boolean> {
+  const page = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId)).orderBy(asc(sessions.id)).limit(ERASE_SLICE.sessions);
+  if (page.length === 0) return false;
+  const ids = page.map((s) => s.id);
+  const gone = await db.$client
+    .prepare(
+      `delete from messages where rowid in (select rowid from messages where mind_id = ? and session_id in (${ids.map(() => "?").join(", ")}) limit ?) returning 1 as one`,
+    )
+    .bind(mindId, ...ids, ERASE_SLICE.messages)
+    .all();
+  if (gone.results.length === ERASE_SLICE.messages) return true;
+  await forgetSessionObjects(deps.sessionObjects, ids);
+  await db.delete(sessions).where(and(eq(sessions.mindId, mindId), inArray(sessions.id, ids)));
   return true;
+}
+
+/** A page of the mind's vectors, then their records; answers whether there was one. */
+async function forgetSomeVectors(deps: Deps, db: Db, mindId: string): Promise<boolean> {
+  if (!deps.semantic) return false;
+  const d1 = db.$client;
+  const { results: page } = await d1
+    .prepare("select rowid as at, row_id as rowId from embeddings where mind_id = ? order by rowid limit ?")
+    .bind(mindId, ERASE_SLICE.vectors)
+    .all<{ at: number; rowId: string }>();
+  if (page.length === 0) return false;
+  await deps.semantic.index.remove(mindId, page.map((e) => e.rowId));
+  // One statement for the page's records: they are the mind's first by rowid, and the fence lets none in.
+  await d1.prepare("delete from embeddings where mind_id = ? and rowid <= ?").bind(mindId, page.at(-1)!.at).run();
+  return true;
+}
+
+/** The mind's recorded erasure, or null. */
+export async function readErasure(deps: Pick<Deps, "directory">, mindId: string): Promise<Erasure | null> {
+  return (await deps.directory.select().from(mindErasures).where(eq(mindErasures.mindId, mindId)).get()) ?? null;
 }
 
 /** Forgets finished erasures past keeping; answers how many. */

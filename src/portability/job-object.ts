@@ -144,7 +144,7 @@ export class MindJobObject extends DurableObject<Env> {
       }
       const operation = operationOf(ref);
       const deps = operation.semantic ? this.deps.semantic : this.deps.plain;
-      const cap = fromAlarm ? operation.slicesPerAlarm : Infinity;
+      const cap = fromAlarm ? operation.slicesPerRun.alarm : operation.slicesPerRun.request;
       let slices = 0;
       const more = () => Date.now() < until && slices++ < cap;
       const again = `${AGAIN_PREFIX}${jobKey(ref)}`;

@@ -1,6 +1,6 @@
 import type { RetryPolicy } from "../retry";
 import type { Deps } from "../deps";
-import { finishInterruptedErasure } from "./erase";
+import { eraseSlice, readErasure } from "./erase";
 import type { Pause } from "./import-pace";
 import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
 import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
@@ -22,8 +22,8 @@ export interface Operation<R extends JobRef> {
   policy: RetryPolicy;
   /** Whether its writes are embedded at once (otherwise by the hourly job). */
   semantic: boolean;
-  /** Slices one alarm runs at most (each costs a few D1 calls). */
-  slicesPerAlarm: number;
+  /** Slices one run goes through at most, from an alarm and from a request (each costs a few D1 calls). */
+  slicesPerRun: { alarm: number; request: number };
   /** Runs slices while `more()` allows; answers whether work is left. Throws on a failure, and runs again from its progress. */
   run(deps: Deps, ref: R, more: () => boolean, pause: Pause): Promise<boolean>;
   /** Records a failure where its owner follows it. */
@@ -31,6 +31,9 @@ export interface Operation<R extends JobRef> {
   /** After the policy's last try: ends it cleanly; answers whether work is left (an undo). */
   giveUp?(deps: Deps, ref: R): Promise<boolean>;
 }
+
+/** Slices of an erasure one run of the job object goes through at most. */
+export const ERASE_SLICES_PER_RUN = 25;
 
 type Operations = { [K in JobKind]: Operation<Extract<JobRef, { kind: K }>> };
 
@@ -41,14 +44,15 @@ type Operations = { [K in JobKind]: Operation<Extract<JobRef, { kind: K }>> };
  * move: the steps of a move between shards (move.ts), never given up (an operator abandons it),
  * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id.
  *
- * erase: finish a mind's erasure after its request marked it (erase.ts), never given up: the
- * mind answers as missing meanwhile, and the daily retention finishes it too.
+ * erase: finish a mind's erasure after its request marked it (erase.ts), a bounded number of
+ * slices a run, each run going on where the last stopped; never given up: the mind answers as
+ * missing meanwhile, and the daily retention hands a stalled one back to the object.
  */
 export const OPERATIONS: Operations = {
   import: {
     policy: { firstMs: 1_000, maxMs: 64_000, attempts: 8 },
     semantic: true,
-    slicesPerAlarm: 10,
+    slicesPerRun: { alarm: 10, request: Infinity },
     async run(deps, ref, more, pause) {
       const job = await runImport(deps, ref.mindId, ref.jobId, more, pause);
       return job !== null && isImportUnfinished(job.state);
@@ -62,7 +66,7 @@ export const OPERATIONS: Operations = {
     policy: { firstMs: 2_000, maxMs: 5 * 60_000 },
     // A move copies rows and leaves their vectors as they are: it needs no embedder.
     semantic: false,
-    slicesPerAlarm: Infinity,
+    slicesPerRun: { alarm: Infinity, request: Infinity },
     async run(deps, { mindId }, more, pause) {
       // The first step runs whatever the budget, as a move always did; steps yield between them.
       let state = await advanceMove(deps, mindId);
@@ -77,10 +81,13 @@ export const OPERATIONS: Operations = {
   erase: {
     policy: { firstMs: 2_000, maxMs: 5 * 60_000 },
     semantic: true,
-    slicesPerAlarm: Infinity,
-    async run(deps, { mindId }) {
-      await finishInterruptedErasure(deps, mindId);
-      return false;
+    // A slice is at most 20 object calls and about 15 D1 statements (erase.ts): 25 stay well within one invocation's limits.
+    slicesPerRun: { alarm: ERASE_SLICES_PER_RUN, request: ERASE_SLICES_PER_RUN },
+    async run(deps, { mindId }, more) {
+      const erasure = await readErasure(deps, mindId);
+      if (!erasure || erasure.finishedAt !== null) return false;
+      while (more()) if (!(await eraseSlice(deps, erasure))) return false;
+      return true;
     },
   },
 };

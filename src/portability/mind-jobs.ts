@@ -1,10 +1,9 @@
-import { mindErasures } from "../db/schema";
 import type { Deps } from "../deps";
-import { AppError, conflict } from "../errors";
-import { eq } from "drizzle-orm";
-import { beginErasure } from "./erase";
+import { conflict } from "../errors";
+import { beginErasure, readErasure } from "./erase";
 import { getImportJob, IMPORT_STALLED_MS, isImportUnfinished, type ImportJob } from "./import-jobs";
 import { mindJobObject, type JobRef } from "./job-object";
+import { countMindRows } from "./shard-rows";
 
 // The requests' side of the mind's job object: a request does the quick checks and the first
 // step itself (so its errors keep their codes), then hands the operation to the object.
@@ -31,18 +30,28 @@ export async function followImportJob(deps: Deps, accountId: string, mindId: str
 /** How long a request waits for an erasure to finish before answering. */
 const ERASE_WAIT_MS = 15_000;
 
+/** An erasure's receipt: what the mind held when it was fenced, and what is left while it goes on. */
+export interface ErasureReceipt {
+  deleted: Record<string, number>;
+  finished: boolean;
+  /** Rows of the mind still on its database, per table, while the erasure goes on. */
+  left?: Record<string, number>;
+}
+
 /**
  * Erases the mind (erase.ts): the request marks it erasing and records its counts, the mind's job
- * object erases the rest, this request waiting for it. Answers the counts once all is erased;
- * a run that failed answers 500 and the object finishes it in the background (asking again
- * answers the counts once it has). A finished erasure asked again answers its counts.
+ * object erases the rest in bounded slices, this request waiting for its first run. Answers the
+ * counts, finished or with what is left (the object goes on in the background, and asking again
+ * answers the progress); a finished erasure asked again answers its counts.
  */
-export async function eraseMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
+export async function eraseMind(deps: Deps, accountId: string, mindId: string): Promise<ErasureReceipt> {
   const erasure = await beginErasure(deps, accountId, mindId);
-  if (erasure.finishedAt !== null) return erasure.counts;
+  if (erasure.finishedAt !== null) return { deleted: erasure.counts, finished: true };
   const ref: JobRef = { kind: "erase", mindId };
-  await (await startJob(deps, ref)).runFor(ref, ERASE_WAIT_MS);
-  const now = await deps.directory.select({ finishedAt: mindErasures.finishedAt }).from(mindErasures).where(eq(mindErasures.mindId, mindId)).get();
-  if (now && now.finishedAt === null) throw new AppError("internal", "the erasure stopped halfway: the mind is gone for every reader and its data is erased in the background; ask again to see it finished");
-  return erasure.counts;
+  // A failed run is retried by the object; the receipt says what is left either way.
+  await (await startJob(deps, ref)).runFor(ref, ERASE_WAIT_MS).catch(() => undefined);
+  const now = await readErasure(deps, mindId);
+  if (!now || now.finishedAt !== null) return { deleted: erasure.counts, finished: true };
+  const rows = await countMindRows(deps.shards.db(now.shard), mindId);
+  return { deleted: erasure.counts, finished: false, left: Object.fromEntries(Object.entries(rows).filter(([, n]) => n > 0)) };
 }

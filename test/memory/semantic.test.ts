@@ -9,7 +9,8 @@ import { assembleContext, DEFAULT_CONTEXT_TOKENS } from "../../src/context/assem
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
-import { createDeps } from "../../src/deps";
+import { createDeps, type Deps } from "../../src/deps";
+import { OPERATIONS, type JobRef } from "../../src/portability/job-operations";
 import { recordUsage } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
@@ -206,14 +207,20 @@ describe("recall by meaning", () => {
     await expect(deleteMind(semanticDeps({ embedder: conceptEmbedder(), index: down }).deps, accountId, scope.mindId)).rejects.toThrow();
     expect(await record("memory", kept.id)).not.toBeNull();
 
-    // The daily job, in a deployment with an embedder and a vector index, finishes it.
+    // The daily job hands it back to the mind's job object, which finishes it in a deployment
+    // with an embedder and a vector index (here the object's run is driven with those deps).
     const removed: string[] = [];
     const vectorize = { deleteByIds: async (ids: string[]) => (removed.push(...ids), { mutationId: "m" }) } as unknown as Vectorize;
     const configured = { ...env, EMBEDDINGS_BASE_URL: "https://embeddings.test/v1", EMBEDDINGS_MODEL: "test-concepts", VECTORIZE: vectorize };
-    const deps = { ...createDeps(configured, { clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } }), queue: memoryQueue() };
+    const started: JobRef[] = [];
+    const mindJobs = { idFromName: (name: string) => name, get: () => ({ start: async (ref: JobRef) => (started.push(ref), true) }) } as unknown as Deps["mindJobs"];
+    const deps = { ...createDeps(configured, { clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } }), mindJobs, queue: memoryQueue() };
     const runs = await runCronWith(deps, "30 3 * * *");
     expect(runs.find((r) => r.job === "retention")).toMatchObject({ error: null, counts: { enqueued: expect.any(Number) } });
-    expect(await drain(deps)).toMatchObject({ erasures_finished: expect.any(Number) });
+    expect(await drain(deps)).toMatchObject({ erasures_handed_on: expect.any(Number) });
+    expect(started).toContainEqual({ kind: "erase", mindId: scope.mindId });
+    expect(await record("memory", kept.id)).not.toBeNull();
+    while (await OPERATIONS.erase.run(deps, { kind: "erase", mindId: scope.mindId }, () => true, async () => undefined));
     expect(removed).toContain(kept.id);
     expect(await record("memory", kept.id)).toBeNull();
     expect(await firstEverywhere("select id from minds where id = ?", scope.mindId)).toBeNull();

@@ -101,6 +101,7 @@ const en = {
   eraseButton: "Erase for ever",
   eraseMismatch: "The name you typed does not match.",
   receipt: "Erased. What was deleted:",
+  receiptGoingOn: "The mind is gone for everyone; its rows are being erased in the background. What it held:",
   table: "Table",
   rows: "Rows",
   switchMind: "Switch",

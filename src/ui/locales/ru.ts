@@ -101,6 +101,7 @@ const ru: Dictionary = {
   eraseButton: "Стереть навсегда",
   eraseMismatch: "Введённое имя не совпадает.",
   receipt: "Стёрто. Что удалено:",
+  receiptGoingOn: "Разума больше нет ни для кого; его строки стираются в фоне. Что в нём было:",
   table: "Таблица",
   rows: "Строк",
   switchMind: "Выбрать",

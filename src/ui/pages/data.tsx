@@ -117,16 +117,16 @@ dataPages.post("/erase", async (c) => {
   if ((await formText(c, "confirm")).trim() !== mind.name) {
     return dataPage(c, { error: t.eraseMismatch, status: 400 });
   }
-  const deleted = await eraseMind(deps, session.accountId, mind.id);
+  const receipt = await eraseMind(deps, session.accountId, mind.id);
   await switchUiMind(c, session, null);
   return page(
     c,
     t.eraseTitle,
     <section class="card" id="receipt">
-      <p>{t.receipt}</p>
+      <p>{receipt.finished ? t.receipt : t.receiptGoingOn}</p>
       <table>
         <tr><th>{t.table}</th><th>{t.rows}</th></tr>
-        {rowsWritten(t, deleted).map(([what, n]) => <tr><td>{what}</td><td>{n}</td></tr>)}
+        {rowsWritten(t, receipt.deleted).map(([what, n]) => <tr><td>{what}</td><td>{n}</td></tr>)}
       </table>
       <p><a class="button secondary" href="/ui/minds">{t.minds}</a></p>
     </section>,
