@@ -2,11 +2,11 @@ import { createMiddleware } from "hono/factory";
 import { AppError } from "../errors";
 
 // Request bodies are bounded before they are read, and never held whole beyond the small bound
-// of ordinary routes: a route that stores a large body reads it as a stream. A body sent in
-// chunks (no Content-Length) is only known to be too large once that much has come, and the
-// part not read yet must still be read (and dropped) before the answer: a connection left with
-// an unread chunked body breaks the next request on it (through `wrangler dev`'s proxy, a 503
-// "Your worker restarted mid-request" although nothing restarted).
+// of ordinary routes: a route that stores a large body reads it as a stream. Whatever a route
+// leaves unread (it refused the request before reading, or stopped partway and cancelled) is
+// read and dropped before the answer, chunked or with a Content-Length: a connection left with
+// part of a body unread breaks the next request on it (through `wrangler dev`'s proxy the next
+// request gets no answer, or a 503 "Your worker restarted mid-request").
 
 /** Most bytes of a refused body read and dropped before the answer, and for how long at most. */
 const DRAIN_MAX_BYTES = 32 * 1024 * 1024;
@@ -77,7 +77,7 @@ export async function readBodyWithin(request: Request, maxSize: number): Promise
 }
 
 /**
- * A chunked body handed to the route as a stream that fails with a 413 once past `maxSize`;
+ * A body handed to the route as a stream that fails with a 413 once past `maxSize`;
  * whatever the route leaves unread (it refused the request, or stopped at the bound) is
  * drained by `finish`, before the answer goes out.
  */
@@ -116,8 +116,9 @@ class CountedBody {
 
 /**
  * Bounds every request body by the limit `limitOf` gives its path (none: the route reads the
- * body itself, within its own bound). A declared length over the limit is refused at once; a
- * chunked body is read in one piece up to the limit, or handed on as a counted stream.
+ * body itself, within its own bound). An ordinary route gets its body read whole, up to the
+ * limit; a streaming route gets it as a counted stream, drained after the route whatever it
+ * read. A declared length over the limit is drained and refused at once.
  */
 export function limitBodies(limitOf: (path: string) => BodyLimit | null) {
   return createMiddleware(async (c, next) => {
@@ -125,9 +126,9 @@ export function limitBodies(limitOf: (path: string) => BodyLimit | null) {
     const limit = limitOf(c.req.path);
     if (!raw.body || !limit) return next();
     const declared = declaredLength(raw);
-    if (declared !== null) {
-      if (declared > limit.maxSize) throw bodyTooLarge(limit.maxSize);
-      return next();
+    if (declared !== null && declared > limit.maxSize) {
+      await drainBody(raw.body.getReader());
+      throw bodyTooLarge(limit.maxSize);
     }
     if (!limit.stream) {
       const body = await readBodyWithin(raw, limit.maxSize);

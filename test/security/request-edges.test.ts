@@ -92,4 +92,37 @@ describe("a refused body is read to its end before the answer", () => {
     expect(res.status).toBe(409);
     expect(state.done).toBe(true);
   });
+
+  // The same with a Content-Length: a route that reads part of such a body and stops (an import
+  // refused after its first megabyte) must not leave the rest unread either.
+  it("an import with a Content-Length refused after its first megabyte (the mind is not empty): 409, the rest drained", async () => {
+    const t = await newTenant();
+    await store({ token: t.token, mind: t.mind.id }, { key: "kept", content: "Already here" });
+    const size = 3 * 1024 * 1024;
+    const { stream, state } = chunkedBody(size, 64 * 1024);
+    const res = await fetchWorker(`https://edgemind.test/minds/${t.mind.id}/import`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${t.token}`, "Content-Type": "application/x-ndjson", "Content-Length": String(size) },
+      body: stream,
+    });
+    expect(res.status).toBe(409);
+    expect(state.done).toBe(true);
+  });
+
+  it("a body with a Content-Length over an ordinary route's bound, or refused before it is read: drained", async () => {
+    const t = await newTenant();
+    for (const [size, token, status] of [
+      [MAX_BODY_BYTES * 3, t.token, 413],
+      [MAX_BODY_BYTES / 2, "emk_nobody.wrong", 401],
+    ] as const) {
+      const { stream, state } = chunkedBody(size);
+      const res = await fetchWorker("https://edgemind.test/memory", {
+        method: "POST",
+        headers: { Authorization: `Bearer ${token}`, "X-Mind-Id": t.mind.id, "Content-Type": "application/json", "Content-Length": String(size) },
+        body: stream,
+      });
+      expect(res.status, String(status)).toBe(status);
+      expect(state.done, String(status)).toBe(true);
+    }
+  });
 });
