@@ -16,10 +16,14 @@ import { createMcpServer } from "./server";
  */
 export const mcpRoutes = new Hono<AppEnv>();
 
-mcpRoutes.all("/mcp", async (c) => {
+mcpRoutes.post("/mcp", async (c) => {
   const principal = await principalOf(c.var.deps, c.executionCtx.props);
   if (!principal) throw unauthorized("/mcp needs a mind key or an OAuth access token");
-  // Every MCP call is a POST: each counts as a write.
+  // MCP 2025-06-18 removed JSON-RPC batches; accepting one would run many calls for one write.
+  if (isBatch(await c.req.raw.clone().text())) {
+    return jsonRpcError(400, INVALID_REQUEST, "JSON-RPC batches are not supported (removed in MCP 2025-06-18): send one message per POST");
+  }
+  // Every MCP call is a POST of one message: each counts as a write.
   await countWrite(c, principal);
   const mindContext = await resolveMindContext(c.var.deps, principal);
   const server = createMcpServer(mindContext);
@@ -27,6 +31,22 @@ mcpRoutes.all("/mcp", async (c) => {
   await server.connect(transport);
   return transport.handleRequest(c.req.raw);
 });
+
+// Stateless: no stream for the server to send on (GET) and no session to end (DELETE).
+mcpRoutes.on(["GET", "DELETE"], "/mcp", () =>
+  jsonRpcError(405, SERVER_ERROR, "/mcp is stateless and offers no event stream or session: only POST", { Allow: "POST" }),
+);
+
+const INVALID_REQUEST = -32600;
+const SERVER_ERROR = -32000;
+
+/** A body that is a JSON array: a JSON-RPC batch. */
+const isBatch = (body: string) => body.trimStart().startsWith("[");
+
+/** An error in JSON-RPC's shape, as MCP clients read one (no request id: none was taken up). */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, { status, headers });
+}
 
 /** The caller, from what the provider put on the context; a revoked grant stops here at once. */
 async function principalOf(deps: AppEnv["Variables"]["deps"], props: unknown): Promise<Exclude<Principal, { kind: "human" }> | null> {

@@ -176,3 +176,35 @@ describe("MCP server", () => {
     expect(res.json.error.code).toBe("unauthorized");
   });
 });
+
+describe("MCP transport (stateless streamable HTTP)", () => {
+  const accept = { Accept: "application/json, text/event-stream" };
+  const saveNote = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "save_memory_note", arguments: { text: `Batched note ${id}` } } });
+
+  it("runs one tool call per POST", async () => {
+    const { key, token, mind } = await agentOfNewMind();
+    const res = await call("POST", "/mcp", { token: key, headers: accept, body: saveNote(1) });
+    expect(res.status).toBe(200);
+    expect(res.json.result.isError).not.toBe(true);
+    expect((await call("GET", "/notes", { token, mind: mind.id })).json.notes).toHaveLength(1);
+  });
+
+  it("refuses a JSON-RPC batch with a 400 JSON-RPC error before any of its calls runs", async () => {
+    const { key, token, mind } = await agentOfNewMind();
+    const res = await call("POST", "/mcp", { token: key, headers: accept, body: [saveNote(1), saveNote(2), saveNote(3)] });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32600 } });
+    expect(res.json.error.message).toMatch(/batch/i);
+    expect((await call("GET", "/notes", { token, mind: mind.id })).json.notes).toHaveLength(0);
+  });
+
+  it("answers GET (no event stream) and DELETE (no session) with 405 and Allow: POST", async () => {
+    const { key } = await agentOfNewMind();
+    for (const method of ["GET", "DELETE"]) {
+      const res = await call(method, "/mcp", { token: key, headers: { Accept: "text/event-stream" } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get("Allow"), method).toBe("POST");
+      expect(res.json.error.message).toMatch(/only POST/);
+    }
+  });
+});
