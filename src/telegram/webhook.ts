@@ -3,10 +3,10 @@ import { Api } from "grammy";
 import type { Update } from "grammy/types";
 import { z } from "zod";
 import { createRouter, type AppEnv } from "../app-env";
-import { requireAdmin } from "../auth/middleware";
+import { failAuthentication, refuseBlockedClient, requireAdmin } from "../auth/middleware";
 import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
-import { AppError, unauthorized } from "../errors";
+import { AppError } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
@@ -54,9 +54,9 @@ const publicOrigin = (c: Context<AppEnv>) => (c.env.PUBLIC_URL?.trim() || new UR
 export const telegramRoutes = createRouter();
 
 /**
- * Telegram's webhook: the secret token is checked before anything else, the update id is
- * claimed in D1 (a re-delivery is answered 200 and dropped), and the update is queued in its
- * chat's object, which handles it after this answer. Anything that can never be handled (too
+ * Telegram's webhook: the secret token is checked before anything else (a wrong one counts as
+ * a failed authentication), the update id is claimed in D1 (a re-delivery is answered 200 and
+ * dropped), and the update is queued in its chat's object, which handles it after this answer. Anything that can never be handled (too
  * large, not JSON, no update id, parts of the wrong type) is acknowledged and recorded, never
  * refused: Telegram would deliver a refused update again and again.
  */
@@ -66,7 +66,11 @@ telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   const secretOk = presented !== undefined && (await secretsEqual(presented, config.webhookSecret));
   // Read (within the bound) even when refused: a body left unread would break the connection.
   const body = await readBodyWithin(c.req.raw, MAX_UPDATE_BYTES);
-  if (!secretOk) throw unauthorized("wrong or missing secret token");
+  if (!secretOk) {
+    // A wrong secret is a failed authentication: counted in the same limits as a bad key.
+    await refuseBlockedClient(c, presented ?? null);
+    await failAuthentication(c, presented ?? null, "wrong or missing secret token");
+  }
   const deps = c.var.deps;
   if (!body.complete) {
     const updateId = leadingUpdateId(body.bytes);

@@ -116,6 +116,17 @@ describe("rate limits", () => {
     expectLimited(await callWith(vars, "GET", "/memory", { token: "wrong-again", ip, mind: t.mind.id }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
   });
 
+  it("counts wrong Telegram webhook secrets as failed authentications of the address: 429 past the limit", async () => {
+    const vars = { RATE_LIMIT_AUTH_FAILURES_PER_IP: "3" };
+    const ip = address();
+    const update = { update_id: 1, message: { message_id: 1, chat: { id: 1, type: "private" }, text: "hi" } };
+    const webhook = (secret: string) => callWith(vars, "POST", "/telegram/webhook", { ip, body: update, headers: { "X-Telegram-Bot-Api-Secret-Token": secret } });
+    for (const secret of ["wrong-secret-1", "wrong-secret-2", "wrong-secret-3"]) expect((await webhook(secret)).status).toBe(401);
+    expectLimited(await webhook("wrong-secret-4"), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+    // The address's failures are the API's too.
+    expectLimited(await callWith(vars, "GET", "/memory", { token: "emk_unknown.secret", ip }), "RATE_LIMIT_AUTH_FAILURES_PER_IP", 3);
+  });
+
   it("failed secrets with a key's prefix never lock the key out: past the limit they answer 429, the real secret still works", async () => {
     const t = await newTenant();
     const { key } = await newKey(t.token, t.mind.id);
