@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { AppError } from "../errors";
+import { refuseLoneSurrogates } from "./json-text";
 
 // Request bodies are bounded before they are read, and never held whole beyond the small bound
 // of ordinary routes: a route that stores a large body reads it as a stream. Whatever a route
@@ -117,7 +118,7 @@ class CountedBody {
 /**
  * Bounds every request body by the limit `limitOf` gives its path (none: the route reads the
  * body itself, within its own bound). An ordinary route gets its body read whole, up to the
- * limit; a streaming route gets it as a counted stream, drained after the route whatever it
+ * limit, and a JSON one holding a lone surrogate refused; a streaming route gets it as a counted stream, drained after the route whatever it
  * read. A declared length over the limit is drained and refused at once.
  */
 export function limitBodies(limitOf: (path: string) => BodyLimit | null) {
@@ -133,6 +134,7 @@ export function limitBodies(limitOf: (path: string) => BodyLimit | null) {
     if (!limit.stream) {
       const body = await readBodyWithin(raw, limit.maxSize);
       if (!body.complete) throw bodyTooLarge(limit.maxSize);
+      refuseLoneSurrogates(body.bytes, raw.headers.get("Content-Type"));
       c.req.raw = new Request(raw, { body: body.bytes });
       return next();
     }

@@ -1,6 +1,6 @@
 // What JSON.parse lets through silently and an archive must not hold: a key given twice in one
-// object (the last would win unseen) and a lone UTF-16 surrogate (`\ud800` with no partner),
-// which no UTF-8 text can carry. Both are checked on a line that already parsed.
+// object (the last would win unseen). Checked on a line that already parsed; lone surrogates,
+// refused in every JSON body, are checked by ../http/json-text.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -47,25 +47,4 @@ export function repeatedKeyIn(text: string): string | null {
     }
   }
   return null;
-}
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-/** Only an escape can make one: text without it needs no walk. */
-const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
-
-/** The path of the first string (or key) of a parsed line holding a lone surrogate, or null. */
-export function loneSurrogateIn(text: string, value: unknown): string | null {
-  if (!SURROGATE_ESCAPE.test(text)) return null;
-  const walk = (v: unknown, path: string): string | null => {
-    if (typeof v === "string") return LONE_SURROGATE.test(v) ? path : null;
-    if (typeof v !== "object" || v === null) return null;
-    for (const [key, child] of Object.entries(v)) {
-      const at = Array.isArray(v) ? `${path}[${key}]` : path ? `${path}.${key}` : key;
-      if (LONE_SURROGATE.test(key)) return at;
-      const found = walk(child, at);
-      if (found) return found;
-    }
-    return null;
-  };
-  return walk(value, "");
 }

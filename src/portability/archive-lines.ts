@@ -1,6 +1,7 @@
 import { describeZodError, invalid, tooLarge } from "../errors";
 import { archiveLineSchema, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES, type ArchiveLine } from "./archive";
-import { loneSurrogateIn, repeatedKeyIn } from "./archive-json";
+import { loneSurrogateIn, loneSurrogateRefused } from "../http/json-text";
+import { repeatedKeyIn } from "./archive-json";
 
 // Reading an archive's bytes line by line, within bounds: the body's size, the number of
 // lines and each line's size are checked before the text is decoded.
@@ -59,7 +60,7 @@ export function parseLine(bytes: Uint8Array, ref: LineRef, strict = false): Arch
     const repeated = repeatedKeyIn(text);
     if (repeated !== null) throw invalid(`line ${ref.number}: the key ${JSON.stringify(repeated)} is given twice in one object`);
     const lone = loneSurrogateIn(text, value);
-    if (lone !== null) throw invalid(`line ${ref.number}: ${lone || "the line"} holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape), which is not text`);
+    if (lone !== null) throw loneSurrogateRefused(lone, `line ${ref.number}`);
   }
   const parsed = archiveLineSchema.safeParse(value);
   if (!parsed.success) throw invalid(`line ${ref.number}: ${describeZodError(parsed.error)}`);

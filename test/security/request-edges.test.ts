@@ -1,7 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../src/app";
-import { call, newTenant, store } from "../helpers";
+import { call, newKey, newTenant, store } from "../helpers";
 
 const fetchWorker = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
 
@@ -124,5 +124,31 @@ describe("a refused body is read to its end before the answer", () => {
       expect(res.status, String(status)).toBe(status);
       expect(state.done, String(status)).toBe(true);
     }
+  });
+});
+
+describe("a lone surrogate in JSON text is refused, naming the field, on every front", () => {
+  it("REST: 400 naming the field, nothing written; a surrogate pair (an emoji) is text", async () => {
+    const t = await newTenant();
+    const res = await call("POST", "/memory", { token: t.token, mind: t.mind.id, body: { category: "fact", key: "broken", content: "broken \ud800 text" } });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(/^content holds a lone surrogate/);
+    expect((await call("GET", "/memory", { token: t.token, mind: t.mind.id })).json.total).toBe(0);
+    const emoji = await call("POST", "/memory", { token: t.token, mind: t.mind.id, body: { category: "fact", key: "smile", content: "smiles \ud83d\ude00" } });
+    expect(emoji.status).toBe(201);
+    expect(emoji.json.content).toBe("smiles 😀");
+  });
+
+  it("MCP: save_memory_note with a lone surrogate is refused with 400 naming the argument, no note stored", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const res = await call("POST", "/mcp", {
+      token: key,
+      headers: { Accept: "application/json, text/event-stream" },
+      body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "save_memory_note", arguments: { text: "lone \udc00 here" } } },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error.message).toMatch(/^params\.arguments\.text holds a lone surrogate/);
+    expect((await call("GET", "/notes", { token: t.token, mind: t.mind.id })).json.notes).toHaveLength(0);
   });
 });
