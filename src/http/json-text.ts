@@ -9,6 +9,9 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** Only an escape can make one: text without it needs no walk. */
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 
+/** Whether a parsed string holds a lone surrogate. */
+export const holdsLoneSurrogate = (s: string) => LONE_SURROGATE.test(s);
+
 /** The path of the first string (or key) of a parsed line holding a lone surrogate, or null. */
 export function loneSurrogateIn(text: string, value: unknown): string | null {
   if (!SURROGATE_ESCAPE.test(text)) return null;

@@ -8,6 +8,7 @@ import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
+import { holdsLoneSurrogate } from "../http/json-text";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
 import { claimUpdate, releaseUpdate } from "../db/telegram-updates";
@@ -26,19 +27,21 @@ const UpdateSchema = z.looseObject({ update_id: z.number().int().min(0).max(Numb
 // update that lacks them (or holds a number where text belongs) can never be handled, so it
 // is acknowledged and skipped rather than failed and retried.
 const id = z.number().int();
+// Text with a lone surrogate (a `\ud800` escape with no partner) is not text, as in every JSON body.
+const text = z.string().refine((s) => !holdsLoneSurrogate(s), "holds a lone surrogate");
 const user = z.looseObject({ id, language_code: z.string().optional() });
 const message = z.looseObject({
   message_id: id,
   chat: z.looseObject({ id, type: z.string() }),
   from: user.optional(),
-  text: z.string().optional(),
-  caption: z.string().optional(),
+  text: text.optional(),
+  caption: text.optional(),
 });
 const HandledParts = z.looseObject({
   message: message.optional(),
   edited_message: message.optional(),
   callback_query: z
-    .looseObject({ id: z.string(), from: user, data: z.string().optional(), message: z.looseObject({ message_id: id, chat: z.looseObject({ id }) }).optional() })
+    .looseObject({ id: z.string(), from: user, data: text.optional(), message: z.looseObject({ message_id: id, chat: z.looseObject({ id }) }).optional() })
     .optional(),
 });
 

@@ -69,6 +69,8 @@ describe("malformed updates", () => {
       { update_id: nextId(), message: { message_id: 1, chat: { id: "not a number", type: "private" } } },
       numeric,
       { update_id: nextId(), callback_query: { id: 5, from: {} } },
+      // A lone surrogate is not text, here as in every JSON body.
+      textUpdate(p, "remember lone \ud800 text"),
     ];
     for (const update of cases) {
       const res = await postUpdate(update);
