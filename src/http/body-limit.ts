@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { AppError } from "../errors";
-import { refuseLoneSurrogates } from "./json-text";
+import { refuseLoneSurrogates } from "../json-text";
 
 // Request bodies are bounded before they are read, and never held whole beyond the small bound
 // of ordinary routes: a route that stores a large body reads it as a stream. Whatever a route

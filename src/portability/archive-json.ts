@@ -1,6 +1,6 @@
 // What JSON.parse lets through silently and an archive must not hold: a key given twice in one
 // object (the last would win unseen). Checked on a line that already parsed; lone surrogates,
-// refused in every JSON body, are checked by ../http/json-text.
+// refused in every JSON body, are checked by src/json-text.ts.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

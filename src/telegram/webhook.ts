@@ -8,7 +8,7 @@ import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
-import { holdsLoneSurrogate } from "../http/json-text";
+import { holdsLoneSurrogate } from "../json-text";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
 import { claimUpdate, releaseUpdate } from "../db/telegram-updates";

@@ -13,11 +13,13 @@ import { ADMIN_TOKEN, call, newMind, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 import { faultyD1, type FaultPlan } from "../support/faulty-d1";
 import { runJobNow, workDeps } from "../support/jobs";
+import { driveJobObject, jobObjectOf } from "../support/job-object";
 import { mindState } from "../support/mind-state";
 import { countEverywhere, dataOf } from "../support/shards";
 
 const jobs = { mindJobs: env.MIND_JOBS };
-const objectOf = (mindId: string) => mindJobObject(env.MIND_JOBS, mindId);
+const objectOf = jobObjectOf;
+const drive = driveJobObject;
 
 /**
  * D1 as the mind's job object sees it: every call fails while `broken`, and `failNext` fails the
@@ -55,15 +57,6 @@ async function underFaults(mindId: string, fault: ReturnType<typeof faults>): Pr
   });
 }
 
-/** Runs the object's alarms (at once, whatever time they were set for) until its queue is empty. */
-async function drive(mindId: string, most = 60): Promise<number> {
-  const object = objectOf(mindId);
-  for (let runs = 0; runs < most; runs++) {
-    if ((await object.pending()).length === 0) return runs;
-    await runDurableObjectAlarm(object);
-  }
-  throw new Error(`the job object of ${mindId} still has work after ${most} alarms: ${JSON.stringify(await object.pending())}`);
-}
 
 /** Failed runs in a row the mind's job object counts (0: none). */
 const failuresOf = (mindId: string) =>

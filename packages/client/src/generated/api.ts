@@ -54,6 +54,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description A rate limit or quota reached (Retry-After says when to retry) */
                 429: {
                     headers: {
@@ -308,17 +317,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Rows deleted, per table */
+                /** @description Erased: the rows the mind held, per table */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            deleted: {
-                                [key: string]: number;
-                            };
-                        };
+                        "application/json": components["schemas"]["ErasureReceipt"];
+                    };
+                };
+                /** @description Erasing: the mind answers as missing everywhere, its rows go in the background; ask again for the progress */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErasureReceipt"];
                     };
                 };
                 /** @description Invalid input */
@@ -4307,6 +4321,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -4374,6 +4397,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4412,6 +4444,15 @@ export interface paths {
                 };
                 /** @description Missing or invalid credentials */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4495,6 +4536,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not found (or not yours) */
                 404: {
                     headers: {
@@ -4558,6 +4608,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description Not allowed for this caller */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Not found (or not yours) */
                 404: {
                     headers: {
@@ -4594,6 +4653,15 @@ export interface paths {
                 };
                 /** @description Missing or invalid credentials */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not allowed for this caller */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4836,6 +4904,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A mind key or a person's token, not the admin token */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -4884,6 +4961,17 @@ export interface components {
             };
             created_at: string;
             updated_at: string;
+        };
+        ErasureReceipt: {
+            /** @description Rows the mind held when its erasure began, per table */
+            deleted: {
+                [key: string]: number;
+            };
+            finished: boolean;
+            /** @description Rows still to erase, per table, while it goes on */
+            left?: {
+                [key: string]: number;
+            };
         };
         ImportCounts: {
             memories: number;

@@ -1,4 +1,4 @@
-import { invalid } from "../errors";
+import { invalid } from "./errors";
 
 // JSON.parse turns an escape such as `\ud800` with no partner into a lone UTF-16 surrogate,
 // which no UTF-8 text can carry: stored, it would silently become U+FFFD. Every JSON body (the
