@@ -1,4 +1,4 @@
-// Browser test of the web UI: starts `wrangler dev` on a free port with a fresh local D1
+// Browser test of the web UI: starts `wrangler dev` on a free port (E2E_PORT chooses one) with a fresh local D1
 // (migrations applied), seeds a mind over the REST API, then drives Debian's headless Chromium
 // with playwright-core: log in, search, verify a card, edit it, view a cold memory diff, export,
 // connect an MCP client by OAuth on the consent page and revoke it, and render /docs with every
@@ -9,12 +9,11 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
-import { createServer } from "node:net";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromium } from "playwright-core";
-import { applyMigrations } from "./local.mjs";
+import { applyMigrations, freePort, inspectorArgs } from "./local.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
@@ -51,17 +50,6 @@ const check = (condition, message) => {
   if (!condition) throw new Error(`e2e check failed: ${message}`);
   log(`ok - ${message}`);
 };
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealth(base, dev) {
   for (let i = 0; i < 240; i++) {
@@ -345,11 +333,11 @@ async function main() {
   if (!(await applyMigrations({ persistTo: state }))) throw new Error("migrations failed");
   log("migrations applied to a fresh local D1");
 
-  const port = await freePort();
+  const port = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : await freePort();
   const base = `http://127.0.0.1:${port}`;
   const dev = spawn(
     wrangler,
-    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...secrets],
+    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...inspectorArgs(), ...secrets],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   let output = "";

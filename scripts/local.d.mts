@@ -14,4 +14,6 @@ export function ensureDevVars(): void;
 export function d1Bindings(): string[];
 export function applyMigrations(options?: { persistTo?: string }): Promise<boolean>;
 export function migrationsApplied(output: string): number;
-export function startWorker(port: number, extraArgs?: string[], options?: { stdio?: StdioOptions }): ChildProcess;
+export function inspectorArgs(env?: Record<string, string | undefined>): string[];
+export function startWorker(port: number, extraArgs?: string[], options?: { stdio?: StdioOptions; detached?: boolean }): ChildProcess;
+export function freePort(): Promise<number>;

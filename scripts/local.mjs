@@ -110,11 +110,40 @@ function migrate(database, persistTo) {
   });
 }
 
-/** Starts `wrangler dev` on 127.0.0.1:port with cron triggers reachable over HTTP. */
+/**
+ * The devtools port `wrangler dev` opens: INSPECTOR_PORT, else wrangler's own choice (9229 or
+ * the next free port above it).
+ */
+export function inspectorArgs(env = process.env) {
+  if (!env.INSPECTOR_PORT) return [];
+  const port = Number(env.INSPECTOR_PORT);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(`INSPECTOR_PORT must be a port number (1-65535), not "${env.INSPECTOR_PORT}"`);
+  }
+  return ["--inspector-port", String(port)];
+}
+
+/**
+ * Starts `wrangler dev` on 127.0.0.1:port with cron triggers reachable over HTTP. `detached`
+ * puts it in a process group of its own, so the caller can stop workerd with it.
+ */
 export function startWorker(port, extraArgs = [], options = {}) {
-  return spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", ...extraArgs], {
+  return spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", ...inspectorArgs(), ...extraArgs], {
     cwd: root,
     env: wranglerEnv,
     stdio: options.stdio ?? "inherit",
+    detached: options.detached ?? false,
+  });
+}
+
+/** A port on 127.0.0.1 that nothing listens on now. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
 }

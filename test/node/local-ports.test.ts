@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { localPorts, migrationsApplied } from "../../scripts/local.mjs";
+import { inspectorArgs, localPorts, migrationsApplied } from "../../scripts/local.mjs";
 import { telegramSettings } from "../../scripts/telegram-stand-in.mjs";
 
 test("one PORT places the Worker and both stand-ins; each stand-in's own variable still overrides it", () => {
@@ -19,4 +19,10 @@ test("a database's migrations are counted once, however often wrangler prints it
   const output = [table(["0001_foundation.sql"]), table(["0001_foundation.sql", "0002_sessions.sql"])].join("\n");
   assert.equal(migrationsApplied(output), 2);
   assert.equal(migrationsApplied("✅ No migrations to apply!"), 0);
+});
+
+test("INSPECTOR_PORT sets the devtools port wrangler dev opens; unset leaves it to wrangler; a bad one is refused", () => {
+  assert.deepEqual(inspectorArgs({ INSPECTOR_PORT: "9333" }), ["--inspector-port", "9333"]);
+  assert.deepEqual(inspectorArgs({}), []);
+  assert.throws(() => inspectorArgs({ INSPECTOR_PORT: "ninety" }), /INSPECTOR_PORT must be a port number/);
 });
