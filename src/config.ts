@@ -1,4 +1,5 @@
 import type { UserFromGetMe } from "grammy/types";
+import { notConfigured } from "./errors";
 
 /**
  * Bindings and secrets the Worker is given (wrangler.toml, .dev.vars, `wrangler secret put`).
@@ -71,10 +72,10 @@ const MIN_SECRET_LENGTH = 16;
 /** Reads the auth settings once per request; a missing or short secret is a configuration error. */
 export function readAuthConfig(env: Env): AuthConfig {
   if (!env.JWT_SECRET || env.JWT_SECRET.length < MIN_SECRET_LENGTH) {
-    throw new Error(`JWT_SECRET must be set to at least ${MIN_SECRET_LENGTH} characters`);
+    throw notConfigured(`JWT_SECRET must be set to at least ${MIN_SECRET_LENGTH} characters`);
   }
   if (!env.ADMIN_TOKEN || env.ADMIN_TOKEN.length < MIN_SECRET_LENGTH) {
-    throw new Error(`ADMIN_TOKEN must be set to at least ${MIN_SECRET_LENGTH} characters`);
+    throw notConfigured(`ADMIN_TOKEN must be set to at least ${MIN_SECRET_LENGTH} characters`);
   }
   return {
     adminToken: env.ADMIN_TOKEN,
@@ -104,17 +105,17 @@ export function readLlmConfig(env: Env): LlmConfig {
     case "none":
       return { provider };
     case "workers-ai":
-      if (!env.AI) throw new Error('LLM_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
+      if (!env.AI) throw notConfigured('LLM_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
       return { provider, binding: env.AI, model: env.LLM_MODEL?.trim() || DEFAULT_WORKERS_AI_MODEL };
     case "openai-compatible": {
       if (!isHttpUrl(env.LLM_BASE_URL)) {
-        throw new Error("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL");
+        throw notConfigured("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL");
       }
-      if (!env.LLM_MODEL?.trim()) throw new Error("LLM_PROVIDER=openai-compatible needs LLM_MODEL");
+      if (!env.LLM_MODEL?.trim()) throw notConfigured("LLM_PROVIDER=openai-compatible needs LLM_MODEL");
       return { provider, baseUrl: apiBaseUrl(env.LLM_BASE_URL), apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL.trim() };
     }
     default:
-      throw new Error(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
+      throw notConfigured(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
   }
 }
 
@@ -158,10 +159,10 @@ export function readTelegramConfig(env: Env): TelegramConfig | null {
   if (!token) return null;
   const webhookSecret = env.TELEGRAM_WEBHOOK_SECRET ?? "";
   if (!WEBHOOK_SECRET.test(webhookSecret)) {
-    throw new Error("TELEGRAM_WEBHOOK_SECRET must be 16-256 characters of A-Z, a-z, 0-9, _ and -");
+    throw notConfigured("TELEGRAM_WEBHOOK_SECRET must be set with TELEGRAM_BOT_TOKEN: 16-256 characters of A-Z, a-z, 0-9, _ and -");
   }
   const apiRoot = (env.TELEGRAM_API_ROOT?.trim() || DEFAULT_TELEGRAM_API_ROOT).replace(/\/+$/, "");
-  if (!isHttpUrl(apiRoot)) throw new Error("TELEGRAM_API_ROOT must be an http(s) URL");
+  if (!isHttpUrl(apiRoot)) throw notConfigured("TELEGRAM_API_ROOT must be an http(s) URL");
   return { token, webhookSecret, botInfo: readBotInfo(env, token), apiRoot };
 }
 
@@ -171,18 +172,17 @@ function readBotInfo(env: Env, token: string): UserFromGetMe {
     try {
       info = JSON.parse(env.TELEGRAM_BOT_INFO) as Partial<UserFromGetMe>;
     } catch {
-      throw new Error("TELEGRAM_BOT_INFO must be the JSON of the bot's getMe answer");
+      throw notConfigured("TELEGRAM_BOT_INFO must be the JSON of the bot's getMe answer");
     }
     if (typeof info.id !== "number" || typeof info.username !== "string") {
-      throw new Error("TELEGRAM_BOT_INFO must have the bot's numeric id and its username");
+      throw notConfigured("TELEGRAM_BOT_INFO must have the bot's numeric id and its username");
     }
     return { ...botInfoDefaults(info.id, info.username), ...info } as UserFromGetMe;
   }
   const username = env.TELEGRAM_BOT_USERNAME?.trim().replace(/^@/, "");
+  if (!username) throw notConfigured("TELEGRAM_BOT_USERNAME (the bot's username) or TELEGRAM_BOT_INFO (its getMe JSON) must be set with TELEGRAM_BOT_TOKEN");
   const id = Number(token.split(":")[0]);
-  if (!username || !Number.isSafeInteger(id)) {
-    throw new Error("set TELEGRAM_BOT_INFO (the getMe JSON) or TELEGRAM_BOT_USERNAME with a token of the form <id>:<secret>");
-  }
+  if (!Number.isSafeInteger(id) || id <= 0) throw notConfigured("TELEGRAM_BOT_TOKEN must have the form <bot id>:<secret>, as @BotFather gives it");
   return botInfoDefaults(id, username);
 }
 

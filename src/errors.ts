@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   internal: 500,
   model_failed: 502,
   mind_moving: 503,
+  not_configured: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -40,6 +41,8 @@ export const forbidden = (message: string) => new AppError("forbidden", message)
 export const unauthorized = (message = "missing or invalid credentials") => new AppError("unauthorized", message);
 export const conflict = (message: string) => new AppError("conflict", message);
 export const tooLarge = (message: string) => new AppError("payload_too_large", message);
+/** A setting the request needs is missing or invalid: the message names it and what it must be. */
+export const notConfigured = (message: string) => new AppError("not_configured", message);
 
 /** How long a client waits before writing again to a mind that moves between databases. */
 export const MIND_MOVING_RETRY_SECONDS = 30;

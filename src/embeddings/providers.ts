@@ -1,4 +1,5 @@
 import type { Env } from "../config";
+import { notConfigured } from "../errors";
 import { loadTokenCounter } from "../llm/tokens";
 import type { Embedder, Semantic, VectorIndex } from "./ports";
 
@@ -16,17 +17,17 @@ export function createEmbedder(env: Env): Embedder | null {
     case "none":
       return null;
     case "workers-ai": {
-      if (!env.AI) throw new Error('EMBEDDINGS_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
+      if (!env.AI) throw notConfigured('EMBEDDINGS_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
       return workersAiEmbedder(env.AI, env.EMBEDDINGS_MODEL?.trim() || DEFAULT_WORKERS_AI_EMBEDDING_MODEL);
     }
     case "openai-compatible": {
       const baseUrl = env.EMBEDDINGS_BASE_URL?.trim();
-      if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw new Error("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_BASE_URL, an http(s) URL");
-      if (!env.EMBEDDINGS_MODEL?.trim()) throw new Error("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_MODEL");
+      if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw notConfigured("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_BASE_URL, an http(s) URL");
+      if (!env.EMBEDDINGS_MODEL?.trim()) throw notConfigured("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_MODEL");
       return openAiCompatibleEmbedder(baseUrl, env.EMBEDDINGS_MODEL.trim(), env.EMBEDDINGS_API_KEY || undefined);
     }
     default:
-      throw new Error(`EMBEDDINGS_PROVIDER must be one of ${EMBEDDINGS_PROVIDERS.join(", ")}, not "${provider}"`);
+      throw notConfigured(`EMBEDDINGS_PROVIDER must be one of ${EMBEDDINGS_PROVIDERS.join(", ")}, not "${provider}"`);
   }
 }
 

@@ -30,6 +30,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
 /** Maps anything thrown while handling a request to a status and the error body. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof AppError) {
+    logNotConfigured(err, c.req.method, c.req.path);
     if (err instanceof RateLimited) c.header("Retry-After", String(err.retryAfterSeconds));
     if (err.code === "mind_moving") c.header("Retry-After", String(MIND_MOVING_RETRY_SECONDS));
     return c.json(errorBody(err.code, err.message), err.status as ContentfulStatusCode);
@@ -43,12 +44,22 @@ export function handleError(err: Error, c: Context): Response {
   return c.json(errorBody("internal", "internal error"), 500);
 }
 
+/** An operator must see a missing setting in the log too: the caller may never report it. */
+function logNotConfigured(err: AppError, method: string, path: string): void {
+  if (err.code === "not_configured") console.error("not configured", method, path, err.message);
+}
+
 /**
  * The answer to a failure that escaped every handler (the OAuth provider in front of the
- * routes has none of its own): logged, and a 500 in the one error shape, so nothing a caller
- * sends makes the Worker's fetch throw.
+ * routes has none of its own): a typed error with its own status (a missing setting: 503),
+ * anything else logged and a 500, both in the one error shape, so nothing a caller sends makes
+ * the Worker's fetch throw.
  */
 export function escapedError(request: Request, err: unknown): Response {
+  if (err instanceof AppError) {
+    logNotConfigured(err, request.method, pathOf(request.url));
+    return Response.json(errorBody(err.code, err.message), { status: err.status });
+  }
   console.error("unhandled error", request.method, pathOf(request.url), loggable(err));
   return Response.json(errorBody("internal", "internal error"), { status: 500 });
 }

@@ -1,5 +1,5 @@
 import type { Env } from "../config";
-import { AppError } from "../errors";
+import { AppError, notConfigured } from "../errors";
 import type { RateLimiterObject } from "./rate-limiter";
 
 /** The limits, per window, read from the Worker's vars; 0 turns a limit off. */
@@ -28,11 +28,11 @@ export function readRateLimits(env: Env): RateLimits {
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0`);
+    if (!Number.isSafeInteger(value) || value < 0) throw notConfigured(`${name} must be a whole number ≥ 0, not "${raw}"`);
     return value;
   };
   const limits = Object.fromEntries(Object.entries(LIMITS).map(([field, spec]) => [field, read(spec)])) as unknown as RateLimits;
-  if (limits.windowSeconds < 1) throw new Error("RATE_LIMIT_WINDOW_SECONDS must be at least 1");
+  if (limits.windowSeconds < 1) throw notConfigured("RATE_LIMIT_WINDOW_SECONDS must be at least 1");
   return limits;
 }
 

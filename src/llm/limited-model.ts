@@ -1,7 +1,7 @@
 import { APICallError } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
 import { readLlmConfig, type Env, type LlmConfig } from "../config";
-import { AppError } from "../errors";
+import { AppError, notConfigured } from "../errors";
 import type { ModelLimiterObject, ModelLimits } from "./model-limiter";
 import { createLanguageModel, type LanguageModel } from "./providers";
 
@@ -39,7 +39,7 @@ export function readModelLimits(env: Env): ModelLimits {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0) throw new Error(`${name} must be a whole number ≥ 0 (0: unlimited), not "${raw}"`);
+    if (!Number.isSafeInteger(value) || value < 0) throw notConfigured(`${name} must be a whole number ≥ 0 (0: unlimited), not "${raw}"`);
     return value;
   };
   return {

@@ -13,6 +13,7 @@ export type EdgemindErrorCode =
   | "internal"
   | "model_failed"
   | "mind_moving"
+  | "not_configured"
   | (string & {});
 
 /** Every failed call: the HTTP status, the API's error code and message, and the Retry-After it named. */
