@@ -19,6 +19,12 @@ export interface CallResult {
   json: any;
 }
 
+/**
+ * A body read as UTF-8, whatever its type: workerd warns on `.text()` of a body it does not take
+ * for text, such as an export's NDJSON.
+ */
+export const bodyText = async (response: Response): Promise<string> => new TextDecoder().decode(await response.arrayBuffer());
+
 /** One request to the Worker, as a client would send it. */
 export async function call(method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
   const headers = new Headers(options.headers);
@@ -30,7 +36,7 @@ export async function call(method: string, path: string, options: CallOptions = 
     headers.set("Content-Type", "application/json");
   }
   const response = await exports.default.fetch(new Request(`https://edgemind.test${path}`, { method, headers, body }));
-  const text = await response.text();
+  const text = await bodyText(response);
   let json: unknown = null;
   try {
     json = JSON.parse(text);

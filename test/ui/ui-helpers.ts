@@ -1,4 +1,5 @@
 import { exports } from "cloudflare:workers";
+import { bodyText } from "../helpers";
 
 export const ORIGIN = "https://edgemind.test";
 
@@ -18,7 +19,7 @@ export function browser(headers: Record<string, string> = {}) {
       if (value === "" || /max-age=0/i.test(cookie)) jar.delete(name);
       else jar.set(name, value);
     }
-    return { status: res.status, headers: res.headers, text: await res.text(), setCookies: res.headers.getAll("Set-Cookie") };
+    return { status: res.status, headers: res.headers, text: await bodyText(res), setCookies: res.headers.getAll("Set-Cookie") };
   }
   return {
     jar,
