@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Prints which folder of src/ imports which (with the number of importing files), and every
 // loop between folders: the map the layout test keeps one-way.
-// It also lists each file of the infrastructure (db, llm, embeddings, http, limits) that imports
+// It also lists each file of the infrastructure (db, llm, embeddings, http, limits, observe) that imports
 // the wiring (deps.ts, app-env.ts), tenancy or the domain: there should be none.
 //   node scripts/folder-graph.mjs
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -24,7 +24,7 @@ const folderOf = (path) => {
   return parts.length > 1 ? parts[0] : ".";
 };
 
-const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits"];
+const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits", "observe"];
 const ABOVE_INFRASTRUCTURE = ["tenancy", "memory", "notes", "sessions", "context", "portability", "queue", "jobs"];
 const WIRING = ["deps.ts", "app-env.ts", "app.ts", "index.ts"];
 const upward = [];

@@ -1,6 +1,7 @@
 import { limitBodies, type BodyLimit } from "./http/body-limit";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import { routePath } from "hono/route";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
 import { handleError, noRoute } from "./http/errors";
@@ -17,6 +18,7 @@ import { systemClock, type Clock } from "./clock";
 import { createDeps } from "./deps";
 import { docsRoutes } from "./docs/routes";
 import { mcpRoutes } from "./mcp/routes";
+import { noteRequest, observationOf } from "./observe/request";
 import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
 import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
@@ -55,8 +57,12 @@ export function createApp(options: AppOptions = {}) {
     "*",
     limitBodies(bodyLimitOf),
     createMiddleware<AppEnv>(async (c, next) => {
-      c.set("deps", createDeps(c.env, { clock, defer: deferrer(c) }));
+      const meter = observationOf(c.req.raw)?.meter;
+      c.set("deps", createDeps(c.env, { clock, defer: deferrer(c), ...(meter && { wrap: meter.wrap }) }));
       await next();
+      // After the handler: the route that answered (its pattern, never the path with its ids) and the mind it worked in.
+      const mind = c.get("mindContext")?.mind;
+      noteRequest(c.req.raw, { route: routePath(c), mind: mind?.id, shard: mind?.shard });
     }),
   );
 

@@ -69,6 +69,10 @@ export function isMindMoving(error: unknown): boolean {
 export function loggable(error: unknown, depth = 0): string {
   if (error instanceof AppError) return `AppError ${error.code}`;
   if (!(error instanceof Error)) return `thrown ${typeof error}`;
+  // drizzle's failed query carries the statement and its parameters (a memory's text among them): only its cause is told.
+  if ("query" in error && "params" in error) {
+    return `DrizzleQueryError${error.cause instanceof Error && depth < 2 ? ` (cause: ${loggable(error.cause, depth + 1)})` : ""}`;
+  }
   const fields = error as Error & { error_code?: unknown; statusCode?: unknown; code?: unknown };
   const code = [fields.error_code, fields.statusCode, fields.code].find((c) => typeof c === "string" || typeof c === "number");
   const message = error.message.replace(/"[^"]*"/g, '"…"').slice(0, 200);

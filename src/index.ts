@@ -4,10 +4,11 @@ import type { Env } from "./config";
 import { HANDLERS, SCHEDULE } from "./jobs";
 import { consumeWork } from "./queue/consume";
 import { consumeDeadLetters } from "./queue/consume-dead-letters";
-import { runCronWith } from "./queue/schedule";
+import { runScheduled } from "./queue/schedule";
 import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
+import { beginRequest, endRequest } from "./observe/request";
 import { DEAD_LETTER_QUEUE } from "./queue/units";
 
 export { MindJobObject } from "./portability/job-object";
@@ -20,23 +21,22 @@ export { TelegramChatObject } from "./telegram/chat-object";
 const worker = withOAuth(createApp());
 
 export default {
-  async fetch(request, env, ctx) {
+  async fetch(incoming, env, ctx) {
+    const { request, observation } = beginRequest(incoming);
+    let response: Response;
     try {
-      return withSecurityHeaders(await worker.fetch(request, env, ctx));
+      response = await worker.fetch(request, env, ctx);
     } catch (err) {
-      return withSecurityHeaders(escapedError(request, err));
+      response = escapedError(request, err);
     }
+    return endRequest(observation, withSecurityHeaders(response));
   },
   async scheduled(controller, env) {
     // A cron run only enqueues what is due; queue() below does the work.
-    const runs = await runCronWith(createDeps(env), SCHEDULE, controller.cron);
-    const failed = runs.filter((run) => run.error !== null);
-    // A failed job is recorded in job_runs; failing the invocation also shows it in Cron Trigger logs.
-    if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
+    await runScheduled((wrap) => createDeps(env, { wrap }), SCHEDULE, controller.cron);
   },
   async queue(batch, env) {
-    const deps = createDeps(env);
-    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(deps, batch);
-    else await consumeWork(deps, HANDLERS, batch);
+    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(createDeps(env), batch);
+    else await consumeWork((wrap) => createDeps(env, { wrap }), HANDLERS, batch);
   },
 } satisfies ExportedHandler<Env>;

@@ -4,31 +4,32 @@ import { describe, expect, it } from "vitest";
 // another front, and nothing outside the fronts imports one, except the two files that wire
 // the Worker together. Below the fronts the folders form layers that run one way: tenancy
 // under the domain (memory <- notes <- sessions <- context), portability over it, and the
-// infrastructure (db, llm, embeddings, http, limits) under all of them, importing neither the
+// infrastructure (db, llm, embeddings, http, limits, observe) under all of them, importing neither the
 // wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph).
 
 const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs"];
 const WIRING = ["src/app.ts", "src/index.ts"];
 
 /** Infrastructure, and the files at the top of src/ it may not import: the wiring. */
-const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits"];
+const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits", "observe"];
 const WIRING_FILES = ["src/deps", "src/app-env", "src/app", "src/index"];
 
 /** The folders each layer may import, besides itself and the files at the top of src/. */
-const LOWER = { types: [], db: [], limits: [], http: ["limits"], llm: ["db"], embeddings: ["db", "llm"], tenancy: ["db"] };
-const MEMORY = ["db", "llm", "tenancy", "embeddings"];
+// observe (the log lines and the D1 meter) sits under everything that logs.
+const LOWER = { types: [], observe: [], db: [], limits: [], http: ["limits", "observe"], llm: ["db", "observe"], embeddings: ["db", "llm", "observe"], tenancy: ["db", "observe"] };
+const MEMORY = ["db", "llm", "tenancy", "embeddings", "observe"];
 const NOTES = [...MEMORY, "memory"];
 const SESSIONS = [...NOTES, "notes"];
 const CONTEXT = [...SESSIONS, "sessions"];
 const LAYERS: Record<string, string[]> = {
   ...LOWER,
-  queue: ["db", "llm"],
+  queue: ["db", "llm", "observe"],
   memory: MEMORY,
   notes: NOTES,
   sessions: SESSIONS,
   context: CONTEXT,
   portability: [...SESSIONS, "sessions"],
-  auth: ["db", "http", "limits", "tenancy"],
+  auth: ["db", "http", "limits", "tenancy", "observe"],
 };
 
 const sources = import.meta.glob<string>("../src/**/*.{ts,tsx}", { query: "?raw", import: "default", eager: true });

@@ -3,7 +3,13 @@ import { LIST_LIMIT, type CountLimit } from "../memory/limits";
 
 /** Responses shared by routes. */
 export const ErrorSchema = z
-  .object({ error: z.object({ code: z.string(), message: z.string() }) })
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      requestId: z.string().openapi({ description: "The request's id, as its X-Request-Id header and the operator's logs carry it" }),
+    }),
+  })
   .openapi("Error");
 
 export const errorResponses = {

@@ -12,6 +12,8 @@ import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
 import { readBodyWithin } from "../http/body-limit";
+import { errorBody } from "../http/errors";
+import { requestIdOf } from "../observe/request";
 import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
@@ -126,7 +128,7 @@ export function withOAuth(app: Handler): Handler {
         try {
           provider = new OAuthProvider(providerOptions(origin, app));
         } catch {
-          return Response.json({ error: { code: "invalid_request", message: "the Host header names no origin this Worker serves" } }, { status: 400 });
+          return Response.json(errorBody("invalid_request", "the Host header names no origin this Worker serves", requestIdOf(request)), { status: 400 });
         }
         providers.set(origin, provider);
       }
@@ -153,7 +155,7 @@ async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, requ
       await countRegistration(env, addressOf(request));
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
-      return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+      return Response.json(errorBody(err.code, err.message, requestIdOf(request)), { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
     }
   }
   const form = path === TOKEN_PATH ? new URLSearchParams(new TextDecoder().decode(body.bytes)) : null;
@@ -181,21 +183,29 @@ async function countingFailures(provider: OAuthProvider<Env>, request: Request, 
     const response = await provider.fetch(request, env, ctx);
     if (response.status !== 401) return response;
     await countAuthFailure(env, address, token);
-    return response.body === null ? withErrorBody(response, MCP_CREDENTIALS) : response;
+    return withErrorBody(response, (await messageOf(response)) ?? MCP_CREDENTIALS, requestIdOf(request));
   } catch (err) {
     if (!(err instanceof RateLimited)) throw err;
-    return Response.json({ error: { code: err.code, message: err.message } }, { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+    return Response.json(errorBody(err.code, err.message, requestIdOf(request)), { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
   }
 }
 
 /** What /mcp asks for, in the challenge's body as well as its WWW-Authenticate (a person reading curl sees this). */
 const MCP_CREDENTIALS = "/mcp needs Authorization: Bearer with a mind key (emk_…) or an OAuth access token (see WWW-Authenticate)";
 
-/** The provider's bodiless challenge, with edgemind's error body and the same headers. */
-function withErrorBody(response: Response, message: string): Response {
+/** The provider's challenge, with edgemind's error body naming the request and the same headers. */
+function withErrorBody(response: Response, message: string, requestId: string): Response {
   const headers = new Headers(response.headers);
   headers.set("Content-Type", "application/json");
-  return new Response(JSON.stringify({ error: { code: "unauthorized", message } }), { status: response.status, headers });
+  return new Response(JSON.stringify(errorBody("unauthorized", message, requestId)), { status: response.status, headers });
+}
+
+/** The message of the error body the provider's onError wrote (it sees no request, so it cannot name it); null when it wrote none. */
+async function messageOf(response: Response): Promise<string | null> {
+  if (response.body === null) return null;
+  const body: unknown = await response.json().catch(() => null);
+  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  return typeof message === "string" ? message : null;
 }
 
 /** The grant props of a token, as the MCP front reads them from the execution context. */

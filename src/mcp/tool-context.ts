@@ -1,7 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { MindContext } from "../tenancy/mind-context";
-import { AppError, loggable } from "../errors";
+import { AppError } from "../errors";
+import { logFailure } from "../observe/log";
 
 /** A tool module: one tool, registered on a server for one request's caller. */
 export type RegisterTool = (server: McpServer, ctx: MindContext) => void;
@@ -22,7 +23,7 @@ export async function runTool(body: () => Promise<CallToolResult>): Promise<Call
     return await body();
   } catch (err) {
     if (err instanceof AppError) return errorResult(`${err.code}: ${err.message}`);
-    console.error("mcp tool failed", loggable(err));
+    logFailure("mcp_tool_failed", err);
     return errorResult("internal: the tool failed; try again later");
   }
 }

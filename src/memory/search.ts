@@ -9,7 +9,7 @@ import { toMemoryWithContext, type Category, type Memory } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
 import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
-import { loggable } from "../errors";
+import { logFailure } from "../observe/log";
 
 export interface SearchOptions {
   q: string;
@@ -69,7 +69,7 @@ async function mindTerms(shard: Db, mindId: string, terms: string[]): Promise<Ma
         from memories_fts_terms where term in ${terms}`,
     );
   } catch (err) {
-    console.error("term weights unavailable; plain bm25", mindId, loggable(err));
+    logFailure("term_weights_unavailable", err, { mind: mindId });
     return new Map(terms.map((t) => [t, { weight: 1, share: 0 }]));
   }
   const block = held[0]?.block;

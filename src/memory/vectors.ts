@@ -3,7 +3,8 @@ import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import type { Semantic, VectorKind } from "../embeddings/ports";
-import { AppError, loggable } from "../errors";
+import { AppError } from "../errors";
+import { logFailure } from "../observe/log";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
 import { jobMindContext, type MindContext } from "../tenancy/mind-context";
 import { retryDelay, type RetryPolicy } from "../retry";
@@ -47,7 +48,7 @@ export function dropGoneVectors(deps: InShard, mindId: string): void {
 }
 
 function defer(deps: InShard, work: Promise<unknown>): void {
-  const logged = work.catch((err) => console.error("embedding work failed", loggable(err)));
+  const logged = work.catch((err) => logFailure("embedding_failed", err));
   if (deps.defer) deps.defer(logged);
 }
 
@@ -223,7 +224,7 @@ export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKin
     vector = result.vectors[0]!;
   } catch (err) {
     if (!(err instanceof AppError)) await recordUsage(ctx, scope.mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
-    console.error("query embedding failed; full-text search alone", scope.mindId, loggable(err));
+    logFailure("query_embedding_failed", err, { mind: scope.mindId });
     return null;
   }
   const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.min(MAX_TOP_K, Math.max(limit, QUERY_TOP_K)), kind, agent: scope.agentFilter });

@@ -1,4 +1,5 @@
-import { AppError, loggable } from "../errors";
+import { AppError } from "../errors";
+import { logFailure } from "../observe/log";
 import type { Deps } from "../deps";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
@@ -101,12 +102,12 @@ export async function consolidateNotes(
     // Only an AppError's text is meant for the mind's users; anything else (a D1 error with its
     // SQL, a bug) is logged here and recorded as a code and a safe sentence.
     const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: the consolidation failed; its notes wait for the next run";
-    if (!(error instanceof AppError)) console.error("consolidation failed", claim.consolidationId, loggable(error));
+    if (!(error instanceof AppError)) logFailure("consolidation_failed", error, { consolidation_id: claim.consolidationId });
     try {
       await releaseClaim(ctx, claim.consolidationId, message);
     } catch (releaseError) {
       // The next hourly run's sweep frees the notes of a claim that could not be released.
-      console.error("could not release consolidation claim", claim.consolidationId, loggable(releaseError));
+      logFailure("consolidation_claim_not_released", releaseError, { consolidation_id: claim.consolidationId });
     }
     const code = error instanceof AppError ? error.code : "internal";
     const limited = rateLimitedIn(error);

@@ -4,7 +4,8 @@ import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
 import type { RetentionStep } from "../db/prune";
 import type { Deps, InShard } from "../deps";
-import { AppError, conflict, loggable, mindMoving, notFound } from "../errors";
+import { AppError, conflict, mindMoving, notFound } from "../errors";
+import { logFailure } from "../observe/log";
 import { newId } from "../ids";
 import { dropGoneVectors, embedPending, markMissing } from "../memory/vectors";
 import { messageSearchText } from "../sessions/history";
@@ -129,7 +130,7 @@ export async function acceptImport(directoryDeps: Deps, accountId: string, mindI
     return { job: toJob(queued), bytes };
   } catch (err) {
     await reader.cancel();
-    await discardJob(db, id).catch((cleanup: unknown) => console.error("a stored import archive left for the daily cleanup", id, loggable(cleanup)));
+    await discardJob(db, id).catch((cleanup: unknown) => logFailure("import_archive_not_discarded", cleanup, { job_id: id }));
     throw err;
   }
 }
@@ -317,7 +318,7 @@ async function finishImport(directoryDeps: Deps, deps: InShard, job: ImportJobRo
   if (deps.semantic) {
     await markMissing(deps, job.mindId);
     dropGoneVectors(deps, job.mindId);
-    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => console.error("embedding after import failed", job.mindId, loggable(err))));
+    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => logFailure("import_embedding_failed", err, { mind: job.mindId })));
   }
 }
 

@@ -1,8 +1,8 @@
 import { DurableObject } from "cloudflare:workers";
+import { logFailure } from "../observe/log";
 import type { Env } from "../config";
 import { objectDeps, type Deps } from "../deps";
 import { createSemantic } from "../embeddings/providers";
-import { loggable } from "../errors";
 import { givenUp, retryDelay } from "../retry";
 import { serialQueue } from "../serial";
 import { createPacer } from "./import-pace";
@@ -166,7 +166,7 @@ export class MindJobObject extends DurableObject<Env> {
         }
       } catch (error) {
         const failures = this.failed(ref);
-        console.error(`the mind's ${ref.kind} failed; it resumes from its progress`, ref.mindId, failures, loggable(error));
+        logFailure("mind_job_failed", error, { kind: ref.kind, mind: ref.mindId, failures });
         await operation.noteFailure?.(deps, ref, error, failures).catch(() => undefined);
         if (givenUp(operation.policy, failures) && operation.giveUp) {
           const left = await operation.giveUp(deps, ref).catch(() => true);

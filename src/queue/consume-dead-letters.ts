@@ -1,22 +1,25 @@
-import { loggable } from "../errors";
+import { logEvent, logFailure } from "../observe/log";
 import { recordDeadLetter } from "./dead-letters";
-import { parseMessage } from "./units";
+import { parseMessage, unitSubject } from "./units";
 import type { Deps } from "../deps";
 
-/** The dead-letter queue's consumer: records each message (kind, mind, namespace, error code) for GET /jobs. */
+/** The dead-letter queue's consumer: records each message (kind, mind, namespace, error code) for GET /jobs, and logs it. */
 export async function consumeDeadLetters(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {
   for (const msg of batch.messages) {
+    const ids = { request_id: msg.id, queue: batch.queue, attempts: msg.attempts };
     const parsed = parseMessage(msg.body);
     if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {
-      console.error("dropped a dead letter that names no unit of this deployment");
+      logEvent("error", "unit_dropped", { ...ids, reason: "the dead letter names no unit of this deployment" });
       msg.ack();
       continue;
     }
+    const log = { ...ids, kind: parsed.unit.kind, mind: unitSubject(parsed.unit).mindId, shard: parsed.message.shard };
     try {
-      await recordDeadLetter(deps, parsed.message, msg.attempts);
+      const errorCode = await recordDeadLetter(deps, parsed.message, msg.attempts);
+      logEvent("error", "dead_letter", { ...log, error_code: errorCode });
       msg.ack();
     } catch (error) {
-      console.error("could not record a dead letter", loggable(error));
+      logFailure("dead_letter_not_recorded", error, log);
       msg.retry();
     }
   }

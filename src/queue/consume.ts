@@ -1,8 +1,10 @@
-import { AppError, loggable } from "../errors";
+import { AppError } from "../errors";
 import { rateLimitedIn } from "../llm/limited-model";
+import { createD1Meter } from "../observe/d1-meter";
+import { logEvent, logFailure, type LogFields } from "../observe/log";
 import { retryDelay, type RetryPolicy } from "../retry";
 import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
-import { parseMessage, sendAll, type Unit, type WorkMessage } from "./units";
+import { parseMessage, sendAll, unitSubject, type Unit, type WorkMessage } from "./units";
 import type { Deps } from "../deps";
 import type { UnitHandlers, WorkOutcome } from "./job";
 
@@ -14,72 +16,92 @@ export function backoffSeconds(attempts: number, random: () => number = Math.ran
   return Math.round(retryDelay(UNIT_RETRY, attempts, random) / 1000);
 }
 
-/** Works on one unit; a thrown failure becomes a retry with its code (never its text). */
-export async function workOn(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string): Promise<WorkOutcome> {
+/** Works on one unit; a thrown failure becomes a retry with its code (never its text). `log`: the fields naming the message in log lines. */
+export async function workOn(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string, log: LogFields = {}): Promise<WorkOutcome> {
   try {
     const handle = handlers[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<WorkOutcome>;
     return await handle(deps, unit, shard);
   } catch (error) {
     const limited = rateLimitedIn(error);
-    if (!limited) console.error(`unit ${unit.kind} failed`, loggable(error));
+    if (!limited) logFailure("unit_failed", error, log);
     const code = error instanceof AppError ? error.code : "internal";
     return { status: "retry", code, ...(limited && { retryAfterSeconds: limited.retryAfterSeconds }) };
   }
 }
 
-/** What the consumer does with a delivered message after its unit's outcome. */
-export type Settled = { ack: true; outcome: WorkOutcome | null } | { ack: false; delaySeconds: number; outcome: WorkOutcome };
+/** What the consumer does with a delivered message after its unit's outcome; `log`: the fields its log line names the unit by. */
+export type Settled = ({ ack: true; outcome: WorkOutcome | null } | { ack: false; delaySeconds: number; outcome: WorkOutcome }) & { log: LogFields };
 
 /**
  * Handles one delivered message: works on its unit with its kind's handler, then keeps the unit's mark in step (released
  * when done, held through a wait, the failure's code noted) and says whether to ack or retry.
  * A body that names no unit is acknowledged and dropped: it is not ours to work on.
  */
-export async function settleMessage(deps: Deps, handlers: UnitHandlers, body: unknown, attempts: number): Promise<Settled> {
+export async function settleMessage(deps: Deps, handlers: UnitHandlers, body: unknown, attempts: number, ids: LogFields = {}): Promise<Settled> {
   const parsed = parseMessage(body);
   if (!parsed || !deps.shards.names.includes(parsed.message.shard)) {
-    console.error("dropped a work message that names no unit of this deployment");
-    return { ack: true, outcome: null };
+    logEvent("error", "unit_dropped", { ...ids, reason: "the message names no unit of this deployment" });
+    return { ack: true, outcome: null, log: {} };
   }
   const { message, unit } = parsed;
-  const outcome = await workOn(deps, handlers, unit, message.shard);
+  const log: LogFields = { ...ids, kind: unit.kind, mind: unitSubject(unit).mindId, shard: message.shard };
+  const outcome = await workOn(deps, handlers, unit, message.shard, log);
   const db = deps.shards.db(message.shard);
   // The mark is bookkeeping: failing to keep it only delays or repeats a unit, never loses one.
-  const keep = (work: Promise<void>) => work.catch((error) => console.error("could not keep a unit's mark", loggable(error)));
+  const keep = (work: Promise<void>) => work.catch((error) => logFailure("unit_mark_not_kept", error, log));
   switch (outcome.status) {
     case "done":
       if (outcome.more) {
         // The mark lives as long as the chain of messages, so no cron run sends a second copy meanwhile.
         await keep(holdMark(db, message.unit, message.run, new Date(deps.clock.now().getTime() + QUEUED_TTL_MS)));
-        await sendAgain(deps, message);
+        await sendAgain(deps, message, log);
       }
       else await keep(releaseMark(db, message.unit, message.run));
-      return { ack: true, outcome };
+      return { ack: true, outcome, log };
     case "wait":
       await keep(holdMark(db, message.unit, message.run, outcome.until));
-      return { ack: true, outcome };
+      return { ack: true, outcome, log };
     case "retry":
       await keep(noteFailure(db, message.unit, message.run, outcome.code, attempts));
-      return { ack: false, delaySeconds: outcome.retryAfterSeconds ?? backoffSeconds(attempts), outcome };
+      return { ack: false, delaySeconds: outcome.retryAfterSeconds ?? backoffSeconds(attempts), outcome, log };
   }
 }
 
 /** The unit goes round again under the same mark; if sending fails, the mark's expiry brings it back. */
-async function sendAgain(deps: Deps, message: WorkMessage): Promise<void> {
+async function sendAgain(deps: Deps, message: WorkMessage, log: LogFields): Promise<void> {
   try {
     await sendAll(deps.queue, [message]);
   } catch (error) {
-    console.error("could not send a unit again", loggable(error));
+    logFailure("unit_not_sent_again", error, log);
   }
 }
 
-/** The queue() consumer of the work queue: every message of the batch at once, each acked or retried alone. */
-export async function consumeWork(deps: Deps, handlers: UnitHandlers, batch: MessageBatch<unknown>): Promise<void> {
+/** Deps for one message, their D1 bindings seen through `wrap` (the message's meter). */
+export type DepsWith = (wrap: (d1: D1Database) => D1Database) => Deps;
+
+/**
+ * The queue() consumer of the work queue: every message of the batch at once, each acked or
+ * retried alone, each told in one log line with its outcome, how long it waited and its D1 cost.
+ */
+export async function consumeWork(depsWith: DepsWith, handlers: UnitHandlers, batch: MessageBatch<unknown>): Promise<void> {
   await Promise.all(
     batch.messages.map(async (msg) => {
-      const settled = await settleMessage(deps, handlers, msg.body, msg.attempts);
+      const meter = createD1Meter();
+      const startedAt = Date.now();
+      const ids = { request_id: msg.id, queue: batch.queue, attempts: msg.attempts };
+      const settled = await settleMessage(depsWith(meter.wrap), handlers, msg.body, msg.attempts, ids);
       if (settled.ack) msg.ack();
       else msg.retry({ delaySeconds: settled.delaySeconds });
+      const outcome = settled.outcome;
+      logEvent(outcome?.status === "retry" ? "warn" : "info", "queue_message", {
+        ...ids,
+        ...settled.log,
+        status: outcome?.status ?? "dropped",
+        error_code: outcome?.status === "retry" ? outcome.code : undefined,
+        lag_ms: startedAt - msg.timestamp.getTime(),
+        duration_ms: Date.now() - startedAt,
+        ...meter.totals(),
+      });
     }),
   );
 }

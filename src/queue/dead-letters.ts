@@ -26,8 +26,8 @@ export interface DeadLetter {
   last_at: string;
 }
 
-/** Records a dead message (a message that is not ours is recorded as `unknown`). */
-export async function recordDeadLetter(deps: Deps, message: WorkMessage, attempts: number): Promise<void> {
+/** Records a dead message (a message that is not ours is recorded as `unknown`); answers the code of its last failure. */
+export async function recordDeadLetter(deps: Deps, message: WorkMessage, attempts: number): Promise<string> {
   const unit = parseUnit(message.unit);
   const now = deps.clock.now();
   const shardDb = deps.shards.db(message.shard);
@@ -58,6 +58,7 @@ export async function recordDeadLetter(deps: Deps, message: WorkMessage, attempt
     .update(queuedUnits)
     .set({ expiresAt: new Date(now.getTime() + DEAD_HOLD_MS).toISOString() })
     .where(and(eq(queuedUnits.unit, message.unit), eq(queuedUnits.runId, message.run)));
+  return errorCode;
 }
 
 const toDeadLetter = (r: typeof deadLetters.$inferSelect): DeadLetter => ({

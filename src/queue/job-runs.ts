@@ -3,7 +3,7 @@ import { isoNow } from "../clock";
 import { jobRuns } from "../db/schema";
 import type { Deps } from "../deps";
 import { newId } from "../ids";
-import { loggable } from "../errors";
+import { logFailure } from "../observe/log";
 
 export const JOB_NAMES = ["consolidation", "collection", "retention", "embeddings"] as const;
 export type JobName = (typeof JOB_NAMES)[number];
@@ -40,13 +40,13 @@ export async function runJob(
     await work(counts, id);
   } catch (e) {
     error = (e instanceof Error ? e.message : String(e)).slice(0, 500);
-    console.error(`job ${job} failed`, loggable(e));
+    logFailure("job_failed", e, { job, run_id: id, cron });
   }
   const finishedAt = isoNow(deps.clock);
   try {
     await deps.directory.update(jobRuns).set({ finishedAt, counts, error }).where(eq(jobRuns.id, id));
   } catch (e) {
-    console.error(`could not record the end of job ${job}`, loggable(e));
+    logFailure("job_end_not_recorded", e, { job, run_id: id, cron });
   }
   return { id, job, cron, started_at: startedAt, finished_at: finishedAt, counts, error };
 }

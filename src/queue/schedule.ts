@@ -3,6 +3,9 @@ import type { Env } from "../config";
 import { runJob, type JobName, type JobRun } from "./job-runs";
 import { produceJob } from "./produce";
 import { createDeps, type Deps } from "../deps";
+import { createD1Meter } from "../observe/d1-meter";
+import { logEvent } from "../observe/log";
+import type { DepsWith } from "./consume";
 import type { QueueJob } from "./job";
 
 /** What the crons run: each expression's jobs in order (must match `[triggers] crons` in wrangler.toml), and each job's producer. */
@@ -28,5 +31,34 @@ export async function runCronWith(deps: Deps, schedule: Schedule, cron: string):
   }
   const runs: JobRun[] = [];
   for (const job of jobs) runs.push(await runJob(deps, job, cron, (counts, runId) => produceJob(deps, schedule.jobs[job], runId, counts)));
+  return runs;
+}
+
+/**
+ * A cron trigger's invocation: its jobs run as producers, then one log line with each job's
+ * outcome and the run's D1 cost. A failed job fails the invocation too, so Cron Trigger logs show it.
+ */
+export async function runScheduled(depsWith: DepsWith, schedule: Schedule, cron: string): Promise<JobRun[]> {
+  const meter = createD1Meter();
+  const startedAt = Date.now();
+  let runs: JobRun[] = [];
+  try {
+    runs = await runCronWith(depsWith(meter.wrap), schedule, cron);
+  } finally {
+    const failed = runs.filter((run) => run.error !== null).map((run) => run.job);
+    // No runs: the cron itself failed (an expression the schedule lacks, the directory unreachable).
+    const status = runs.length > 0 && failed.length === 0 ? "ok" : "failed";
+    logEvent(status === "ok" ? "info" : "error", "cron_run", {
+      request_id: `cron_${crypto.randomUUID().replaceAll("-", "")}`,
+      cron,
+      status,
+      jobs: runs.map((run) => run.job).join(" "),
+      failed_jobs: failed.length > 0 ? failed.join(" ") : undefined,
+      duration_ms: Date.now() - startedAt,
+      ...meter.totals(),
+    });
+  }
+  const failed = runs.filter((run) => run.error !== null);
+  if (failed.length > 0) throw new Error(`failed jobs: ${failed.map((run) => `${run.job}: ${run.error}`).join("; ")}`);
   return runs;
 }

@@ -1,6 +1,7 @@
 import { Bot, type MiddlewareFn } from "grammy";
 import type { TelegramConfig } from "../config";
 import { AppError, type ErrorCode } from "../errors";
+import { logEvent } from "../observe/log";
 import { journaledCalls } from "./api";
 import type { BotContext, BotServices } from "./bot-context";
 import { chatFeature } from "./features/chat";
@@ -65,7 +66,7 @@ const friendlyErrors: MiddlewareFn<BotContext> = async (ctx, next) => {
     const id = error instanceof AppError ? FRIENDLY[error.code] : undefined;
     if (!id || !ctx.chat) throw error;
     const { code, message } = error as AppError;
-    console.warn(`telegram update ${ctx.update.update_id} answered with ${code}`);
+    logEvent("warn", "telegram_update_refused", { update_id: ctx.update.update_id, error_code: code });
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t(id, { message }));
   }

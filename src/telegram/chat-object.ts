@@ -11,7 +11,7 @@ import { localeOf, translator } from "./i18n";
 import type { ChatState } from "./bot-context";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
-import { loggable } from "../errors";
+import { logFailure } from "../observe/log";
 import { givenUp, retryDelay, type RetryPolicy } from "../retry";
 import { serialQueue } from "../serial";
 
@@ -95,7 +95,7 @@ export class TelegramChatObject extends DurableObject<Env> {
       const outcome = await this.handle(item);
       if (!outcome.done) {
         const attempts = item.attempts + 1;
-        console.error(`telegram update ${item.update.update_id}: attempt ${attempts} failed`, loggable(outcome.error));
+        logFailure("telegram_update_failed", outcome.error, { update_id: item.update.update_id, attempts });
         if (!outcome.permanent && !givenUp(CHAT_RETRY, attempts)) {
           kv.put(key, { ...item, attempts });
           await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
@@ -135,7 +135,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
     } catch (error) {
-      console.error(`telegram update ${item.update.update_id}: could not tell the person`, loggable(error));
+      logFailure("telegram_failure_not_told", error, { update_id: item.update.update_id });
     }
   }
 }

@@ -7,6 +7,7 @@ import { failAuthentication, refuseBlockedClient, requireAdmin } from "../auth/m
 import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import { AppError } from "../errors";
+import { logEvent } from "../observe/log";
 import { readBodyWithin } from "../http/body-limit";
 import { holdsLoneSurrogate } from "../json-text";
 import { commandMenu } from "./commands";
@@ -78,12 +79,12 @@ telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   if (!body.complete) {
     const updateId = leadingUpdateId(body.bytes);
     if (updateId !== null) await claimUpdate(deps, updateId);
-    console.warn("Telegram update over", MAX_UPDATE_BYTES, "bytes skipped", updateId ?? "(no update id)");
+    logEvent("warn", "telegram_update_skipped", { reason: "too_large", max_bytes: MAX_UPDATE_BYTES, update_id: updateId ?? null });
     return c.json({ ok: true, ignored: "too_large" }, 200);
   }
   const parsed = UpdateSchema.safeParse(parseJson(body.bytes));
   if (!parsed.success) {
-    console.warn("Telegram update without an update id skipped", body.bytes.byteLength, "bytes");
+    logEvent("warn", "telegram_update_skipped", { reason: "no_update_id", bytes: body.bytes.byteLength });
     return c.json({ ok: true, ignored: "malformed" }, 200);
   }
   const update = parsed.data as unknown as Update;
@@ -91,7 +92,7 @@ telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   if (!handled.success) {
     // Recorded (claimed, and logged without its content) so a re-delivery is dropped too.
     await claimUpdate(deps, update.update_id);
-    console.warn("malformed Telegram update skipped", update.update_id, handled.error.issues.map((i) => i.path.join(".")).join(", "));
+    logEvent("warn", "telegram_update_skipped", { reason: "malformed", update_id: update.update_id, fields: handled.error.issues.map((i) => i.path.join(".")).join(", ") });
     return c.json({ ok: true, ignored: "malformed" }, 200);
   }
   if (!(await claimUpdate(deps, update.update_id))) return c.json({ ok: true, duplicate: true }, 200);
