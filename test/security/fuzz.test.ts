@@ -35,7 +35,7 @@ describe("fuzzed requests", () => {
     const res = await worker.fetch!(request as Parameters<NonNullable<typeof worker.fetch>>[0], { ...env, OAUTH_KV: failingStore }, createExecutionContext());
     expect(res.status).toBe(500);
     const text = await res.text();
-    expect(JSON.parse(text)).toEqual({ error: { code: "internal", message: "internal error" } });
+    expect(JSON.parse(text)).toEqual({ error: { code: "internal", message: "internal error", requestId: res.headers.get("X-Request-Id") } });
     expect(text).not.toMatch(LEAK);
   });
 

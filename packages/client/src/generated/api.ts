@@ -4934,6 +4934,8 @@ export interface components {
             error: {
                 code: string;
                 message: string;
+                /** @description The request's id, as its X-Request-Id header and the operator's logs carry it */
+                requestId: string;
             };
         };
         Mind: {
