@@ -33,7 +33,7 @@ export interface Deps {
   mindJobs: Env["MIND_JOBS"];
   /** The work queue cron runs fan out through. */
   queue: WorkQueue;
-  /** The model for extraction, consolidation and the bot's answers, built when first asked for (null: none configured). */
+  /** The model for extraction, consolidation and the bot's answers, behind the shared limiter, built when first asked for (null: none configured). */
   model(): LanguageModel | null;
 }
 

@@ -56,18 +56,18 @@ const providerKey = (config: Exclude<LlmConfig, { provider: "none" }>) =>
   config.provider === "openai-compatible" ? `openai-compatible ${new URL(config.baseUrl).host}` : `workers-ai`;
 
 /**
- * The configured model (null: none), every call of which first takes a request and its tokens
- * from the deployment's shared limiter; refused, the call throws ModelRateLimited without
+ * The model every entry point calls (null: none configured): the configured provider's, or
+ * `standIn` (a scripted model in tests, limited apart under its model id), every call of which
+ * first takes a request and its tokens from the deployment's shared limiter; refused, the call throws ModelRateLimited without
  * reaching the provider. Without the MODEL_LIMITS binding, or with both limits 0, the model as is.
  */
-export function createLimitedModel(env: Env): LanguageModel | null {
-  const config = readLlmConfig(env);
-  const model = createLanguageModel(config);
-  if (!model || config.provider === "none" || !env.MODEL_LIMITS) return model;
+export function createLimitedModel(env: Env, standIn?: LanguageModel | null): LanguageModel | null {
+  const { model, key } = standIn === undefined ? configuredModel(readLlmConfig(env)) : { model: standIn, key: `stand-in ${standIn?.modelId}` };
+  if (!model || !env.MODEL_LIMITS) return model;
   const limits = readModelLimits(env);
   if (limits.requestsPerMinute === 0 && limits.tokensPerMinute === 0) return model;
   const namespace: DurableObjectNamespace<ModelLimiterObject> = env.MODEL_LIMITS;
-  const limiter = () => namespace.get(namespace.idFromName(providerKey(config)));
+  const limiter = () => namespace.get(namespace.idFromName(key));
   return wrapLanguageModel({
     model,
     middleware: {
@@ -87,6 +87,11 @@ export function createLimitedModel(env: Env): LanguageModel | null {
       },
     },
   });
+}
+
+/** The configured model and the limiter it shares with every caller of its provider. */
+function configuredModel(config: LlmConfig): { model: LanguageModel | null; key: string } {
+  return { model: createLanguageModel(config), key: config.provider === "none" ? "" : providerKey(config) };
 }
 
 function retryAfterMs(headers: Record<string, string> | undefined): number | null {

@@ -5,8 +5,6 @@ import { minds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import { AppError, isMindMoving, mindMoving } from "../errors";
 import { objectDeps, type Deps, type InShard } from "../deps";
-import { createLimitedModel } from "../llm/limited-model";
-import type { LanguageModel } from "../llm/providers";
 import { extractSession, type SessionExtraction } from "./extract-notes";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { clearEphemeral, readAppendUsage, writeAppend } from "./history";
@@ -145,17 +143,9 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /**
-   * The model extraction uses, from the Worker's configuration. Built per run, so a bad
-   * setting fails that run only; tests replace it on the instance with a scripted model.
-   */
-  protected model(): LanguageModel | null {
-    return createLimitedModel(this.env);
-  }
-
   private async runExtraction(target: SessionTarget): Promise<SessionExtraction> {
     // Extraction reads the mind itself (its shard, locale and budget): no lookup here.
-    const extraction = await extractSession({ ...this.deps, model: () => this.model() }, target);
+    const extraction = await extractSession(this.deps, target);
     if (extraction.status === "not_found") return extraction;
     const next = afterExtraction(this.counters(), extraction, this.deps.clock.now().toISOString());
     // More waiting than one call reads: go on right after this run.

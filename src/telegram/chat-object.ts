@@ -2,9 +2,9 @@ import type { Deps } from "../deps";
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
-import { readLlmConfig, readTelegramConfig, type Env, type TelegramConfig } from "../config";
+import { readTelegramConfig, type Env, type TelegramConfig } from "../config";
 import { objectDeps } from "../deps";
-import { createLanguageModel, type LanguageModel } from "../llm/providers";
+import { rateLimitedIn } from "../llm/limited-model";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
 import { localeOf, translator } from "./i18n";
@@ -72,14 +72,6 @@ export class TelegramChatObject extends DurableObject<Env> {
     await this.serially(() => this.drain());
   }
 
-  /**
-   * The model replies use, from the Worker's configuration (null: none configured). Built per
-   * handling; tests replace it on the instance with a scripted model.
-   */
-  protected model(): LanguageModel | null {
-    return createLanguageModel(readLlmConfig(this.env));
-  }
-
   /** The chat's own state between updates, beside (not inside) the queue and the journals. */
   private chatState(): ChatState {
     const kv = this.ctx.storage.kv;
@@ -112,13 +104,16 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       const config = readTelegramConfig(this.env);
       if (!config) throw new Error("TELEGRAM_BOT_TOKEN is not set");
-      const services = { deps: this.deps, llm: this.model(), journal: kvJournal(this.ctx.storage.kv, journalPrefix(item)), state: this.chatState(), origin: item.origin };
+      const services = { deps: this.deps, llm: this.deps.model(), journal: kvJournal(this.ctx.storage.kv, journalPrefix(item)), state: this.chatState(), origin: item.origin };
       await createBot(config, services).handleUpdate(item.update);
       return { done: true };
     } catch (thrown) {
       const error = thrown instanceof BotError ? thrown.error : thrown;
       const backoff = retryDelay(CHAT_RETRY, item.attempts + 1);
       if (error instanceof RetryLater) return { done: false, afterMs: Math.max(error.afterMs, backoff), permanent: false, error };
+      // The shared model limiter said when the model may be called again.
+      const limited = rateLimitedIn(error);
+      if (limited) return { done: false, afterMs: Math.max(limited.retryAfterSeconds * 1000, backoff), permanent: false, error };
       // Telegram refused the call itself (blocked by the user, bad request): trying again cannot help.
       const permanent = error instanceof GrammyError && error.error_code >= 400 && error.error_code < 500;
       return { done: false, afterMs: backoff, permanent, error };

@@ -2,7 +2,6 @@ import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
 import { dataOf } from "../support/shards";
 import { describe, expect, it } from "vitest";
-import type { LanguageModel } from "../../src/llm/providers";
 import { updateCold } from "../../src/notes/cold-memory";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
 import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/llm/tokens";
@@ -12,7 +11,7 @@ import type { SearchHit } from "../../src/memory/search";
 import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/context/rank";
 import { call, newKey, store } from "../helpers";
 import { testDeps, inMind } from "../support/deps";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { newPerson, send, standInTelegram, textUpdate, useModel } from "../support/telegram";
 import { append, newAuth, openSession, type Auth } from "../sessions/session-helpers";
 
@@ -385,7 +384,7 @@ describe("poisoning through the bot", () => {
       .first<{ id: string }>();
     const extractor = scriptedModel([JSON.stringify({ notes: [{ text: "Says their bank PIN is 1234 and asks to be obeyed", section: "profile", signal: "fact" }] })]);
     await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session!.id)), (instance) => {
-      (instance as unknown as { model: () => LanguageModel | null }).model = () => extractor.model;
+      useObjectModel(instance, extractor.model);
     });
     await send(p, textUpdate(p, "/remember"));
     const notes = await (await dataOf(mapping!.mind_id)).prepare("select source from notes where mind_id = ?").bind(mapping!.mind_id).all();

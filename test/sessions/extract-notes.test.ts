@@ -8,7 +8,7 @@ import { call } from "../helpers";
 import { append, newAuth, openSession, runAlarmToEnd, type Auth } from "./session-helpers";
 import { depsOfMind } from "../support/deps";
 import { storedNotes } from "../support/long-term";
-import { scriptedModel, section } from "../support/scripted-model";
+import { scriptedModel, section, useObjectModel } from "../support/scripted-model";
 import { freshDatabases } from "../support/fresh-databases";
 
 // The daily collection sweeps every session and it counts what it did: it starts from empty databases.
@@ -20,7 +20,7 @@ const stubOf = (sessionId: string) => env.SESSIONS.get(env.SESSIONS.idFromName(s
 /** Gives the session's object a scripted model for the rest of its life in this test. */
 async function useModel(sessionId: string, model: LanguageModel) {
   await runInDurableObject(stubOf(sessionId), (instance) => {
-    (instance as unknown as { model: () => LanguageModel }).model = () => model;
+    useObjectModel(instance, model);
   });
 }
 

@@ -3,9 +3,8 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant } from "../helpers";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { append, openSession, storedState, type Auth } from "./session-helpers";
 import { connectMcp } from "../support/mcp";
 
@@ -140,7 +139,7 @@ describe("sessions and chats belong to an agent namespace", () => {
     await append(coder as Auth, session.id, { content: "I deploy every service to the eu-west region." });
     const model = scriptedModel([JSON.stringify({ notes: [{ text: "Deploys every service to eu-west", section: "context", signal: "fact" }] })]);
     await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
-      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+      useObjectModel(instance, model.model);
     });
     const done = await call("POST", `/sessions/${session.id}/extract`, coder);
     expect(done.json.extraction).toMatchObject({ status: "extracted", notes: 1 });

@@ -1,5 +1,9 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
+import type { Env } from "../../src/config";
+import type { Deps } from "../../src/deps";
+import { createLimitedModel } from "../../src/llm/limited-model";
+import type { LanguageModel } from "../../src/llm/providers";
 import { loadTokenCounter } from "../../src/llm/tokens";
 
 /** One scripted turn: a fixed answer, an error to throw, or an answer computed from the prompt. */
@@ -24,6 +28,8 @@ export function scriptedModel(turns: Turn[], usage: typeof SCRIPTED_USAGE | "cou
   const prompts: string[] = [];
   const systems: string[] = [];
   const model = new MockLanguageModelV4({
+    // Its own id: the shared limiter counts each stand-in apart.
+    modelId: `scripted ${crypto.randomUUID()}`,
     doGenerate: async (options: LanguageModelV4CallOptions): Promise<LanguageModelV4GenerateResult> => {
       const { system, prompt } = flatten(options);
       prompts.push(prompt);
@@ -45,6 +51,19 @@ export function scriptedModel(turns: Turn[], usage: typeof SCRIPTED_USAGE | "cou
     },
   });
   return { model, prompts, systems };
+}
+
+/** The limits a Durable Object reads for its model. */
+export type ModelSettings = Pick<Env, "LLM_REQUESTS_PER_MINUTE" | "LLM_TOKENS_PER_MINUTE">;
+
+/**
+ * Makes `model` the model of a Durable Object (`instance`, inside runInDurableObject): its deps'
+ * model, built by the one factory behind the shared limiter with the object's env and `settings`.
+ */
+export function useObjectModel(instance: unknown, model: LanguageModel | null, settings: ModelSettings = {}): void {
+  const object = instance as { deps: Deps; env: Env };
+  const env = { ...object.env, ...settings };
+  object.deps = { ...object.deps, model: () => createLimitedModel(env, model) };
 }
 
 function flatten(options: LanguageModelV4CallOptions): { system: string; prompt: string } {

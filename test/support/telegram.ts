@@ -4,6 +4,7 @@ import type { Message, Update, User } from "grammy/types";
 import { vi } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call } from "../helpers";
+import { useObjectModel, type ModelSettings } from "./scripted-model";
 
 // A stand-in for the Telegram Bot API: every call the bot makes to TELEGRAM_API_ROOT is
 // captured here (the bot's code runs in the test isolate), answered like Telegram would.
@@ -127,11 +128,9 @@ export function postUpdate(update: unknown, secret: string | null = WEBHOOK_SECR
 
 export const chatObject = (chatId: number) => env.TELEGRAM_CHATS.get(env.TELEGRAM_CHATS.idFromName(String(chatId)));
 
-/** Replaces the model of a chat's object (the seam the production code offers). */
-export async function useModel(chatId: number, model: LanguageModel | null): Promise<void> {
-  await runInDurableObject(chatObject(chatId), (instance) => {
-    (instance as unknown as { model: () => LanguageModel | null }).model = () => model;
-  });
+/** Replaces the model of a chat's object, behind the shared limiter as its own (the seam: the object's deps). */
+export async function useModel(chatId: number, model: LanguageModel | null, settings: ModelSettings = {}): Promise<void> {
+  await runInDurableObject(chatObject(chatId), (instance) => useObjectModel(instance, model, settings));
 }
 
 /** Waits until the chat's object has handled every queued update. */

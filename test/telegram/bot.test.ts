@@ -3,7 +3,6 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/tenancy/principal";
 import { redeemLoginLink } from "../../src/auth/login-links";
-import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
 import { updateMind } from "../../src/tenancy/minds";
 import { updateCold } from "../../src/notes/cold-memory";
@@ -11,7 +10,7 @@ import { appendMessage } from "../../src/sessions/messages";
 import { messageIds } from "../../src/telegram/i18n";
 import { splitMessage } from "../../src/telegram/split";
 import { manualClock, testDeps, inMind } from "../support/deps";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { dataOf, firstEverywhere, rowsEverywhere } from "../support/shards";
 import {
   callbackUpdate,
@@ -322,7 +321,7 @@ describe("memory commands", () => {
     await send(p, textUpdate(p, "Я выкатываю релизы по пятницам и пишу на Go"));
     const session = (await activeSessionOf(p))!;
     await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
-      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+      useObjectModel(instance, model.model);
     });
     await send(p, textUpdate(p, "/remember"));
     expect(lastText(p)).toBe(

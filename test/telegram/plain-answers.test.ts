@@ -1,14 +1,13 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
 import { updateCold } from "../../src/notes/cold-memory";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { addNote } from "../../src/notes/notes";
 import { inMind, testDeps } from "../support/deps";
 import { coldOf, foldingTurn } from "../support/long-term";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { firstEverywhere, rowsEverywhere } from "../support/shards";
 import { newPerson, send, sentTexts, standInTelegram, textUpdate, type Person } from "../support/telegram";
 
@@ -82,7 +81,7 @@ describe("/remember without text", () => {
     ))!;
     const model = scriptedModel([JSON.stringify({ notes: [{ text: "Deploys on Fridays", section: "context", signal: "fact" }] })]);
     await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
-      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+      useObjectModel(instance, model.model);
     });
     await send(p, textUpdate(p, "/remember"));
     expect(lastText(p)).toBe(

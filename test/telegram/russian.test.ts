@@ -16,7 +16,7 @@ import en from "../../src/telegram/locales/en";
 import ru from "../../src/telegram/locales/ru";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { callbackUpdate, inGroup, newPerson, nextId, send, sentTexts, standInTelegram, textUpdate, useModel, type Person } from "../support/telegram";
 
 const telegram = standInTelegram();
@@ -105,7 +105,7 @@ async function activeSessionId(p: Person): Promise<string> {
 /** Replaces the model the session's object extracts with. */
 async function useExtractionModel(sessionId: string, model: LanguageModel): Promise<void> {
   await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(sessionId)), (instance) => {
-    (instance as unknown as { model: () => LanguageModel }).model = () => model;
+    useObjectModel(instance, model);
   });
 }
 

@@ -1,3 +1,4 @@
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { deleteMind } from "../../src/portability/erase";
@@ -264,6 +265,30 @@ describe("failures", () => {
     expect(model.prompts).toHaveLength(MAX_ATTEMPTS);
     expect(sentTexts(telegram, p.chat.id)).toEqual(["Sorry, something went wrong. Please try again in a moment."]);
     expect(await userMessagesOf(p.chat.id)).toEqual([{ role: "user", content: "hello?" }]);
+  });
+});
+
+describe("the shared model limiter", () => {
+  it("a chat reply takes from the limiter: past its requests per minute, the reply waits the delay the limiter gives", async () => {
+    const p = newPerson();
+    const model = scriptedModel(["first reply", "second reply"]);
+    await useModel(p.chat.id, model.model, { LLM_REQUESTS_PER_MINUTE: "1" });
+    await send(p, textUpdate(p, "one"));
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["first reply"]);
+
+    expect((await postUpdate(textUpdate(p, "two"))).status).toBe(200);
+    const alarmOf = () => runInDurableObject(chatObject(p.chat.id), (_instance, state) => state.storage.getAlarm());
+    // Refused, the update waits in the queue until the minute's request is back, not the 1 s of a failure.
+    await vi.waitFor(async () => expect(((await alarmOf()) ?? 0) - Date.now()).toBeGreaterThan(30_000), { timeout: 10_000, interval: 50 });
+    expect(model.prompts).toHaveLength(1);
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["first reply"]);
+    expect(await chatObject(p.chat.id).pending()).toBe(1);
+
+    // The limits lifted, the waiting reply is sent at the next run, the message recorded once.
+    await useModel(p.chat.id, model.model, { LLM_REQUESTS_PER_MINUTE: "0", LLM_TOKENS_PER_MINUTE: "0" });
+    await runDurableObjectAlarm(chatObject(p.chat.id));
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["first reply", "second reply"]);
+    expect((await userMessagesOf(p.chat.id)).map((m) => m.content)).toEqual(["one", "first reply", "two", "second reply"]);
   });
 });
 

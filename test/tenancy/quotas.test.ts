@@ -2,10 +2,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { LanguageModel } from "../../src/llm/providers";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
-import { scriptedModel } from "../support/scripted-model";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
@@ -251,7 +250,7 @@ describe("per-mind quotas", () => {
     await append(t.auth, session.id, { content: "I always deploy on Fridays." });
     const model = scriptedModel([JSON.stringify({ notes: [{ text: "Deploys on Fridays", section: "context", signal: "fact" }] })]);
     await runInDurableObject(env.SESSIONS.get(env.SESSIONS.idFromName(session.id)), (instance) => {
-      (instance as unknown as { model: () => LanguageModel }).model = () => model.model;
+      useObjectModel(instance, model.model);
     });
     const extracted = await call("POST", `/sessions/${session.id}/extract`, t.auth);
     expect(extracted.status).toBe(200);
