@@ -5,6 +5,7 @@ import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
 import { recallMemories } from "../memory/recall";
 import { reciprocalRankFusion } from "../memory/fusion";
 import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
+import { queryMeaning } from "../memory/query-meaning";
 import { getCold } from "../notes/cold-store";
 import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
@@ -138,14 +139,16 @@ export async function assembleContext(ctx: MindContext, request: ContextRequest)
   // A line of the instructions about a mark is paid for by the first item shown with it (its newline too).
   const notices = Object.fromEntries(Object.entries(MARK_NOTICES).map(([mark, text]) => [mark, { text, tokens: count(text) + 1 }])) as Render["notices"];
   const render: Render = { count, budget, ...packing, stems: messageStems(q), notices: packing.instructions && packing.lazyHeadings ? notices : null };
+  // Memory and note search share the message's embedding.
+  const meaning = queryMeaning(ctx, q ?? "", ["memory", "note"]);
   const [window, ephemeral, recall, memorySearch, noteSearch, cold] = await Promise.all([
     sessionId ? llmWindow(ctx, sessionId) : Promise.resolve([] as Message[]),
     sessionId ? countEphemeral(ctx, sessionId) : Promise.resolve(0),
     recallMemories(ctx, { limit: CONTEXT_RECALL_LIMIT }),
     q
-      ? retrieveMemories(ctx, { q, limit: searchLimit(budget, packing), withContext: packing.tokensPerNeighbours > 0, feedback: packing.feedback })
+      ? retrieveMemories(ctx, { q, limit: searchLimit(budget, packing), withContext: packing.tokensPerNeighbours > 0, feedback: packing.feedback }, meaning)
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
+    q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(ctx, scope.mindId, scope.agent),
   ]);
   const memoryHits = packing.tagLift > 0 ? liftBySharedTags(memorySearch.hits, packing.tagLift) : memorySearch.hits;

@@ -7,7 +7,7 @@ import { and, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { inIdChunks } from "../db/client";
 import { memories } from "../db/schema";
-import { nearestRowIds } from "./vectors";
+import { nearestRowIds, queryMeaning, type QueryMeaning } from "./query-meaning";
 import { inScope, notExpired } from "./filters";
 import { toMemory, type Memory } from "./model";
 
@@ -27,26 +27,29 @@ const CANDIDATES = 50;
  * Memory search as every front uses it: full-text search, fused by reciprocal rank with the
  * memories nearest in meaning when this mind has vectors; full-text alone otherwise, or when
  * embedding the query fails or is over budget. The score of a fused hit is its fusion score.
+ * `meaning`: the query by meaning a request's other searches share (one embedding for all).
  */
-export async function retrieveMemories(ctx: MindContext, options: SearchOptions): Promise<RetrievedHits> {
+export async function retrieveMemories(
+  ctx: MindContext, options: SearchOptions, meaning: QueryMeaning = queryMeaning(ctx, options.q, ["memory"]),
+): Promise<RetrievedHits> {
   const { scope } = ctx;
   if (!ctx.semantic) return { hits: await searchMemories(ctx, options), retrieval: "full_text" };
   const candidates = Math.max(options.limit, CANDIDATES);
-  const [lexical, meaning] = await Promise.all([
+  const [lexical, nearest] = await Promise.all([
     searchMemories(ctx, { ...options, limit: candidates }),
-    searchByMeaning(ctx, options.q, candidates),
+    searchByMeaning(ctx, meaning, candidates),
   ]);
-  if (meaning === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
-  const filtered = meaning.filter(
+  if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
+  const filtered = nearest.filter(
     (m) => (options.category === undefined || m.category === options.category) && (options.tag === undefined || m.tags.includes(options.tag)),
   );
   const fused = reciprocalRankFusion([lexical.map((h) => h.memory), filtered], (m) => m.id, [1, MEANING_WEIGHT]);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ memory: item, score })), retrieval: "hybrid" };
 }
 
-/** Memories nearest in meaning to `q`, best first, within the scope; null when recall by meaning is not available. */
-export async function searchByMeaning(ctx: MindContext, q: string, limit: number): Promise<Memory[] | null> {
-  const ids = await nearestRowIds(ctx, q, "memory", limit);
+/** Memories nearest in meaning to the query, best first, within the scope; null when recall by meaning is not available. */
+async function searchByMeaning(ctx: MindContext, meaning: QueryMeaning, limit: number): Promise<Memory[] | null> {
+  const ids = await nearestRowIds(ctx, meaning, "memory", limit);
   if (ids === null || ids.length === 0) return ids === null ? null : [];
   // The index's answer is checked against the rows in SQL: only this scope's live memories count.
   const now = isoNow(ctx.clock);

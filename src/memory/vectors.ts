@@ -16,12 +16,12 @@ import { retryDelay, type RetryPolicy } from "../retry";
 // written to the usage ledger like a model call.
 
 export const EMBED_BATCH = 32;
-const QUERY_TOP_K = 50;
 /** Vectorize answers at most 100 matches a query when it returns neither values nor metadata. */
 export const MAX_TOP_K = 100;
 /** A failed embedding waits 2, 4, 8, … minutes, at most a day. */
 export const EMBED_RETRY: RetryPolicy = { firstMs: 2 * 60_000, maxMs: 24 * 60 * 60_000 };
-const MAX_TEXT_CHARS = 8_000;
+/** Longest text embedded, a row's or a query's, in characters. */
+export const MAX_TEXT_CHARS = 8_000;
 
 /**
  * Marks rows of the context's mind to be (re-)embedded and starts embedding them after the
@@ -199,34 +199,4 @@ export async function markMissing(deps: InShard, mindId: string | null, limit = 
       select 'note', n.id, n.mind_id, 'pending', 0, ${now}, ${now} from notes n
       where not exists (select 1 from embeddings e where e.kind = 'note' and e.row_id = n.id) ${mindFilter("n.mind_id")} limit ${limit}`);
   return (a.meta.changes ?? 0) + (b.meta.changes ?? 0);
-}
-
-/**
- * Ids of the scope's rows of one kind nearest in meaning to `q`, best first, as the index
- * answers (not yet checked in SQL); null when recall by meaning is not available: no ports, no
- * vectors of that kind in this mind yet, over budget, or the embedder failed.
- */
-export async function nearestRowIds(ctx: MindContext, q: string, kind: VectorKind, limit: number): Promise<string[] | null> {
-  const { scope } = ctx;
-  const semantic = ctx.semantic;
-  if (!semantic || q.trim() === "") return null;
-  const any = await ctx.shard
-    .select({ id: embeddings.rowId })
-    .from(embeddings)
-    .where(and(eq(embeddings.mindId, scope.mindId), eq(embeddings.kind, kind), eq(embeddings.state, "done")))
-    .limit(1);
-  if (any.length === 0) return null;
-  let vector: number[];
-  try {
-    await assertWithinBudget(ctx, scope.mindId, ctx.mind.settings.daily_token_budget);
-    const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
-    await recordUsage(ctx, scope.mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
-    vector = result.vectors[0]!;
-  } catch (err) {
-    if (!(err instanceof AppError)) await recordUsage(ctx, scope.mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
-    logFailure("query_embedding_failed", err, { mind: scope.mindId });
-    return null;
-  }
-  const matches = await semantic.index.query(scope.mindId, vector, { topK: Math.min(MAX_TOP_K, Math.max(limit, QUERY_TOP_K)), kind, agent: scope.agentFilter });
-  return matches.map((m) => m.id);
 }

@@ -2,9 +2,9 @@ import { and, inArray } from "drizzle-orm";
 import { notes } from "../db/schema";
 import { inScope } from "../memory/filters";
 import { MEANING_WEIGHT, reciprocalRankFusion } from "../memory/fusion";
-import type { Retrieval } from "../memory/hybrid-search";
+import { retrieveMemories, type RetrievedHits, type Retrieval } from "../memory/hybrid-search";
 import { inIdChunks } from "../db/client";
-import { nearestRowIds } from "../memory/vectors";
+import { nearestRowIds, queryMeaning, type QueryMeaning } from "../memory/query-meaning";
 import type { MindContext } from "../tenancy/mind-context";
 import { searchNotes, toNote, type Note } from "./notes";
 
@@ -19,19 +19,29 @@ const CANDIDATES = 50;
 /**
  * Note search as every front uses it, the way memory search works: full-text search fused by
  * reciprocal rank with the notes nearest in meaning when this mind has note vectors; full-text
- * alone otherwise, or when embedding the query fails or is over budget.
+ * alone otherwise, or when embedding the query fails or is over budget. `meaning`: the query by
+ * meaning a request's other searches share.
  */
-export async function retrieveNotes(ctx: MindContext, options: { q: string; limit: number; withContext?: boolean }): Promise<RetrievedNotes> {
+export async function retrieveNotes(
+  ctx: MindContext, options: { q: string; limit: number; withContext?: boolean }, meaning: QueryMeaning = queryMeaning(ctx, options.q, ["note"]),
+): Promise<RetrievedNotes> {
   if (!ctx.semantic) return { hits: await searchNotes(ctx, options), retrieval: "full_text" };
   const candidates = Math.max(options.limit, CANDIDATES);
   const [lexical, nearest] = await Promise.all([
     searchNotes(ctx, { ...options, limit: candidates }),
-    nearestRowIds(ctx, options.q, "note", candidates),
+    nearestRowIds(ctx, meaning, "note", candidates),
   ]);
   if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
-  const meaning = await notesByIds(ctx, nearest, options.withContext);
-  const fused = reciprocalRankFusion([lexical.map((h) => h.note), meaning], (n) => n.id, [1, MEANING_WEIGHT]);
+  const found = await notesByIds(ctx, nearest, options.withContext);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.note), found], (n) => n.id, [1, MEANING_WEIGHT]);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ note: item, score })), retrieval: "hybrid" };
+}
+
+/** Memories and notes matching `q`, searched together: the query is embedded once for both. */
+export async function retrieveMemoriesAndNotes(ctx: MindContext, options: { q: string; limit: number }): Promise<{ memories: RetrievedHits; notes: RetrievedNotes }> {
+  const meaning = queryMeaning(ctx, options.q, ["memory", "note"]);
+  const [memories, found] = await Promise.all([retrieveMemories(ctx, options, meaning), retrieveNotes(ctx, options, meaning)]);
+  return { memories, notes: found };
 }
 
 /** The scope's notes among `ids`, in the order given: the index's answer checked in SQL. */

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Scope } from "../../src/tenancy/principal";
 import { assembleContext } from "../../src/context/assemble";
-import { retrieveNotes } from "../../src/notes/hybrid-search";
+import { retrieveMemoriesAndNotes, retrieveNotes } from "../../src/notes/hybrid-search";
+import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { call, newKey, newTenant } from "../helpers";
 import { inMind } from "../support/deps";
@@ -72,6 +73,26 @@ describe("note search by meaning", () => {
     const context = await assembleContext(await inMind(deps, scope), { q: "what do I drink in the morning?", max_tokens: 2000 });
     expect(context.retrieval).toBe("hybrid");
     expect(context.system).toContain("Любит кофе без сахара");
+  });
+
+  it("embeds the query once for a context assembly, and once for a search of memories and notes together", async () => {
+    const { scope } = await tenant();
+    const embedder = conceptEmbedder();
+    const { deps, settle } = semanticDeps({ embedder, index: memoryIndex() });
+    const memory = (await storeMemory(await inMind(deps, scope), { category: "preference", key: "tea_order", content: "Green tea after lunch" })).memory;
+    const note = await addNote(await inMind(deps, scope), { text: "Любит кофе без сахара" });
+    await settle();
+    const before = embedder.calls;
+
+    const context = await assembleContext(await inMind(deps, scope), { q: "what does she drink in the morning?", max_tokens: 2000 });
+    expect(context.retrieval).toBe("hybrid");
+    expect(context.system).toContain("Любит кофе без сахара");
+    expect(embedder.calls).toBe(before + 1);
+
+    const both = await retrieveMemoriesAndNotes(await inMind(deps, scope), { q: "чай или кофе", limit: 10 });
+    expect(both.memories).toMatchObject({ retrieval: "hybrid", hits: [{ memory: { id: memory.id } }] });
+    expect(both.notes).toMatchObject({ retrieval: "hybrid", hits: [{ note: { id: note.id } }] });
+    expect(embedder.calls).toBe(before + 2);
   });
 
   it("answers /notes/search with the retrieval used (full text where the Worker has no embedder)", async () => {

@@ -4,11 +4,10 @@ import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } fro
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
 import { RECALL_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
-import { retrieveMemories } from "../../memory/hybrid-search";
 import { readCold } from "../../notes/cold-memory";
 import { localizeHeadings } from "../../notes/document";
 import { AppError } from "../../errors";
-import { retrieveNotes } from "../../notes/hybrid-search";
+import { retrieveMemoriesAndNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
 import { argumentsOf, replyLong, type BotContext } from "../bot-context";
@@ -100,13 +99,10 @@ memoryFeature.command("recall", async (ctx) => {
 memoryFeature.command("search", async (ctx) => {
   const q = argumentsOf(ctx).slice(0, 500);
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
-  const [memories, notes] = await Promise.all([
-    retrieveMemories(ctx.mindContext, { q, limit: SEARCH_LIMIT.default }).then((found) => found.hits),
-    retrieveNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT.default }).then((found) => found.hits),
-  ]);
+  const { memories, notes } = await retrieveMemoriesAndNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT.default });
   const found = [
-    ...memories.map(({ memory: m }) => ({ item: { kind: "memory", id: m.id } as const, line: `${mark(m.verified)} ${m.content}` })),
-    ...notes.map(({ note: n }) => ({ item: { kind: "note", id: n.id } as const, line: `${mark(n.source === "user")} ${n.text}` })),
+    ...memories.hits.map(({ memory: m }) => ({ item: { kind: "memory", id: m.id } as const, line: `${mark(m.verified)} ${m.content}` })),
+    ...notes.hits.map(({ note: n }) => ({ item: { kind: "note", id: n.id } as const, line: `${mark(n.source === "user")} ${n.text}` })),
   ];
   if (found.length === 0) return void (await ctx.reply(ctx.t("search-empty", { q })));
   saveListing(ctx, found.map((f) => f.item));
