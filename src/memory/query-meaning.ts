@@ -8,7 +8,8 @@ import { MAX_TEXT_CHARS, MAX_TOP_K } from "./vectors";
 
 // The query side of recall by meaning. One request's searches (memories and notes, in a context
 // assembly or a combined search) share one QueryMeaning: which kinds have vectors is read once
-// and the query embedded once, started beside the searches' first full-text reads.
+// and the query embedded once, started beside the searches' first full-text reads. The usage
+// ledger's write goes with the request's deferred work, so a search never waits on the primary.
 
 const QUERY_TOP_K = 50;
 
@@ -73,10 +74,10 @@ async function embedQuery(ctx: MindContext, semantic: Semantic, q: string, budge
   try {
     if (!budget.ok) throw budget.error;
     const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
-    await recordUsage(ctx, mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
+    await afterResponse(ctx, recordUsage(ctx, mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
     return result.vectors[0]!;
   } catch (err) {
-    if (!(err instanceof AppError)) await recordUsage(ctx, mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
+    if (!(err instanceof AppError)) await afterResponse(ctx, recordUsage(ctx, mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
     logFailure("query_embedding_failed", err, { mind: mindId });
     return null;
   }
@@ -90,3 +91,9 @@ const checked = (check: Promise<void>): Promise<Checked> =>
     () => ({ ok: true }),
     (error: unknown) => ({ ok: false, error }),
   );
+
+/** A ledger write left to the request's deferred work (waitUntil), so a read never waits on the primary; awaited where nothing defers. */
+async function afterResponse(ctx: Pick<MindContext, "defer">, write: Promise<void>): Promise<void> {
+  if (!ctx.defer) return write;
+  ctx.defer(write.catch((err: unknown) => logFailure("usage_ledger_write_failed", err, {})));
+}

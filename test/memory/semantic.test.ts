@@ -11,11 +11,12 @@ import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
 import { createDeps, type Deps } from "../../src/deps";
 import { OPERATIONS, type JobRef } from "../../src/portability/job-operations";
-import { recordUsage } from "../../src/llm/ledger";
+import { recordUsage, usageSince } from "../../src/llm/ledger";
 import { call, newTenant } from "../helpers";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
 import type { Embedder } from "../../src/embeddings/ports";
-import { inMind } from "../support/deps";
+import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { holdingD1 } from "../support/recording-d1";
 import { freshDatabases } from "../support/fresh-databases";
 
 // The backfill sweeps every mind and it counts what it did: it starts from empty databases.
@@ -24,6 +25,14 @@ beforeAll(freshDatabases);
 async function tenantScope(): Promise<{ scope: Scope; token: string; accountId: string }> {
   const t = await newTenant();
   return { scope: { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId }, agent: "default", agentFilter: null }, token: t.token, accountId: t.accountId };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Query embeddings the mind's usage ledger holds. */
+async function embeddingCalls(mindId: string): Promise<number> {
+  const rows = await usageSince(await depsOfMind(mindId), mindId, "2000-01-01");
+  return rows.find((r) => r.purpose === "embedding")?.calls ?? 0;
 }
 
 const record = (kind: string, rowId: string) =>
@@ -152,6 +161,34 @@ describe("recall by meaning", () => {
     const found = await retrieveMemories(await inMind(queryDown.deps, scope), { q: "coffee", limit: 5 });
     expect(found).toMatchObject({ retrieval: "full_text" });
     expect(found.hits.map((h) => h.memory.id)).toEqual([m.id]);
+  });
+
+  it("a search answers without waiting for its usage ledger write, which goes with the request's deferred work; where nothing defers it is written at once", async () => {
+    const { scope } = await tenantScope();
+    const index = memoryIndex();
+    const written = semanticDeps({ embedder: conceptEmbedder(), index });
+    const m = (await storeMemory(await inMind(written.deps, scope), { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" })).memory;
+    await written.settle();
+    const before = await embeddingCalls(scope.mindId);
+
+    // Writes to the ledger wait until the test lets them through; the search answers all the same.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const ledgerWrite = (sql: string) => /^insert into "llm_usage"/.test(sql);
+    const held = semanticDeps({ embedder: conceptEmbedder(), index }, testDeps({ wrap: (d1) => holdingD1(d1, ledgerWrite, gate) }));
+    try {
+      const answered = await Promise.race([retrieveMemories(await inMind(held.deps, scope), { q: "morning drink", limit: 5 }), sleep(5_000).then(() => "waited")]);
+      expect(answered).toMatchObject({ retrieval: "hybrid", hits: [{ memory: { id: m.id } }] });
+      expect(await embeddingCalls(scope.mindId)).toBe(before);
+    } finally {
+      release();
+    }
+    await held.settle();
+    expect(await embeddingCalls(scope.mindId)).toBe(before + 1);
+
+    const job = { ...testDeps(), semantic: { embedder: conceptEmbedder(), index } };
+    expect((await retrieveMemories(await inMind(job, scope), { q: "morning drink", limit: 5 })).retrieval).toBe("hybrid");
+    expect(await embeddingCalls(scope.mindId)).toBe(before + 2);
   });
 
   it("stops embedding at the daily budget: writes wait for tomorrow and search falls back to full text", async () => {

@@ -36,3 +36,29 @@ export function recordingD1(d1: D1Database, log: string[]): D1Database {
     },
   });
 }
+
+/** A D1 handle whose statements matching `held` run only once `gate` settles; the rest run at once. */
+export function holdingD1(d1: D1Database, held: (sql: string) => boolean, gate: Promise<void>): D1Database {
+  const hold = (statement: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(statement, {
+      get(target, prop, receiver) {
+        if (prop === "bind") return (...values: unknown[]) => hold(target.bind(...values));
+        const value: unknown = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        if (prop === "all" || prop === "raw" || prop === "first" || prop === "run") {
+          return async (...args: unknown[]) => {
+            await gate;
+            return (value as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        return (value as (...a: unknown[]) => unknown).bind(target);
+      },
+    });
+  return new Proxy(d1, {
+    get(target, prop, receiver) {
+      if (prop === "prepare") return (sql: string) => (held(sql) ? hold(target.prepare(sql)) : target.prepare(sql));
+      const value: unknown = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
