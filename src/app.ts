@@ -43,6 +43,8 @@ const bodyLimitOf = (path: string): BodyLimit | null =>
 
 export interface AppOptions {
   clock?: Clock;
+  /** Seen in place of each D1 binding (a test counting statements). */
+  wrap?: (d1: D1Database) => D1Database;
 }
 
 /** The HTTP front: every route, the error shape, the OpenAPI document and its docs page. */
@@ -58,7 +60,9 @@ export function createApp(options: AppOptions = {}) {
     limitBodies(bodyLimitOf),
     createMiddleware<AppEnv>(async (c, next) => {
       const meter = observationOf(c.req.raw)?.meter;
-      c.set("deps", createDeps(c.env, { clock, defer: deferrer(c), ...(meter && { wrap: meter.wrap }) }));
+      // A test's wrap (a recording D1) sees the statements first; the meter counts them as D1 answers them.
+      const wrap = meter && options.wrap ? (d1: D1Database) => options.wrap!(meter.wrap(d1)) : (meter?.wrap ?? options.wrap);
+      c.set("deps", createDeps(c.env, { clock, defer: deferrer(c), ...(wrap && { wrap }) }));
       await next();
       // After the handler: the route that answered (its pattern, never the path with its ids) and the mind it worked in.
       const mind = c.get("mindContext")?.mind;

@@ -8,7 +8,7 @@ import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../lim
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../tenancy/bookmarks";
 import { resolveMindContext } from "../tenancy/mind-context";
-import { accountExists } from "../tenancy/minds";
+import { knownAccount } from "../tenancy/directory-cache";
 import { verifyAccountToken } from "./jwt";
 import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "../tenancy/principal";
 import { secretsEqual, sha256Hex } from "../secrets";
@@ -144,7 +144,7 @@ async function verifyCredential(c: Context<AppEnv>, token: string): Promise<{ pr
     return principal ? { principal } : { failure: "unknown or revoked mind key" };
   }
   const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
-  if (accountId && (await accountExists(deps, accountId))) return { principal: { kind: "human", accountId } };
+  if (accountId && (await knownAccount(deps, accountId, c.req.header("X-Mind-Id") ?? null))) return { principal: { kind: "human", accountId } };
   return { failure: "invalid or expired token: get a new one from POST /auth/token" };
 }
 

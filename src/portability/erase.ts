@@ -7,6 +7,7 @@ import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
 import { forgetSessionObjects } from "../sessions/objects";
 import { accountUnused } from "../tenancy/minds";
+import { forgetMind } from "../tenancy/directory-cache";
 import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-rows";
 
@@ -81,6 +82,7 @@ async function markErasing(deps: Deps, accountId: string, mindId: string): Promi
        on conflict (mind_id) do nothing`,
     ).bind(mindId, accountId, now),
   ]);
+  forgetMind(mindId);
 }
 
 /** Counts are taken once the mind is fenced; a recorded erasure holds `{}` until then. */

@@ -7,6 +7,7 @@ import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
 import { unfinishedImportOf } from "./import-jobs";
+import { forgetMind } from "../tenancy/directory-cache";
 import { accountUnused, writeShardCopy } from "../tenancy/minds";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
@@ -73,6 +74,7 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
        and exists (select 1 from mind_moves where mind_id = ?1 and to_shard = ?3 and state = 'freezing' and started_at = ?4) returning id`,
     ).bind(mindId, row.shard, to, now),
   ]);
+  forgetMind(mindId);
   if (claimed!.results.length === 0) {
     const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
     if (!job || !isMoveRunning(job.state)) throw conflict("the mind changed shard meanwhile: try again");
@@ -191,6 +193,7 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
       await dropShardRow(target, job.toShard, mindId);
       await source.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
       await directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, job.toShard)));
+      forgetMind(mindId);
       return finish(deps, mindId, "undoing", "abandoned");
     }
   }
@@ -218,6 +221,7 @@ async function switchShard(deps: Deps, mindId: string, from: string, to: string,
       .set({ shard: to, movingTo: null, writes })
       .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'erasing')`)),
   ]);
+  forgetMind(mindId);
   return "erasing";
 }
 

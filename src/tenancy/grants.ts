@@ -1,9 +1,11 @@
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { oauthGrants } from "../db/schema";
+import { minds, oauthGrants } from "../db/schema";
 import type { Deps } from "../deps";
-import { notFound } from "../errors";
+import { loggable, notFound } from "../errors";
 import { newId } from "../ids";
+import { Lru } from "../lru";
+import { DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
 
 // A grant lets one OAuth client (a hosted assistant, an IDE) use one mind, optionally one agent
 // namespace of it, as an agent would with a mind key. The OAuth provider keeps the tokens; this
@@ -11,6 +13,8 @@ import { newId } from "../ids";
 
 const LAST_USED_RESOLUTION_MS = 60 * 1000;
 export const MAX_GRANTS_LISTED = 100;
+/** Live grants (null: revoked or unknown) by id, as /mcp last read them: a revocation elsewhere waits DIRECTORY_TTL_MS at most. */
+const knownGrants = new Lru<GrantInfo | null>(10_000, DIRECTORY_TTL_MS);
 
 export interface GrantInfo {
   id: string;
@@ -54,6 +58,7 @@ export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInf
       .values({ id, ...grant, clientName: grant.clientName.slice(0, 200), redirectHost: grant.redirectHost.slice(0, 200), scope: grant.scope.join(" "), createdAt: now })
       .returning(),
   ]);
+  knownGrants.deleteWhere((known) => known !== null && known.account_id === grant.accountId && known.client_id === grant.clientId);
   return toInfo(row!);
 }
 
@@ -70,24 +75,37 @@ export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[
 }
 
 /**
- * The live grant a token carries, with its use recorded; null once it is revoked or its mind
- * is gone, whatever the token's own expiry says.
+ * The live grant a token carries, with its use recorded (after the response); null once it is
+ * revoked or its mind is gone, whatever the token's own expiry says. Cold, one directory read
+ * brings the grant and its mind; warm, none, for up to DIRECTORY_TTL_MS.
  */
 export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo | null> {
-  const db = deps.directory;
-  const { clock } = deps;
-  const row = await db
-    .select()
-    .from(oauthGrants)
-    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
-    .get();
-  if (!row) return null;
-  const now = clock.now();
-  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-    await db.update(oauthGrants).set({ lastUsedAt: now.toISOString() }).where(eq(oauthGrants.id, row.id));
-    row.lastUsedAt = now.toISOString();
+  const now = deps.clock.now().getTime();
+  let known = knownGrants.get(grantId, now);
+  if (known === undefined) {
+    const row = await deps.directory
+      .select({ grant: oauthGrants, mind: minds })
+      .from(oauthGrants)
+      .leftJoin(minds, eq(minds.id, oauthGrants.mindId))
+      .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+      .get();
+    known = row ? toInfo(row.grant) : null;
+    knownGrants.set(grantId, known, now);
+    if (row) rememberMind(deps, row.grant.mindId, row.mind);
   }
-  return toInfo(row);
+  if (!known) return null;
+  if (!known.last_used_at || now - Date.parse(known.last_used_at) > LAST_USED_RESOLUTION_MS) {
+    known.last_used_at = new Date(now).toISOString();
+    const write = deps.directory
+      .update(oauthGrants)
+      .set({ lastUsedAt: known.last_used_at })
+      .where(eq(oauthGrants.id, grantId))
+      .run()
+      .catch((error: unknown) => console.error("recording a grant's use failed", loggable(error)));
+    if (deps.defer) deps.defer(write);
+    else await write;
+  }
+  return known;
 }
 
 /** Marks a mind's grant revoked; from now on no call made with its tokens gets through. */
@@ -99,6 +117,7 @@ export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: str
     .set({ revokedAt: isoNow(clock) })
     .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId), isNull(oauthGrants.revokedAt)))
     .returning();
+  knownGrants.delete(grantId);
   if (!row) throw notFound("connected client");
   return toInfo(row);
 }
@@ -112,6 +131,7 @@ export async function revokeReplayedGrantRecord(deps: Pick<Deps, "directory" | "
     .update(oauthGrants)
     .set({ revokedAt: isoNow(deps.clock) })
     .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
+  knownGrants.delete(grantId);
 }
 
 const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({

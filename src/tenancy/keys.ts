@@ -2,9 +2,10 @@ import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Principal } from "./principal";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
-import { mindKeys } from "../db/schema";
+import { minds, mindKeys } from "../db/schema";
 import type { Deps } from "../deps";
-import { conflict, notFound } from "../errors";
+import { conflict, loggable, notFound } from "../errors";
+import { forgetKey, knownKeys, rememberMind, type KnownKey } from "./directory-cache";
 import { newId } from "../ids";
 
 const KEY_PREFIX = "emk_";
@@ -68,24 +69,50 @@ export async function revokeMindKey(deps: Deps, mindId: string, keyId: string): 
     .where(and(eq(mindKeys.id, keyId), eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)))
     .returning({ id: mindKeys.id });
   if (rows.length === 0) throw notFound("key");
+  forgetKey(keyId);
 }
 
-/** The agent principal a presented key stands for, or null if it is unknown, wrong or revoked. */
-export async function authenticateMindKey(deps: Pick<Deps, "directory" | "clock">, presented: string): Promise<Principal | null> {
-  const db = deps.directory;
-  const { clock } = deps;
-  const prefix = presented.split(".", 1)[0] ?? "";
-  const row = await db
-    .select()
-    .from(mindKeys)
-    .where(and(eq(mindKeys.prefix, prefix), isNull(mindKeys.revokedAt)))
-    .get();
-  if (!row || !(await secretsEqual(await sha256Hex(presented), row.hash))) return null;
-  const now = clock.now();
-  if (!row.lastUsedAt || now.getTime() - Date.parse(row.lastUsedAt) > LAST_USED_RESOLUTION_MS) {
-    await db.update(mindKeys).set({ lastUsedAt: now.toISOString() }).where(eq(mindKeys.id, row.id));
+/**
+ * The agent principal a presented key stands for, or null if it is unknown, wrong or revoked.
+ * Cold, one directory read brings the key and its mind (remembered for DIRECTORY_TTL_MS); warm,
+ * none: the presented key's SHA-256 must equal a live key's, exactly as the row would be checked.
+ */
+export async function authenticateMindKey(deps: Pick<Deps, "directory" | "clock" | "defer">, presented: string): Promise<Principal | null> {
+  const hash = await sha256Hex(presented);
+  const now = deps.clock.now().getTime();
+  let known = knownKeys.get(hash, now);
+  if (!known) {
+    const row = await deps.directory
+      .select({ key: mindKeys, mind: minds })
+      .from(mindKeys)
+      .leftJoin(minds, eq(minds.id, mindKeys.mindId))
+      .where(and(eq(mindKeys.prefix, presented.split(".", 1)[0] ?? ""), isNull(mindKeys.revokedAt)))
+      .get();
+    if (!row || !(await secretsEqual(hash, row.key.hash))) return null;
+    const { key } = row;
+    known = {
+      principal: { kind: "agent", keyId: key.id, keyPrefix: key.prefix, mindId: key.mindId, agent: key.agent },
+      lastUsedAt: key.lastUsedAt === null ? null : Date.parse(key.lastUsedAt),
+    };
+    knownKeys.set(hash, known, now);
+    rememberMind(deps, key.mindId, row.mind);
   }
-  return { kind: "agent", keyId: row.id, keyPrefix: row.prefix, mindId: row.mindId, agent: row.agent };
+  await recordUse(deps, known, now);
+  return known.principal;
+}
+
+/** Notes the key's use at most every 5 minutes, after the response when the request can defer work. */
+async function recordUse(deps: Pick<Deps, "directory" | "defer">, known: KnownKey, now: number): Promise<void> {
+  if (known.lastUsedAt !== null && now - known.lastUsedAt <= LAST_USED_RESOLUTION_MS) return;
+  known.lastUsedAt = now;
+  const write = deps.directory
+    .update(mindKeys)
+    .set({ lastUsedAt: new Date(now).toISOString() })
+    .where(eq(mindKeys.id, known.principal.keyId))
+    .run()
+    .catch((error: unknown) => console.error("recording a key's use failed", loggable(error)));
+  if (deps.defer) deps.defer(write);
+  else await write;
 }
 
 const toInfo = (row: typeof mindKeys.$inferSelect): MindKeyInfo => ({

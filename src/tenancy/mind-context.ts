@@ -9,7 +9,8 @@ import {
 import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";
-import { getMind, getMindById, type Mind } from "./minds";
+import { knownMindById, knownMindOf } from "./directory-cache";
+import { getMindById, type Mind } from "./minds";
 
 /**
  * Everything domain code needs to work in one mind, resolved once at the edge: the mind's
@@ -33,7 +34,8 @@ export interface MindRequest {
 /**
  * Resolves a principal and the requested mind and namespace into a `MindContext`. A principal
  * bound to a mind implies it (naming another is not_found); a human must own the mind they
- * name. A principal limited to one namespace may not leave it. Reads the mind once.
+ * name. A principal limited to one namespace may not leave it. The mind comes from this
+ * isolate's directory cache (src/tenancy/directory-cache.ts) or one directory read.
  */
 export async function resolveMindContext(deps: Deps, principal: Principal, request: MindRequest = {}): Promise<MindContext> {
   const requestedAgent = request.agent ?? null;
@@ -42,11 +44,11 @@ export async function resolveMindContext(deps: Deps, principal: Principal, reque
   let mind: Mind;
   if (bound !== null) {
     if (request.mindId && request.mindId !== bound) throw notFound("mind");
-    mind = await getMindById(deps, bound);
+    mind = await knownMindById(deps, bound);
   } else {
     if (!request.mindId) throw invalid("X-Mind-Id header is required with a human's token");
     if (principal.kind !== "human") throw notFound("mind");
-    mind = await getMind(deps, principal.accountId, request.mindId);
+    mind = await knownMindOf(deps, principal.accountId, request.mindId);
   }
   const limit = namespaceLimitOf(principal);
   if (limit !== null && requestedAgent !== null && requestedAgent !== limit) {

@@ -6,6 +6,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
+import { forgetMind } from "./directory-cache";
 import { resolveSettings, type MindSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
@@ -32,7 +33,8 @@ export interface MindInput {
   settings?: Partial<MindSettings>;
 }
 
-const toMind = (row: MindRow): Mind => ({
+/** A directory row as the domain sees it. */
+export const toMind = (row: MindRow): Mind => ({
   id: row.id,
   name: row.name,
   locale: row.locale,
@@ -209,6 +211,7 @@ export async function updateMind(
     .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
     .returning();
   if (!row) throw notFound("mind");
+  forgetMind(mindId);
   return toMind(row);
 }
 
@@ -223,6 +226,7 @@ export async function copySettingsToDirectory(deps: Deps, mindId: string): Promi
     .update(minds)
     .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
     .where(eq(minds.id, mindId));
+  forgetMind(mindId);
 }
 
 /** A shard's bare row of an account that no mind on that shard refers to any more. */
