@@ -42,6 +42,8 @@ export default defineConfig({
       miniflare: {
         // An empty database for tests that apply the migrations one by one to data already there.
         d1Databases: ["UPGRADE_DB"],
+        // A request limiter with a tiny limit, for test/security/rate-limits.test.ts to put in place of one of wrangler.toml's.
+        ratelimits: { TINY_RATE_LIMIT: { simple: { limit: 3, period: 60 } } },
         bindings: {
           TEST_MIGRATIONS: migrations,
           ADMIN_TOKEN: "test-admin-token-0123456789",
@@ -55,8 +57,7 @@ export default defineConfig({
           // off here (0), and test/security/rate-limits.test.ts pins them with low ones.
           RATE_LIMIT_AUTH_FAILURES_PER_IP: "0",
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
-          RATE_LIMIT_WRITES_PER_KEY: "0",
-          RATE_LIMIT_WRITES_PER_IP: "0",
+          RATE_LIMIT_REQUESTS: "off",
           RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
           // wrangler hands the tests whatever .dev.vars holds for `npm run dev` (a model, embeddings,
           // a public URL): blank every optional setting so the suite runs the same on any checkout.

@@ -26,7 +26,7 @@ for (const db of ["DB", "SHARD_1"]) {
   if (run.status !== 0) throw new Error(run.stderr || run.stdout);
 }
 const model = process.env.MODEL_URL ? { LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: process.env.MODEL_URL, LLM_MODEL: "stand-in" } : { LLM_PROVIDER: "none" };
-const vars = { ADMIN_TOKEN: ADMIN, JWT_SECRET: "check-jwt-secret-0123456789abcdef", ...model, RATE_LIMIT_WRITES_PER_KEY: "0", RATE_LIMIT_WRITES_PER_IP: "0" };
+const vars = { ADMIN_TOKEN: ADMIN, JWT_SECRET: "check-jwt-secret-0123456789abcdef", ...model, RATE_LIMIT_REQUESTS: "off" };
 const args = ["dev", "--ip", "127.0.0.1", "--port", String(PORT), "--persist-to", state, "--test-scheduled", "--show-interactive-dev-session=false"];
 for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
 const dev = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });

@@ -54,8 +54,16 @@ export interface Env {
   RATE_LIMIT_WINDOW_SECONDS?: string;
   RATE_LIMIT_AUTH_FAILURES_PER_IP?: string;
   RATE_LIMIT_AUTH_FAILURES_PER_KEY?: string;
-  RATE_LIMIT_WRITES_PER_KEY?: string;
-  RATE_LIMIT_WRITES_PER_IP?: string;
+  /**
+   * Requests per key, OAuth client or account and per client address, each location counting its
+   * own (Workers Rate Limiting, [[ratelimits]] in wrangler.toml; src/limits/request-limits.ts).
+   */
+  WRITES_PER_KEY?: RateLimit;
+  WRITES_PER_IP?: RateLimit;
+  READS_PER_KEY?: RateLimit;
+  READS_PER_IP?: RateLimit;
+  /** "off" counts no request in the bindings above (the tests, a benchmark). */
+  RATE_LIMIT_REQUESTS?: string;
   RATE_LIMIT_REGISTRATIONS_PER_IP?: string;
 }
 

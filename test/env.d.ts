@@ -7,6 +7,8 @@ declare global {
     interface Env extends WorkerEnv {
       TEST_MIGRATIONS: D1Migration[];
       UPGRADE_DB: D1Database;
+      /** A request limiter of 3 per 60 s (vitest.config.ts), put in place of one of wrangler.toml's. */
+      TINY_RATE_LIMIT: RateLimit;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -33,7 +33,7 @@ export interface DevServer {
 
 // A benchmark writes from one address far faster than any client may: the limits are raised
 // out of reach, so every write still pays for its rate-limit calls but none is refused.
-const BENCH_RATE_LIMITS = { RATE_LIMIT_WRITES_PER_KEY: "1000000000", RATE_LIMIT_WRITES_PER_IP: "1000000000" };
+const BENCH_RATE_LIMITS = { RATE_LIMIT_REQUESTS: "off" };
 
 /**
  * `wrangler dev` on a free loopback port with its own local D1 (migrations applied) and the

@@ -5,6 +5,7 @@ import { readAuthConfig, type Env } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
+import { limitRequest } from "../limits/request-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../tenancy/bookmarks";
 import { resolveMindContext } from "../tenancy/mind-context";
@@ -101,17 +102,17 @@ export async function failAuthentication(c: Context<AppEnv>, token: string | nul
 const READS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * Counts a write (any method but GET, HEAD and OPTIONS) against the caller's key or account
- * and its client address: two small rate-limit calls, in parallel, per write; 429 over a limit.
+ * Counts the request, a read (GET, HEAD, OPTIONS) or a write (any other method), against the
+ * caller's key, client or account and its client address, in the Workers Rate Limiting bindings:
+ * no round trip; 429 over a limit.
  */
-export async function countWrite(c: Context<AppEnv>, principal: Principal): Promise<void> {
-  if (READS.has(c.req.method)) return;
-  const limits = readRateLimits(c.env);
+export async function limitRequests(c: Context<AppEnv>, principal: Principal): Promise<void> {
+  const [kind, what] = READS.has(c.req.method) ? (["READS", "reads"] as const) : (["WRITES", "writes"] as const);
   const who =
     principal.kind === "agent" ? `key:${principal.keyId}` : principal.kind === "client" ? `grant:${principal.grantId}` : principal.kind === "system" ? `system:${principal.job}` : `account:${principal.accountId}`;
-  await countEvent(c.env.RATE_LIMITS, limits, [
-    { name: `writes:${who}`, limit: limits.writesPerKey, describe: "writes per key, client or account (RATE_LIMIT_WRITES_PER_KEY)" },
-    { name: `writes:ip:${clientAddress(c)}`, limit: limits.writesPerIp, describe: "writes per client address (RATE_LIMIT_WRITES_PER_IP)" },
+  await limitRequest(c.env, [
+    { limiter: `${kind}_PER_KEY`, key: who, describe: `${what} per key, client or account` },
+    { limiter: `${kind}_PER_IP`, key: `ip:${clientAddress(c)}`, describe: `${what} per client address` },
   ]);
 }
 
@@ -160,7 +161,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   const verified = await verifyCredential(c, token);
   if ("failure" in verified) return failAuthentication(c, token, verified.failure);
   const { principal } = verified;
-  await countWrite(c, principal);
+  await limitRequests(c, principal);
   c.set("principal", principal);
   await next();
 });

@@ -2,13 +2,15 @@ import type { Env } from "../config";
 import { AppError, notConfigured } from "../errors";
 import type { RateLimiterObject } from "./rate-limiter";
 
-/** The limits, per window, read from the Worker's vars; 0 turns a limit off. */
+/**
+ * The limits counted in Durable Objects, where a global, exact count matters (failed
+ * authentications, registrations), per window, read from the Worker's vars; 0 turns one off.
+ * Requests are limited by the Workers Rate Limiting bindings instead (request-limits.ts).
+ */
 export interface RateLimits {
   windowSeconds: number;
   authFailuresPerIp: number;
   authFailuresPerKey: number;
-  writesPerKey: number;
-  writesPerIp: number;
   registrationsPerIp: number;
 }
 
@@ -17,8 +19,6 @@ const LIMITS = {
   windowSeconds: ["RATE_LIMIT_WINDOW_SECONDS", 60],
   authFailuresPerIp: ["RATE_LIMIT_AUTH_FAILURES_PER_IP", 30],
   authFailuresPerKey: ["RATE_LIMIT_AUTH_FAILURES_PER_KEY", 10],
-  writesPerKey: ["RATE_LIMIT_WRITES_PER_KEY", 600],
-  writesPerIp: ["RATE_LIMIT_WRITES_PER_IP", 1200],
   registrationsPerIp: ["RATE_LIMIT_REGISTRATIONS_PER_IP", 10],
 } as const satisfies Record<keyof RateLimits, readonly [keyof Env, number]>;
 
@@ -50,7 +50,7 @@ export class RateLimited extends AppError {
 export interface Bucket {
   name: string;
   limit: number;
-  /** e.g. "writes per key (RATE_LIMIT_WRITES_PER_KEY)". */
+  /** e.g. "registrations per client address (RATE_LIMIT_REGISTRATIONS_PER_IP)". */
   describe: string;
 }
 

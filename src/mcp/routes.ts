@@ -1,7 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { countWrite } from "../auth/middleware";
+import { limitRequests } from "../auth/middleware";
 import { mcpAuthOf } from "../auth/oauth";
 import type { Principal } from "../tenancy/principal";
 import { unauthorized } from "../errors";
@@ -24,7 +24,7 @@ mcpRoutes.post("/mcp", async (c) => {
     return jsonRpcError(400, INVALID_REQUEST, "JSON-RPC batches are not supported (removed in MCP 2025-06-18): send one message per POST");
   }
   // Every MCP call is a POST of one message: each counts as a write.
-  await countWrite(c, principal);
+  await limitRequests(c, principal);
   const mindContext = await resolveMindContext(c.var.deps, principal);
   const server = createMcpServer(mindContext);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

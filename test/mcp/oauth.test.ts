@@ -5,7 +5,9 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { revokeReplayedGrantRecord } from "../../src/tenancy/grants";
 import { call, newKey, newMind, newTenant, store, unique } from "../helpers";
+import { testDeps } from "../support/deps";
 import { browser, csrfOf } from "../ui/ui-helpers";
 
 const MCP_URL = new URL("https://edgemind.test/mcp");
@@ -186,11 +188,13 @@ describe("MCP over OAuth", () => {
     expect(answer.headers.get("Location")).toBeNull();
   });
 
-  it("stops a revoked grant at once, even while the provider still holds its token", async () => {
+  it("stops a revoked grant at once where it was revoked, even while the provider still holds its token", async () => {
     const tenant = await newTenant();
     const { provider } = await authorize({ token: tenant.token, mindId: tenant.mind.id });
     expect((await rawMcp(provider.saved!.access_token)).status).toBe(200);
-    await env.DB.prepare("UPDATE oauth_grants SET revoked_at = ? WHERE account_id = ?").bind(new Date().toISOString(), tenant.accountId).run();
+    // Only the record is revoked (the provider's tokens live on); other isolates follow within DIRECTORY_TTL_MS.
+    const grant = (await env.DB.prepare("SELECT id FROM oauth_grants WHERE account_id = ?").bind(tenant.accountId).first<{ id: string }>())!;
+    await revokeReplayedGrantRecord(testDeps(), grant.id);
     expect((await rawMcp(provider.saved!.access_token)).status).toBe(401);
   });
 
