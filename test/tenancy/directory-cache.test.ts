@@ -31,7 +31,8 @@ function countingWorker(start = new Date()) {
   const directory = () => statements.filter((sql) => DIRECTORY_TABLE.test(sql));
   const directoryStatements = () => directory().length;
   const directoryReads = () => directory().filter((sql) => /^\s*select/i.test(sql)).length;
-  return { clock, send, directoryStatements, directoryReads };
+  const keyUses = () => directory().filter((sql) => /^\s*update "mind_keys"/i.test(sql)).length;
+  return { clock, send, directoryStatements, directoryReads, keyUses };
 }
 
 const memory = () => ({ category: "fact", key: unique("k").replace(/-/g, "_"), content: "a fact" });
@@ -48,6 +49,23 @@ describe("the directory off the hot path", () => {
     expect((await w.send("GET", "/memory", key)).status).toBe(200);
     expect((await w.send("POST", "/memory", key, memory())).status).toBe(201);
     expect(w.directoryStatements()).toBe(cold);
+  });
+
+  it("records a key's use after the response, at most every 5 minutes", async () => {
+    const t = await newTenant();
+    const { id, key } = await newKey(t.token, t.mind.id);
+    const w = countingWorker();
+    const lastUsed = async () => (await env.DB.prepare("select last_used_at from mind_keys where id = ?").bind(id).first<{ last_used_at: string | null }>())!.last_used_at;
+    expect((await w.send("GET", "/memory", key)).status).toBe(200);
+    expect(w.keyUses()).toBe(1);
+    expect(await lastUsed()).toBe(w.clock.now().toISOString());
+    w.clock.advance(4 * 60_000);
+    expect((await w.send("GET", "/memory", key)).status).toBe(200);
+    expect(w.keyUses()).toBe(1);
+    w.clock.advance(2 * 60_000);
+    expect((await w.send("GET", "/memory", key)).status).toBe(200);
+    expect(w.keyUses()).toBe(2);
+    expect(await lastUsed()).toBe(w.clock.now().toISOString());
   });
 
   it("answers a warm request with a person's token without a directory statement", async () => {
