@@ -1,8 +1,9 @@
+import { logFailure } from "../observe/log";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { minds, oauthGrants } from "../db/schema";
 import type { Deps } from "../deps";
-import { loggable, notFound } from "../errors";
+import { notFound } from "../errors";
 import { newId } from "../ids";
 import { Lru } from "../lru";
 import { DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
@@ -101,7 +102,7 @@ export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo |
       .set({ lastUsedAt: known.last_used_at })
       .where(eq(oauthGrants.id, grantId))
       .run()
-      .catch((error: unknown) => console.error("recording a grant's use failed", loggable(error)));
+      .catch((error: unknown) => logFailure("grant_use_record_failed", error));
     if (deps.defer) deps.defer(write);
     else await write;
   }

@@ -1,10 +1,11 @@
+import { logFailure } from "../observe/log";
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import type { Principal } from "./principal";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
 import { minds, mindKeys } from "../db/schema";
 import type { Deps } from "../deps";
-import { conflict, loggable, notFound } from "../errors";
+import { conflict, notFound } from "../errors";
 import { forgetKey, knownKeys, rememberMind, type KnownKey } from "./directory-cache";
 import { newId } from "../ids";
 
@@ -110,7 +111,7 @@ async function recordUse(deps: Pick<Deps, "directory" | "defer">, known: KnownKe
     .set({ lastUsedAt: new Date(now).toISOString() })
     .where(eq(mindKeys.id, known.principal.keyId))
     .run()
-    .catch((error: unknown) => console.error("recording a key's use failed", loggable(error)));
+    .catch((error: unknown) => logFailure("key_use_record_failed", error));
   if (deps.defer) deps.defer(write);
   else await write;
 }
