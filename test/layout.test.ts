@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 
 // Every behaviour has one home in the domain, reached from thin fronts: a front never imports
-// another front, and nothing outside the fronts imports one, except the two files that wire
-// the Worker together. Below the fronts the folders form layers that run one way: tenancy
+// another front, and nothing outside the fronts imports one, except the files that wire the
+// Worker together. Below the fronts the folders form layers that run one way: tenancy
 // under the domain (memory <- notes <- sessions <- context), portability over it, and the
 // infrastructure (db, llm, embeddings, http, limits, observe) under all of them, importing neither the
 // wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph).
 
 const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs"];
-const WIRING = ["src/app.ts", "src/index.ts"];
+// src/config.ts declares the bindings, so it names (as types) the Durable Object classes the worker exports.
+const WIRING = ["src/app.ts", "src/index.ts", "src/config.ts"];
 
 /** Infrastructure, and the files at the top of src/ it may not import: the wiring. */
 const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits", "observe"];
@@ -106,6 +107,14 @@ function wiringViolations(files: Record<string, string>): string[] {
   return found.sort();
 }
 
+/** Files other than src/config.ts that declare (or augment) the Worker's Env. */
+function envDeclarations(files: Record<string, string>): string[] {
+  return Object.entries(files)
+    .filter(([file, text]) => file !== "src/config.ts" && /\binterface Env\b|declare module ["'][^"']*\/config["']/.test(text))
+    .map(([file]) => file)
+    .sort();
+}
+
 describe("source layout", () => {
   it("reads the whole source tree", () => {
     const files = Object.keys(sourceFiles());
@@ -169,5 +178,19 @@ describe("source layout", () => {
       "src/memory/vectors.ts": 'import type { InShard } from "../deps";',
     };
     expect(wiringViolations(files)).toEqual(["src/db/prune.ts -> src/deps", "src/http/router.ts -> src/app-env"]);
+  });
+
+  it("the Worker's Env is declared in src/config.ts alone, never augmented elsewhere", () => {
+    expect(sourceFiles()["src/config.ts"]).toMatch(/export interface Env \{/);
+    expect(envDeclarations(sourceFiles())).toEqual([]);
+  });
+
+  it("the check catches an Env augmented beside a class", () => {
+    const files = {
+      "src/config.ts": "export interface Env { DB: D1Database }",
+      "src/sessions/session-object.ts": 'declare module "../config" {\n  interface Env { SESSIONS: X }\n}',
+      "src/queue/units.ts": "export interface Unit { kind: string }",
+    };
+    expect(envDeclarations(files)).toEqual(["src/sessions/session-object.ts"]);
   });
 });

@@ -16,13 +16,6 @@ export interface RateVerdict {
   retryAfterSeconds: number;
 }
 
-declare module "../config" {
-  interface Env {
-    /** One object per rate-limit bucket (key, account or client address): a fixed-window counter. */
-    RATE_LIMITS: DurableObjectNamespace<RateLimiterObject>;
-  }
-}
-
 /**
  * One per rate-limit bucket (a key, an account or a client address for one kind of event):
  * a fixed-window counter. Its methods touch only its own storage, so calls serialise by

@@ -5,15 +5,6 @@ import { AppError, notConfigured } from "../errors";
 import type { ModelLimiterObject, ModelLimits } from "./model-limiter";
 import { createLanguageModel, type LanguageModel } from "./providers";
 
-declare module "../config" {
-  interface Env {
-    /** Model requests per minute for the whole deployment, per provider (default 300; 0: unlimited). */
-    LLM_REQUESTS_PER_MINUTE?: string;
-    /** Model tokens per minute for the whole deployment, per provider (default 200000; 0: unlimited). */
-    LLM_TOKENS_PER_MINUTE?: string;
-  }
-}
-
 export const DEFAULT_MODEL_LIMITS: ModelLimits = { requestsPerMinute: 300, tokensPerMinute: 200_000 };
 
 /** A model call the shared limiter refused: try again after `retryAfterSeconds`. Not a failure of the work. */

@@ -7,13 +7,6 @@ import type { Env } from "../config";
 // a burst never exceeds a minute's allowance and a steady load runs at the limit. A caller
 // refused is told how long to wait; a provider that answered 429 pauses every caller.
 
-declare module "../config" {
-  interface Env {
-    /** One object per model provider: requests and tokens per minute toward it (src/llm/model-limiter.ts). */
-    MODEL_LIMITS?: DurableObjectNamespace<ModelLimiterObject>;
-  }
-}
-
 export interface ModelLimits {
   /** Requests per minute; 0: unlimited. */
   requestsPerMinute: number;

@@ -33,13 +33,6 @@ interface Failures {
   count: number;
 }
 
-declare module "../config" {
-  interface Env {
-    /** One object per mind: runs the mind's long operations (import, move, erase) in bounded slices. */
-    MIND_JOBS: DurableObjectNamespace<MindJobObject>;
-  }
-}
-
 /** The mind's job object: one per mind, wherever it is asked for from. */
 export function mindJobObject(namespace: DurableObjectNamespace<MindJobObject>, mindId: string) {
   return namespace.get(namespace.idFromName(mindId));

@@ -3,13 +3,6 @@
 // space sorts before every character of an id, its text sorts as its ids do, so a producer can
 // page through due units by it.
 
-declare module "../config" {
-  interface Env {
-    /** The work queue: cron runs send one message per due unit, the same Worker consumes them. */
-    JOBS?: Queue<WorkMessage>;
-  }
-}
-
 export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 

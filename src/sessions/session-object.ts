@@ -25,13 +25,6 @@ const TARGET_KEY = "target";
 const gone = { ok: false, code: "not_found", message: "session not found" } as const;
 const moving = () => ({ ok: false, code: "mind_moving", message: mindMoving().message }) as const;
 
-declare module "../config" {
-  interface Env {
-    /** One session object per session: the single writer of its history. */
-    SESSIONS: DurableObjectNamespace<SessionObject>;
-  }
-}
-
 /**
  * One per session (named by its id): the single writer of the session's history and the
  * keeper of its counters. Methods that await D1 run one at a time through `serially`,

@@ -32,13 +32,6 @@ interface QueuedUpdate {
 
 type Outcome = { done: true } | { done: false; afterMs: number; permanent: boolean; error: unknown };
 
-declare module "../config" {
-  interface Env {
-    /** One object per Telegram chat: handles the chat's updates in order, off the request path. */
-    TELEGRAM_CHATS: DurableObjectNamespace<TelegramChatObject>;
-  }
-}
-
 /**
  * One per Telegram chat (named by its id). Updates are queued in its storage and handled one
  * at a time, in arrival order, by its alarm, off the webhook's request path. A failed handling
