@@ -1,5 +1,5 @@
 import { limitBodies, type BodyLimit } from "./http/body-limit";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import { authRoutes } from "./api/auth";
@@ -12,8 +12,9 @@ import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
 import { describeApi } from "./api/openapi";
 import { createRouter, type AppEnv } from "./app-env";
-import { sessionRoutes } from "./api/sessions";
+import { chatRoutes, sessionRoutes } from "./api/sessions";
 import { usageRoutes } from "./api/usage";
+import { authenticate, requireAdmin, requireHuman, requireScope } from "./auth/middleware";
 import { systemClock, type Clock } from "./clock";
 import { createDeps } from "./deps";
 import { docsRoutes } from "./docs/routes";
@@ -40,6 +41,24 @@ const IMPORT_PATH = /^(\/minds\/[^/]+|\/ui)\/import$/;
 /** Each path's bound on its body; Telegram's webhook reads its own, to acknowledge what is too large. */
 const bodyLimitOf = (path: string): BodyLimit | null =>
   path === WEBHOOK_PATH ? null : IMPORT_PATH.test(path) ? { maxSize: IMPORT_MAX_BODY_BYTES, stream: true } : { maxSize: MAX_BODY_BYTES, stream: false };
+
+type Router = ReturnType<typeof createRouter>;
+
+/** The REST resources that work inside one mind, at their prefixes: a human names the mind with X-Mind-Id. */
+const MIND_SCOPED: [prefix: string, routes: Router][] = [
+  ["/memory", memoryRoutes],
+  ["/sessions", sessionRoutes],
+  ["/chats", chatRoutes],
+  ["/notes", noteRoutes],
+  ["/cold", coldRoutes],
+  ["/usage", usageRoutes],
+];
+
+/** Mounts a resource at its prefix, its guards registered once for everything under it. */
+function mount(app: Router, prefix: string, routes: Router, ...guards: MiddlewareHandler<AppEnv>[]): void {
+  app.use(`${prefix}/*`, ...guards);
+  app.route(prefix, routes);
+}
 
 export interface AppOptions {
   clock?: Clock;
@@ -74,20 +93,16 @@ export function createApp(options: AppOptions = {}) {
   app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
   // Browsers ask every site for an icon; an empty answer, kept for a day, instead of a 404.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
-  app.route("/", authRoutes);
-  app.route("/", mindRoutes);
-  app.route("/", memoryRoutes);
-  app.route("/", sessionRoutes);
-  app.route("/", noteRoutes);
-  app.route("/", coldRoutes);
-  app.route("/", usageRoutes);
-  app.route("/", jobRoutes);
-  app.route("/", shardRoutes);
+  app.route("/auth", authRoutes);
+  mount(app, "/minds", mindRoutes, authenticate, requireHuman);
+  for (const [prefix, routes] of MIND_SCOPED) mount(app, prefix, routes, authenticate, requireScope);
+  mount(app, "/jobs", jobRoutes, requireAdmin);
+  mount(app, "/shards", shardRoutes, requireAdmin);
   app.route("/", mcpRoutes);
   app.route("/ui", uiRoutes);
   app.route("/", telegramRoutes);
   app.route("/", docsRoutes);
 
-  describeApi(app);
+  describeApi(app, { mindScoped: MIND_SCOPED.map(([prefix]) => prefix) });
   return app;
 }

@@ -17,7 +17,7 @@ const TokenResponse = z
 export const authRoutes = createRouter().openapi(
   createRoute({
     method: "post",
-    path: "/auth/token",
+    path: "/token",
     summary: "Issue a human's JWT (bootstrap with ADMIN_TOKEN); creates the account if missing",
     tags: ["auth"],
     security: [{ bearer: [] }],

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireScope } from "../auth/middleware";
 import { notFound } from "../errors";
 import { listNamespaces } from "../tenancy/namespaces";
 import { listConsolidations } from "../notes/claims";
@@ -66,13 +65,11 @@ const agentOnly = z.object({ agent: AgentQuery });
 const tags = ["cold memory"];
 
 export const coldRoutes = createRouter();
-coldRoutes.use("/cold", authenticate, requireScope);
-coldRoutes.use("/cold/*", authenticate, requireScope);
 
 coldRoutes
   .openapi(
     createRoute({
-      method: "get", path: "/cold", tags, security: bearerSecurity, summary: "Cold memory: the consolidated document and its version",
+      method: "get", path: "/", tags, security: bearerSecurity, summary: "Cold memory: the consolidated document and its version",
       request: { query: agentOnly },
       responses: { 200: jsonContent(ColdRead, "Cold memory of one namespace (`?agent=`, default `default`), and every namespace you can read"), ...guarded },
     }),
@@ -84,7 +81,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "put", path: "/cold", tags, security: bearerSecurity,
+      method: "put", path: "/", tags, security: bearerSecurity,
       summary: "Write cold memory if `version` is current (compare-and-swap); with consolidation_id, delete its notes in the same batch",
       request: { query: agentOnly, body: jsonBody(ColdUpdate) },
       responses: { 200: jsonContent(ColdSchema.extend({ folded_notes: z.number() }), "Written"), ...guarded, 409: changed },
@@ -93,7 +90,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/cold/versions", tags, security: bearerSecurity, summary: "Every version of cold memory, newest first",
+      method: "get", path: "/versions", tags, security: bearerSecurity, summary: "Every version of cold memory, newest first",
       request: { query: z.object({ agent: AgentQuery, ...pageQuery }) },
       responses: { 200: jsonContent(z.object({ versions: z.array(VersionInfo) }), "Versions"), ...guarded },
     }),
@@ -105,7 +102,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/cold/versions/{version}", tags, security: bearerSecurity, summary: "One version of cold memory",
+      method: "get", path: "/versions/{version}", tags, security: bearerSecurity, summary: "One version of cold memory",
       request: { params: z.object({ version: storedVersion }), query: agentOnly },
       responses: { 200: jsonContent(VersionInfo.extend({ text: z.string() }), "The version"), ...guarded },
     }),
@@ -118,7 +115,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/cold/diff", tags, security: bearerSecurity,
+      method: "get", path: "/diff", tags, security: bearerSecurity,
       summary: "Line diff between two versions (0 is the empty document; `to` defaults to the current version)",
       request: { query: z.object({ from: version.openapi({ param: { required: true } }), to: version.optional(), agent: AgentQuery }) },
       responses: {
@@ -145,7 +142,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/cold/rollback", tags, security: bearerSecurity,
+      method: "post", path: "/rollback", tags, security: bearerSecurity,
       summary: "Make an earlier version's text the new current version",
       request: { query: agentOnly, body: jsonBody(z.strictObject({ version: bodyVersion.min(1) })) },
       responses: { 200: jsonContent(ColdSchema, "The new current version"), ...guarded, 409: changed },
@@ -155,7 +152,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/cold/consolidations", tags, security: bearerSecurity,
+      method: "post", path: "/consolidations", tags, security: bearerSecurity,
       summary: "Claim waiting notes to merge yourself; finish with PUT /cold and the consolidation_id (claims expire after 30 minutes)",
       request: { query: agentOnly, body: jsonBody(z.strictObject({ limit: z.number().int().min(1).max(200).default(100) })) },
       responses: {
@@ -175,7 +172,7 @@ coldRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/cold/consolidations", tags, security: bearerSecurity, summary: "Recent consolidations, newest first",
+      method: "get", path: "/consolidations", tags, security: bearerSecurity, summary: "Recent consolidations, newest first",
       request: { query: z.object({ agent: AgentQuery, limit: pageQuery.limit }) },
       responses: { 200: jsonContent(z.object({ consolidations: z.array(ConsolidationSchema) }), "Consolidations"), ...guarded },
     }),

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireScope } from "../auth/middleware";
 import { parseDuration } from "../memory/duration";
 import {
   deleteMemory,
@@ -54,13 +53,11 @@ const tags = ["memory"];
 const MemoryList = z.object({ memories: z.array(MemorySchema) });
 
 export const memoryRoutes = createRouter();
-memoryRoutes.use("/memory", authenticate, requireScope);
-memoryRoutes.use("/memory/*", authenticate, requireScope);
 
 memoryRoutes
   .openapi(
     createRoute({
-      method: "post", path: "/memory", tags, security: bearerSecurity,
+      method: "post", path: "/", tags, security: bearerSecurity,
       summary: "Store a memory; updates in place when (category, key) exists in the namespace",
       request: { query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryCreate) },
       responses: { 201: jsonContent(MemorySchema, "Created"), 200: jsonContent(MemorySchema, "Updated in place"), ...guardedResponses },
@@ -72,7 +69,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory", tags, security: bearerSecurity, summary: "List memories with filters",
+      method: "get", path: "/", tags, security: bearerSecurity, summary: "List memories with filters",
       request: {
         query: z.object({
           category: categoryQuery,
@@ -96,7 +93,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/recall", tags, security: bearerSecurity,
+      method: "get", path: "/recall", tags, security: bearerSecurity,
       summary: "Plain-text recall: critical → low, then most recent; expired hidden",
       request: {
         query: z.object({
@@ -117,7 +114,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/search", tags, security: bearerSecurity,
+      method: "get", path: "/search", tags, security: bearerSecurity,
       summary: "Full-text search (Russian and English, stemmed) ranked by relevance, priority and recency",
       request: {
         query: z.object({
@@ -148,7 +145,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/by-tag", tags, security: bearerSecurity, summary: "Unexpired memories with a tag",
+      method: "get", path: "/by-tag", tags, security: bearerSecurity, summary: "Unexpired memories with a tag",
       request: { query: z.object({ tag: memoryTag, limit: pageQuery.limit, agent: AgentQuery }) },
       responses: { 200: jsonContent(MemoryList, "Most important first"), ...guardedResponses },
     }),
@@ -159,7 +156,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/expiring", tags, security: bearerSecurity,
+      method: "get", path: "/expiring", tags, security: bearerSecurity,
       summary: "Memories expiring within a duration (30m, 12h, 7d)",
       request: { query: z.object({ within: z.string().max(10).default("7d"), limit: pageQuery.limit, agent: AgentQuery }) },
       responses: { 200: jsonContent(MemoryList, "Soonest first"), ...guardedResponses },
@@ -171,7 +168,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Get a memory",
+      method: "get", path: "/{id}", tags, security: bearerSecurity, summary: "Get a memory",
       request: { params: IdParams, query: z.object({ include: includeQuery, agent: AgentQuery }) },
       responses: { 200: jsonContent(MemorySchema, "The memory"), ...guardedResponses },
     }),
@@ -180,7 +177,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "put", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Change a memory's fields",
+      method: "put", path: "/{id}", tags, security: bearerSecurity, summary: "Change a memory's fields",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }), body: jsonBody(MemoryUpdate) },
       responses: { 200: jsonContent(MemorySchema, "The updated memory"), ...guardedResponses },
     }),
@@ -189,7 +186,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/memory/{id}", tags, security: bearerSecurity, summary: "Delete a memory (its history stays)",
+      method: "delete", path: "/{id}", tags, security: bearerSecurity, summary: "Delete a memory (its history stays)",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
       responses: { 204: { description: "Deleted" }, ...guardedResponses },
     }),
@@ -200,7 +197,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/memory/{id}/verify", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/verify", tags, security: bearerSecurity,
       summary: "Mark a memory verified (humans only; a mind key gets 403)",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
       responses: { 200: jsonContent(MemorySchema, "The verified memory"), ...guardedResponses },
@@ -209,7 +206,7 @@ memoryRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/memory/{id}/history", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/history", tags, security: bearerSecurity,
       summary: "Every change of a memory, oldest first",
       request: { params: IdParams, query: z.object({ agent: AgentQuery }) },
       responses: {

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireHuman } from "../auth/middleware";
 import { agentName } from "../tenancy/principal";
 import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
@@ -100,13 +99,11 @@ const ErasureReceiptSchema = z
   .openapi("ErasureReceipt");
 
 export const mindRoutes = createRouter();
-mindRoutes.use("/minds", authenticate, requireHuman);
-mindRoutes.use("/minds/*", authenticate, requireHuman);
 
 mindRoutes
   .openapi(
     createRoute({
-      method: "post", path: "/minds", summary: "Create a mind", tags, security: bearerSecurity,
+      method: "post", path: "/", summary: "Create a mind", tags, security: bearerSecurity,
       request: { body: jsonBody(MindCreate) },
       responses: { 201: jsonContent(MindSchema, "The new mind"), ...guardedResponses },
     }),
@@ -114,14 +111,14 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds", summary: "List your minds", tags, security: bearerSecurity,
+      method: "get", path: "/", summary: "List your minds", tags, security: bearerSecurity,
       responses: { 200: jsonContent(z.object({ minds: z.array(MindSchema) }), "Your minds"), ...guardedResponses },
     }),
     async (c) => c.json({ minds: (await listMinds(c.var.deps, c.var.accountId)).map(shown) }, 200),
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds/{id}", summary: "Get a mind and its settings", tags, security: bearerSecurity,
+      method: "get", path: "/{id}", summary: "Get a mind and its settings", tags, security: bearerSecurity,
       request: { params: MindParams },
       responses: { 200: jsonContent(MindSchema, "The mind"), ...guardedResponses },
     }),
@@ -129,7 +126,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "patch", path: "/minds/{id}", summary: "Change a mind's name, locale, retention or settings", tags,
+      method: "patch", path: "/{id}", summary: "Change a mind's name, locale, retention or settings", tags,
       security: bearerSecurity,
       request: { params: MindParams, body: jsonBody(MindPatch) },
       responses: { 200: jsonContent(MindSchema, "The updated mind"), ...guardedResponses },
@@ -139,7 +136,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/minds/{id}", summary: "Erase a mind and everything in it", tags, security: bearerSecurity,
+      method: "delete", path: "/{id}", summary: "Erase a mind and everything in it", tags, security: bearerSecurity,
       request: { params: MindParams },
       responses: {
         200: jsonContent(ErasureReceiptSchema, "Erased: the rows the mind held, per table"),
@@ -154,7 +151,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds/{id}/export", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/export", tags, security: bearerSecurity,
       summary: "Export the mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages",
       request: { params: MindParams },
       responses: {
@@ -179,7 +176,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/minds/{id}/import", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/import", tags, security: bearerSecurity,
       summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB, ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB`,
       description:
         `The archive is checked as a whole before anything is written. An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB is checked by the request ` +
@@ -212,7 +209,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds/{id}/import/{jobId}", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/import/{jobId}", tags, security: bearerSecurity,
       summary: "Follow an import: its state, rows written of the total, and why it failed",
       request: { params: ImportParams },
       responses: { 200: jsonContent(ImportJobSchema, "The import job"), ...guardedResponses },
@@ -224,7 +221,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/minds/{id}/keys", summary: "Create a mind key (shown once)", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/keys", summary: "Create a mind key (shown once)", tags, security: bearerSecurity,
       request: { params: MindParams, body: jsonBody(KeyCreate) },
       responses: {
         201: jsonContent(KeySchema.extend({ key: z.string() }), "The key, with its secret"),
@@ -239,7 +236,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/minds/{id}/keys", summary: "List a mind's keys (prefixes only): the unrevoked first, at most 200", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/keys", summary: "List a mind's keys (prefixes only): the unrevoked first, at most 200", tags, security: bearerSecurity,
       request: { params: MindParams },
       responses: { 200: jsonContent(z.object({ keys: z.array(KeySchema) }), "The keys"), ...guardedResponses },
     }),
@@ -250,7 +247,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/minds/{id}/keys/{keyId}", summary: "Revoke a mind key", tags, security: bearerSecurity,
+      method: "delete", path: "/{id}/keys/{keyId}", summary: "Revoke a mind key", tags, security: bearerSecurity,
       request: { params: KeyParams },
       responses: { 204: { description: "Revoked" }, ...guardedResponses },
     }),
@@ -263,7 +260,7 @@ mindRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/minds/{id}/login-link", summary: "A one-time web UI login link for this mind (as the bot's /login gives)", tags,
+      method: "post", path: "/{id}/login-link", summary: "A one-time web UI login link for this mind (as the bot's /login gives)", tags,
       security: bearerSecurity,
       request: { params: MindParams },
       responses: { 201: jsonContent(LoginLinkSchema, "The link, shown once"), ...guardedResponses },

@@ -1,7 +1,6 @@
 import { inNamespace } from "../tenancy/mind-context";
 import { searchQuery } from "../memory/fields";
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireScope } from "../auth/middleware";
 import { agentName } from "../tenancy/principal";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
@@ -44,13 +43,11 @@ const tags = ["notes"];
 const NoteParams = z.object({ id: z.string().max(100) });
 
 export const noteRoutes = createRouter();
-noteRoutes.use("/notes", authenticate, requireScope);
-noteRoutes.use("/notes/*", authenticate, requireScope);
 
 noteRoutes
   .openapi(
     createRoute({
-      method: "post", path: "/notes", tags, security: bearerSecurity,
+      method: "post", path: "/", tags, security: bearerSecurity,
       summary: "Save a note: one fact, appended, folded into cold memory by the hourly consolidation",
       request: { query: z.object({ agent: AgentQuery }), body: jsonBody(NoteCreate) },
       responses: { 201: jsonContent(NoteSchema, "The note"), ...guarded },
@@ -62,7 +59,7 @@ noteRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/notes", tags, security: bearerSecurity,
+      method: "get", path: "/", tags, security: bearerSecurity,
       summary: "Notes waiting for consolidation, oldest first",
       request: { query: z.object({ agent: AgentQuery, ...pageQuery }) },
       responses: {
@@ -77,7 +74,7 @@ noteRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/notes/search", tags, security: bearerSecurity,
+      method: "get", path: "/search", tags, security: bearerSecurity,
       summary: "Search waiting notes: full-text (Russian and English, stemmed), fused with recall by meaning where the deployment has it",
       request: {
         query: z.object({
@@ -106,7 +103,7 @@ noteRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/notes/{id}/verify", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/verify", tags, security: bearerSecurity,
       summary: "A person confirms a note: it becomes their own word (source user, confidence 1.0); a key gets 403",
       request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
       responses: { 200: jsonContent(NoteSchema, "The confirmed note"), ...guarded },
@@ -115,7 +112,7 @@ noteRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/notes/{id}", tags, security: bearerSecurity,
+      method: "delete", path: "/{id}", tags, security: bearerSecurity,
       summary: "Delete a waiting note (409 while a consolidation is folding it)",
       request: { params: NoteParams, query: z.object({ agent: AgentQuery }) },
       responses: { 200: jsonContent(NoteSchema, "The deleted note"), ...guarded, 409: { description: "A consolidation is folding the note", content: { "application/json": { schema: ErrorSchema } } } },

@@ -4,9 +4,6 @@ import type { AppEnv } from "../app-env";
 import { BOOKMARK_HEADER } from "../auth/middleware";
 import { ErrorSchema } from "./schemas";
 
-/** The routes that work inside one mind (authenticate + requireScope): a human names it with X-Mind-Id. */
-export const MIND_SCOPED_PREFIXES = ["/memory", "/sessions", "/chats", "/notes", "/cold", "/usage"] as const;
-
 const MIND_ID_PARAMETER = {
   name: "X-Mind-Id",
   in: "header",
@@ -29,11 +26,14 @@ const error = (description: string) => ({ description, content: { "application/j
 
 type Document = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 
-/** Declares X-Mind-Id and the bookmark (reusable header parameters) on every operation of a mind-scoped route. */
-export function declareMindHeader(document: Document): Document {
+/**
+ * Declares X-Mind-Id and the bookmark (reusable header parameters) on every operation under
+ * a mind-scoped prefix: the routes that work inside one mind.
+ */
+function declareMindHeader(document: Document, mindScoped: readonly string[]): Document {
   document.components = { ...document.components, parameters: { ...document.components?.parameters, MindId: MIND_ID_PARAMETER, Bookmark: BOOKMARK_PARAMETER } };
   for (const [path, item] of Object.entries(document.paths ?? {})) {
-    if (!MIND_SCOPED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) continue;
+    if (!mindScoped.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) continue;
     for (const method of METHODS) {
       const operation = item?.[method];
       if (operation) operation.parameters = [{ $ref: "#/components/parameters/MindId" }, { $ref: "#/components/parameters/Bookmark" }, ...(operation.parameters ?? [])];
@@ -42,11 +42,16 @@ export function declareMindHeader(document: Document): Document {
   return document;
 }
 
+export interface ApiDescription {
+  /** The prefixes of the resources that work inside one mind. */
+  mindScoped: readonly string[];
+}
+
 /**
  * Documents the routes that are not zod-validated JSON routes (MCP, Telegram, health), serves
  * `/openapi.json`, and registers the bearer scheme.
  */
-export function describeApi(app: OpenAPIHono<AppEnv>) {
+export function describeApi(app: OpenAPIHono<AppEnv>, { mindScoped }: ApiDescription) {
   const registry = app.openAPIRegistry;
   registry.registerComponent("securitySchemes", "bearer", {
     type: "http",
@@ -98,5 +103,5 @@ export function describeApi(app: OpenAPIHono<AppEnv>) {
     },
   };
   let document: Document | null = null;
-  app.get("/openapi.json", (c) => c.json((document ??= declareMindHeader(app.getOpenAPI31Document(config)))));
+  app.get("/openapi.json", (c) => c.json((document ??= declareMindHeader(app.getOpenAPI31Document(config), mindScoped))));
 }

@@ -1,6 +1,5 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { contextQuery, searchQuery } from "../memory/fields";
-import { authenticate, requireScope } from "../auth/middleware";
 import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../context/assemble";
@@ -126,12 +125,11 @@ const guarded = { 400: errorResponses[400], 401: errorResponses[401], 403: error
 const tags = ["sessions"];
 
 export const sessionRoutes = createRouter();
-for (const path of ["/sessions", "/sessions/*", "/chats", "/chats/*"]) sessionRoutes.use(path, authenticate, requireScope);
 
 sessionRoutes
   .openapi(
     createRoute({
-      method: "post", path: "/sessions", tags, security: bearerSecurity,
+      method: "post", path: "/", tags, security: bearerSecurity,
       summary: "Open a task in a chat (returns the existing one for the same chat, repo_path and task_name); it becomes active",
       request: { body: jsonBody(SessionOpen) },
       responses: { 201: jsonContent(SessionSchema, "Created"), 200: jsonContent(SessionSchema, "Already existed"), ...guarded },
@@ -143,7 +141,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/sessions", tags, security: bearerSecurity,
+      method: "get", path: "/", tags, security: bearerSecurity,
       summary: "List sessions (of one chat, by id or API chat name), most recent first, with message counts",
       request: { query: z.object({ chat: chatName.optional(), chat_id: z.string().max(100).optional(), ...pageQuery }) },
       responses: { 200: jsonContent(z.object({ sessions: z.array(SessionSchema) }), "Sessions"), ...guarded },
@@ -155,7 +153,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/sessions/search", tags, security: bearerSecurity,
+      method: "get", path: "/search", tags, security: bearerSecurity,
       summary: "Full-text search over non-ephemeral messages (Russian and English, stemmed), best first",
       request: {
         query: z.object({
@@ -177,7 +175,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/sessions/{id}", tags, security: bearerSecurity,
+      method: "get", path: "/{id}", tags, security: bearerSecurity,
       summary: "A session with its counters (TTL, extraction, completion)",
       request: { params: IdParams },
       responses: { 200: jsonContent(SessionSchema.extend({ state: SessionStateSchema }), "The session"), ...guarded },
@@ -186,7 +184,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/sessions/{id}/activate", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/activate", tags, security: bearerSecurity,
       summary: "Make the session its chat's active one",
       request: { params: IdParams },
       responses: { 200: jsonContent(SessionSchema, "The session, now active"), ...guarded },
@@ -195,7 +193,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/sessions/{id}", tags, security: bearerSecurity,
+      method: "delete", path: "/{id}", tags, security: bearerSecurity,
       summary: "Erase a session, its messages and its stored state",
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },
@@ -204,7 +202,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/sessions/{id}/messages", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/messages", tags, security: bearerSecurity,
       summary: "Append a message; trims to history_cap and clears ephemeral output whose TTL ran out",
       request: { params: IdParams, body: jsonBody(MessageAppend) },
       responses: {
@@ -226,7 +224,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/sessions/{id}/messages", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/messages", tags, security: bearerSecurity,
       summary: "llm: the last llm_window non-ephemeral messages, oldest first. ui: everything, paginated with `after`",
       request: {
         params: IdParams,
@@ -262,7 +260,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "get", path: "/sessions/{id}/context", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/context", tags, security: bearerSecurity,
       summary: "The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens",
       request: {
         params: IdParams,
@@ -281,7 +279,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/sessions/{id}/complete", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/complete", tags, security: bearerSecurity,
       summary: "Answer \"Done?\": confirmed deletes the session's ephemeral messages and clears its state; false keeps them",
       request: { params: IdParams, body: jsonBody(z.strictObject({ confirmed: z.boolean() })) },
       responses: {
@@ -294,7 +292,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "post", path: "/sessions/{id}/extract", tags, security: bearerSecurity,
+      method: "post", path: "/{id}/extract", tags, security: bearerSecurity,
       summary: "Extract notes from the session's dialogue after its cursor now; with no model configured nothing moves",
       request: { params: IdParams },
       responses: {
@@ -303,10 +301,15 @@ sessionRoutes
       },
     }),
     async (c) => c.json(await extractSessionNow(c.var.mindContext, c.req.valid("param").id), 200),
-  )
+  );
+
+/** A mind's chats: each holds its sessions. */
+export const chatRoutes = createRouter();
+
+chatRoutes
   .openapi(
     createRoute({
-      method: "get", path: "/chats", tags, security: bearerSecurity, summary: "The mind's chats with their session counts",
+      method: "get", path: "/", tags, security: bearerSecurity, summary: "The mind's chats with their session counts",
       request: { query: z.object(pageQuery) },
       responses: {
         200: jsonContent(
@@ -332,7 +335,7 @@ sessionRoutes
   )
   .openapi(
     createRoute({
-      method: "delete", path: "/chats/{id}", tags, security: bearerSecurity,
+      method: "delete", path: "/{id}", tags, security: bearerSecurity,
       summary: "Erase a chat with all its sessions, their messages and their stored state",
       request: { params: IdParams },
       responses: { 200: jsonContent(z.object({ deleted: z.record(z.string(), z.number()) }), "Rows deleted, per table"), ...guarded },

@@ -1,5 +1,4 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { authenticate, requireScope } from "../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
 import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
@@ -25,11 +24,10 @@ const UsageSchema = z
   .openapi("ModelUsage");
 
 export const usageRoutes = createRouter();
-usageRoutes.use("/usage", authenticate, requireScope);
 
 usageRoutes.openapi(
   createRoute({
-    method: "get", path: "/usage", tags: ["minds"], security: bearerSecurity,
+    method: "get", path: "/", tags: ["minds"], security: bearerSecurity,
     summary: "The mind's model calls and tokens per day and purpose, and today's budget",
     request: { query: z.object({ days: z.coerce.number().int().min(1).max(400).default(30) }) },
     responses: {

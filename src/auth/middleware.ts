@@ -153,8 +153,6 @@ const MISSING_CREDENTIALS = "missing credentials: send Authorization: Bearer wit
 
 /** Accepts a human's JWT or a mind key; anything else is 401 (429 after too many failures). */
 export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
-  // Paths matched by two of a router's patterns pass here twice: authenticate and count once.
-  if (c.var.principal) return next();
   const token = bearerToken(c.req.header("Authorization"));
   await refuseBlockedClient(c, token);
   if (!token) return failAuthentication(c, token, MISSING_CREDENTIALS);
@@ -184,7 +182,6 @@ export const BOOKMARK_HEADER = "X-Edgemind-Bookmark";
  * bookmark the client sent for this mind; every answer hands back the newest bookmark it saw.
  */
 export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
-  if (c.var.mindContext) return next();
   const seen = parseMindBookmark(c.req.header(BOOKMARK_HEADER));
   const mindContext = await resolveMindContext(c.var.deps, c.var.principal, {
     mindId: c.req.header("X-Mind-Id"),
