@@ -4,7 +4,16 @@ import { invalid } from "../errors";
 import { deleteChat, listChats } from "../sessions/chats";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../context/assemble";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
-import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
+import { assembledContextRecord } from "../context/fields";
+import {
+  appendResultRecord,
+  chatSummaryRecord,
+  messageRecord,
+  sessionExtractionRecord,
+  sessionRecord,
+  sessionStateRecord,
+} from "../sessions/fields";
+import { MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import {
   activateSession,
   deleteSession,
@@ -18,86 +27,11 @@ import { bearerSecurity } from "../http/router";
 import { countQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 import { SEARCH_LIMIT } from "../memory/limits";
 
-const ChatRef = z.object({ id: z.string(), kind: z.enum(CHAT_KINDS), external_id: z.string() });
-
-const SessionSchema = z
-  .object({
-    id: z.string().openapi({ example: "ses_01jq…" }),
-    agent: z.string().openapi({ description: "The agent namespace, its chat's" }),
-    chat: ChatRef,
-    repo_path: z.string().nullable(),
-    task_name: z.string(),
-    conversation_id: z.string().openapi({ description: "A UUID to hand to an engine" }),
-    active: z.boolean().openapi({ description: "The active session of its chat" }),
-    message_count: z.number(),
-    extracted_through_message_id: z.number(),
-    created_at: z.string(),
-    last_message_at: z.string().nullable(),
-  })
-  .openapi("Session");
-
-const SessionStateSchema = z
-  .object({
-    messages_appended: z.number(),
-    messages_since_extraction: z.number(),
-    extraction_scheduled: z.boolean(),
-    extraction_due: z.boolean(),
-    extraction_due_at: z.string().nullable(),
-    ephemeral_pending: z.boolean(),
-    active_tool: z.string().nullable(),
-    unrelated_since_tool: z.number(),
-    completion_pending: z.boolean(),
-  })
-  .openapi("SessionState");
-
-const ExtractionSchema = z
-  .object({
-    status: z.enum(["extracted", "nothing", "no_model", "budget", "quota", "failed", "not_found"]),
-    notes: z.number().describe("New notes written"),
-    extracted: z.number().nullable().describe("Messages the cursor moved past; null when it could not move"),
-    remaining: z.number().describe("Non-ephemeral messages still after the cursor"),
-    cursor: z.number().describe("Id of the last message extracted (0: none yet)"),
-  })
-  .openapi("Extraction");
-
-const MessageSchema = z
-  .object({
-    id: z.number(),
-    session_id: z.string(),
-    role: z.enum(ROLES),
-    content: z.string(),
-    ephemeral: z.boolean(),
-    tool: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi("Message");
-
-const ContextSchema = z
-  .object({
-    session_id: z.string().nullable(),
-    q: z.string().nullable(),
-    budget: z.number(),
-    tokens: z.number().describe("Tokens of system and prompt together"),
-    parts: z.array(
-      z.object({
-        part: z.enum(["window", "search", "recall", "cold"]),
-        ref: z.string(),
-        verified: z.boolean().nullable(),
-        text: z.string(),
-        tokens: z.number(),
-        included: z.boolean(),
-        reason: z.enum(["fits", "latest_message", "duplicate", "over_budget"]),
-        duplicate_of: z.string().optional(),
-      }),
-    ),
-    system: z.string().describe("Instructions and the <memory> data block"),
-    prompt: z.string().describe("The dialogue, oldest first"),
-    ephemeral_left_out: z
-      .object({ messages: z.number(), rule: z.string() })
-      .describe("Ephemeral tool output in the session, which the model never sees, and the rule that clears it"),
-    retrieval: z.enum(["hybrid", "full_text"]).describe("How the search hits were found: full-text alone, or fused with recall by meaning"),
-  })
-  .openapi("Context");
+const SessionSchema = sessionRecord.openapi("Session");
+const SessionStateSchema = sessionStateRecord.openapi("SessionState");
+const ExtractionSchema = sessionExtractionRecord.openapi("Extraction");
+const MessageSchema = messageRecord.openapi("Message");
+const ContextSchema = assembledContextRecord.openapi("Context");
 
 const name = (max: number) => z.string().trim().min(1).max(max);
 // A chat's name is unique within its namespace; control characters are refused.
@@ -206,17 +140,7 @@ sessionRoutes
       summary: "Append a message; trims to history_cap and clears ephemeral output whose TTL ran out",
       request: { params: IdParams, body: jsonBody(MessageAppend) },
       responses: {
-        201: jsonContent(
-          z.object({
-            message: MessageSchema,
-            sequence: z.number(),
-            cleared: z.number(),
-            trimmed: z.number(),
-            transaction_completed: z.boolean(),
-            state: SessionStateSchema,
-          }),
-          "Appended",
-        ),
+        201: jsonContent(appendResultRecord.extend({ message: MessageSchema, state: SessionStateSchema }), "Appended"),
         ...guarded,
       },
     }),
@@ -313,19 +237,7 @@ chatRoutes
       request: { query: z.object(pageQuery) },
       responses: {
         200: jsonContent(
-          z.object({
-            chats: z.array(
-              z.object({
-                id: z.string(),
-                agent: z.string(),
-                kind: z.enum(CHAT_KINDS),
-                external_id: z.string(),
-                active_session_id: z.string().nullable(),
-                session_count: z.number(),
-                created_at: z.string(),
-              }),
-            ),
-          }),
+          z.object({ chats: z.array(chatSummaryRecord) }),
           "Chats, oldest first",
         ),
         ...guarded,

@@ -1,14 +1,16 @@
+import type { z } from "zod";
 import type { MindContext } from "../tenancy/mind-context";
 import type { Scope } from "../tenancy/principal";
 import type { Deps } from "../deps";
 import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
 import { recallMemories } from "../memory/recall";
 import { reciprocalRankFusion } from "../memory/fusion";
-import { retrieveMemories, type Retrieval } from "../memory/hybrid-search";
+import { retrieveMemories } from "../memory/hybrid-search";
 import { queryMeaning } from "../memory/query-meaning";
 import { getCold } from "../notes/cold-store";
 import { parseDocument, SECTION_IDS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
+import type { assembledContextRecord } from "./fields";
 import { asData, MARK_NOTICES, memoryItem, neighbourItems, noteItem, type Render } from "./items";
 import { Fitter, groupLines, termOverlap, type ContextItem, type ContextPart } from "./packing";
 import { liftBySharedTags, splitWeak, TAG_LIFT, WEAK_SHARE } from "./rank";
@@ -86,22 +88,8 @@ export interface ContextRequest {
   packing?: Partial<PackingOptions>;
 }
 
-export interface AssembledContext {
-  session_id: string | null;
-  q: string | null;
-  budget: number;
-  /** Tokens of system + prompt together, as sent. */
-  tokens: number;
-  parts: ContextItem[];
-  /** Instructions and the memory data block. */
-  system: string;
-  /** The dialogue, oldest first. */
-  prompt: string;
-  /** Tool output kept out of the model's view, and the rule that clears it. */
-  ephemeral_left_out: { messages: number; rule: string };
-  /** How the search hits were found: full-text alone, or fused with recall by meaning. */
-  retrieval: Retrieval;
-}
+/** What the model is given for one turn: its one shape is fields.ts'. */
+export type AssembledContext = z.output<typeof assembledContextRecord>;
 
 export const EPHEMERAL_RULE =
   "Ephemeral tool output is never given to the model; people see it in the ui channel. A message is about that output only if it carries the same tool; after ephemeral_ttl messages without it, when another tool's output arrives, or when Done? is answered yes, the output is deleted.";

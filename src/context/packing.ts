@@ -1,25 +1,15 @@
+import type { z } from "zod";
+import type { CONTEXT_PARTS, CONTEXT_REASONS, contextItemRecord } from "./fields";
 import { queryTerms, stem, words } from "../memory/normalize";
 import { factKey } from "../notes/document";
 
 // How the context assembly packs items into its budget: first offered, first taken while they
 // fit; a fact already taken (the same words, or nearly) is folded into the earlier item.
 
-export type ContextPart = "window" | "search" | "recall" | "cold";
-export type ContextReason = "fits" | "latest_message" | "duplicate" | "over_budget";
-
-export interface ContextItem {
-  part: ContextPart;
-  /** What it is: a message id, a memory id, a note id, or a cold memory section. */
-  ref: string;
-  /** null for the dialogue and for cold memory, which are not facts of their own. */
-  verified: boolean | null;
-  text: string;
-  tokens: number;
-  included: boolean;
-  reason: ContextReason;
-  /** The ref of the item this one repeats (reason "duplicate"). */
-  duplicate_of?: string;
-}
+export type ContextPart = (typeof CONTEXT_PARTS)[number];
+export type ContextReason = (typeof CONTEXT_REASONS)[number];
+/** One item offered to the context: its one shape is fields.ts'. */
+export type ContextItem = z.output<typeof contextItemRecord>;
 
 // Two facts sharing this share of their distinct stems say the same thing.
 const NEAR_DUPLICATE = 0.8;

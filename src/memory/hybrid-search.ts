@@ -12,7 +12,8 @@ import { inScope, notExpired } from "./filters";
 import { toMemory, type Memory } from "./model";
 
 /** How a result list was found: full-text search alone, or fused with recall by meaning. */
-export type Retrieval = "hybrid" | "full_text";
+export const RETRIEVALS = ["hybrid", "full_text"] as const;
+export type Retrieval = (typeof RETRIEVALS)[number];
 
 export interface RetrievedHits {
   hits: SearchHit[];

@@ -1,3 +1,4 @@
+import type { z } from "zod";
 import type { MindContext } from "../tenancy/mind-context";
 import { and, count, eq, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
@@ -7,6 +8,7 @@ import { notFound } from "../errors";
 import { newId } from "../ids";
 import { DEFAULT_AGENT } from "../tenancy/principal";
 import { inScope } from "../memory/filters";
+import type { chatSummaryRecord } from "./fields";
 import { storedExternalId, toChat, type Chat, type ChatKind, type MindScope } from "./model";
 import { forgetSessionObjects } from "./objects";
 
@@ -60,9 +62,7 @@ export async function getChat({ shard, scope }: MindContext, chatId: string): Pr
   return toChat(row);
 }
 
-export interface ChatSummary extends Chat {
-  session_count: number;
-}
+export type ChatSummary = z.output<typeof chatSummaryRecord>;
 
 /** The scope's chats, oldest first, with how many sessions each holds. */
 export async function listChats({ shard, scope }: MindContext, page: { limit: number; offset: number }): Promise<ChatSummary[]> {

@@ -3,22 +3,13 @@ import { messages, sessions } from "../db/schema";
 import { AppError } from "../errors";
 import type { Deps } from "../deps";
 import { jobMindContext } from "../tenancy/mind-context";
+import type { z } from "zod";
+import type { sessionExtractionRecord } from "./fields";
 import type { SessionTarget } from "./model";
-import { extractNotes, saveExtraction, type ExtractionInput, type ExtractionPlan } from "../notes/extraction";
+import { extractNotes, saveExtraction, type ExtractionInput } from "../notes/extraction";
 
-/** What one extraction over a session did. */
-export interface SessionExtraction {
-  /** `quota`: the notes would pass one of the mind's quotas; nothing written, the cursor stays. */
-  status: ExtractionPlan["status"] | "not_found" | "quota";
-  /** New notes written (a fact already waiting is not written twice). */
-  notes: number;
-  /** Non-ephemeral messages the cursor moved past; null when it did not move. */
-  extracted: number | null;
-  /** Non-ephemeral messages still after the cursor. */
-  remaining: number;
-  /** The session's cursor afterwards: the id of the last message extracted (0: none yet). */
-  cursor: number;
-}
+/** What one extraction over a session did: its one shape is fields.ts'. */
+export type SessionExtraction = z.output<typeof sessionExtractionRecord>;
 
 // One run reads at most this many messages; extraction itself keeps to what fits one model call.
 const MAX_MESSAGES = 400;

@@ -1,10 +1,10 @@
 import { DEFAULT_AGENT, type Scope } from "../tenancy/principal";
+import type { z } from "zod";
 import type { ChatRow, MessageRow } from "../db/schema";
+import { CHAT_KINDS, ROLES, type chatRecord, type messageRecord, type sessionRecord } from "./fields";
 
-export const CHAT_KINDS = ["telegram", "api"] as const;
+export { CHAT_KINDS, ROLES };
 export type ChatKind = (typeof CHAT_KINDS)[number];
-
-export const ROLES = ["user", "assistant", "tool", "system"] as const;
 export type Role = (typeof ROLES)[number];
 
 /** The chat an API client lands in when it names none. */
@@ -17,40 +17,10 @@ export const DEFAULT_TASK = "main";
 /** Longest message content, in characters. */
 export const MAX_MESSAGE_CHARS = 32_000;
 
-export interface Chat {
-  id: string;
-  /** The agent namespace the chat and all its sessions belong to. */
-  agent: string;
-  kind: ChatKind;
-  external_id: string;
-  active_session_id: string | null;
-  created_at: string;
-}
-
-export interface Session {
-  id: string;
-  /** The agent namespace: its chat's. */
-  agent: string;
-  chat: { id: string; kind: ChatKind; external_id: string };
-  repo_path: string | null;
-  task_name: string;
-  conversation_id: string;
-  active: boolean;
-  message_count: number;
-  extracted_through_message_id: number;
-  created_at: string;
-  last_message_at: string | null;
-}
-
-export interface Message {
-  id: number;
-  session_id: string;
-  role: Role;
-  content: string;
-  ephemeral: boolean;
-  tool: string | null;
-  created_at: string;
-}
+/** A chat, a session and a message as every front shows them: their one shape is fields.ts'. */
+export type Chat = z.output<typeof chatRecord>;
+export type Session = z.output<typeof sessionRecord>;
+export type Message = z.output<typeof messageRecord>;
 
 /** A message as a front hands it in; `model` has already become `assistant`. */
 export interface NewMessage {

@@ -1,5 +1,6 @@
 import type { SessionCounters } from "./counters";
-import type { Message } from "./model";
+import type { z } from "zod";
+import type { appendResultRecord, sessionStateRecord } from "./fields";
 import type { SessionObject } from "./session-object";
 
 /** A session's object: one per session id, wherever it is asked for from. */
@@ -10,30 +11,10 @@ export function sessionObject(namespace: DurableObjectNamespace<SessionObject>, 
 /** Failures a session object reports as values: errors thrown across RPC lose their code. */
 export type ObjectResult<T> = ({ ok: true } & T) | { ok: false; code: "not_found" | "quota_exceeded" | "mind_moving"; message: string };
 
-export interface AppendResult {
-  message: Message;
-  /** This message's place in the session's appends: 1, 2, 3, … */
-  sequence: number;
-  /** Ephemeral messages deleted by this append (TTL ran out or the tool changed). */
-  cleared: number;
-  /** Oldest messages deleted to keep the history within `history_cap`. */
-  trimmed: number;
-  transaction_completed: boolean;
-  state: SessionState;
-}
+export type AppendResult = z.output<typeof appendResultRecord>;
 
 /** The counters as the API shows them. */
-export interface SessionState {
-  messages_appended: number;
-  messages_since_extraction: number;
-  extraction_scheduled: boolean;
-  extraction_due: boolean;
-  extraction_due_at: string | null;
-  ephemeral_pending: boolean;
-  active_tool: string | null;
-  unrelated_since_tool: number;
-  completion_pending: boolean;
-}
+export type SessionState = z.output<typeof sessionStateRecord>;
 
 export const toSessionState = (c: SessionCounters): SessionState => ({
   messages_appended: c.appended,
