@@ -107,6 +107,15 @@ function wiringViolations(files: Record<string, string>): string[] {
   return found.sort();
 }
 
+/** Each import of a file outside src/ by a path into it, instead of by a package's name: "importer -> specifier". */
+function pathImportsOutside(files: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    for (const specifier of importsOf(text)) if (!resolve(file, specifier).startsWith("src/")) found.push(`${file} -> ${specifier}`);
+  }
+  return found.sort();
+}
+
 /** Files other than src/config.ts that declare (or augment) the Worker's Env. */
 function envDeclarations(files: Record<string, string>): string[] {
   return Object.entries(files)
@@ -192,5 +201,17 @@ describe("source layout", () => {
       "src/queue/units.ts": "export interface Unit { kind: string }",
     };
     expect(envDeclarations(files)).toEqual(["src/sessions/session-object.ts"]);
+  });
+
+  it("the Worker imports the client package by its name, never by a path out of src/", () => {
+    expect(pathImportsOutside(sourceFiles())).toEqual([]);
+  });
+
+  it("the check catches a path into the client package", () => {
+    const files = {
+      "src/mcp/tools/memory-store.ts": 'import { TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";\nimport { x } from "../../errors";',
+      "src/mcp/tools/memory-search.ts": 'import { ARGUMENT_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";',
+    };
+    expect(pathImportsOutside(files)).toEqual(["src/mcp/tools/memory-store.ts -> ../../../packages/client/src/tool-descriptions"]);
   });
 });

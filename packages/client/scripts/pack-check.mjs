@@ -66,7 +66,7 @@ function install(project, tarball) {
 }
 
 function checkShippedFiles(dir) {
-  for (const file of ["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "dist/ai.js", "dist/ai.d.ts"]) {
+  for (const file of ["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "dist/ai.js", "dist/ai.d.ts", "dist/tool-descriptions.js", "dist/tool-descriptions.d.ts"]) {
     if (!existsSync(path.join(dir, file))) problems.add(`the tarball has no ${file}`);
   }
 }

@@ -3,7 +3,7 @@ import { countWithin, memoryInput } from "../../memory/fields";
 import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
-import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

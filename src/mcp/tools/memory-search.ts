@@ -2,7 +2,7 @@ import { countWithin, memoryInput, memoryTag, searchQuery } from "../../memory/f
 import { SEARCH_LIMIT } from "../../memory/limits";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
-import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

@@ -1,7 +1,7 @@
 import { storeMemory } from "../../memory/memories";
 import { memoryStoreInput } from "../../memory/fields";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
-import { TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
+import { TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { contextQuery } from "../../memory/fields";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../context/assemble";
 import { jsonResult, runTool, type RegisterTool } from "../tool-context";
-import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "../../../packages/client/src/tool-descriptions";
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(
