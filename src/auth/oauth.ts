@@ -11,9 +11,9 @@ import {
 import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
+import { invalid, unauthorized } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
-import { errorBody } from "../http/errors";
-import { requestIdOf } from "../observe/request";
+import { errorResponse, failureOfStatus, oauthErrorResponse } from "../http/errors";
 import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
@@ -73,11 +73,12 @@ function providerOptions(origin: string, app: Handler): OAuthProviderOptions<Env
     refreshTokenTTL: REFRESH_TOKEN_TTL_SECONDS,
     resourceMetadata: { resource: `${origin}${MCP_PATH}`, resource_name: "edgemind memory" },
     resolveExternalToken: resolveMindKey(origin),
-    onError: ({ status, headers, internal, description }) =>
+    onError: ({ status, headers, internal, description }) => {
       // The protected resource answers in edgemind's error shape; the OAuth endpoints keep RFC 6749's.
-      internal.category === "protected-resource"
-        ? Response.json({ error: { code: "unauthorized", message: `/mcp needs a mind key or an OAuth access token: ${description}` } }, { status, headers })
-        : undefined,
+      if (internal.category !== "protected-resource") return undefined;
+      const failure = failureOfStatus(status, `/mcp needs a mind key or an OAuth access token: ${description}`);
+      return failure ? errorResponse(failure, null, headers) : undefined;
+    },
   };
 }
 
@@ -128,7 +129,7 @@ export function withOAuth(app: Handler): Handler {
         try {
           provider = new OAuthProvider(providerOptions(origin, app));
         } catch {
-          return Response.json(errorBody("invalid_request", "the Host header names no origin this Worker serves", requestIdOf(request)), { status: 400 });
+          return errorResponse(invalid("the Host header names no origin this Worker serves"), request);
         }
         providers.set(origin, provider);
       }
@@ -148,14 +149,14 @@ export function withOAuth(app: Handler): Handler {
 async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
   if (!body.complete) {
-    return Response.json({ error: "invalid_request", error_description: `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes` }, { status: 413 });
+    return oauthErrorResponse("invalid_request", `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes`, 413);
   }
   if (path === REGISTER_PATH) {
     try {
       await countRegistration(env, addressOf(request));
     } catch (err) {
       if (!(err instanceof RateLimited)) throw err;
-      return Response.json(errorBody(err.code, err.message, requestIdOf(request)), { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+      return errorResponse(err, request);
     }
   }
   const form = path === TOKEN_PATH ? new URLSearchParams(new TextDecoder().decode(body.bytes)) : null;
@@ -181,26 +182,32 @@ async function countingFailures(provider: OAuthProvider<Env>, request: Request, 
   try {
     await refuseBlockedCaller(env, address, token);
     const response = await provider.fetch(request, env, ctx);
-    if (response.status !== 401) return response;
-    await countAuthFailure(env, address, token);
-    return withErrorBody(response, (await messageOf(response)) ?? MCP_CREDENTIALS, requestIdOf(request));
+    if (response.status === 401) {
+      await countAuthFailure(env, address, token);
+      // The provider's onError sees no request: its body is written again, naming the request.
+      return errorResponse(unauthorized((await messageOf(response)) ?? MCP_CREDENTIALS), request, response.headers);
+    }
+    if (response.status >= 400) return await namingTheRequest(response, request);
+    return response;
   } catch (err) {
     if (!(err instanceof RateLimited)) throw err;
-    return Response.json(errorBody(err.code, err.message, requestIdOf(request)), { status: 429, headers: { "Retry-After": String(err.retryAfterSeconds) } });
+    return errorResponse(err, request);
   }
 }
 
 /** What /mcp asks for, in the challenge's body as well as its WWW-Authenticate (a person reading curl sees this). */
 const MCP_CREDENTIALS = "/mcp needs Authorization: Bearer with a mind key (emk_…) or an OAuth access token (see WWW-Authenticate)";
 
-/** The provider's challenge, with edgemind's error body naming the request and the same headers. */
-function withErrorBody(response: Response, message: string, requestId: string): Response {
-  const headers = new Headers(response.headers);
-  headers.set("Content-Type", "application/json");
-  return new Response(JSON.stringify(errorBody("unauthorized", message, requestId)), { status: response.status, headers });
+/** A refusal the provider's onError wrote in edgemind's body, written again naming the request; any other answer as it is. */
+async function namingTheRequest(response: Response, request: Request): Promise<Response> {
+  const message = await messageOf(response.clone());
+  const body: unknown = await response.clone().json().catch(() => null);
+  const named = (body as { error?: { requestId?: unknown } } | null)?.error?.requestId !== undefined;
+  const failure = message === null || named ? null : failureOfStatus(response.status, message);
+  return failure ? errorResponse(failure, request, response.headers) : response;
 }
 
-/** The message of the error body the provider's onError wrote (it sees no request, so it cannot name it); null when it wrote none. */
+/** The message of the error body the provider's onError wrote; null when it wrote none. */
 async function messageOf(response: Response): Promise<string | null> {
   if (response.body === null) return null;
   const body: unknown = await response.json().catch(() => null);

@@ -1,6 +1,7 @@
 import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
+import { oauthErrorResponse } from "../http/errors";
 import { revokeReplayedGrantRecord, type GrantTokens } from "../tenancy/grants";
 
 // Refresh tokens rotate strictly (OAuth 2.1; the Security BCP, RFC 9700 §4.14): a refresh returns
@@ -16,8 +17,6 @@ interface StoredGrant {
   previousRefreshTokenId?: string;
   metadata?: { grantId?: unknown } | null;
 }
-
-const NO_STORE = { "Cache-Control": "no-store", Pragma: "no-cache" };
 
 /** A refresh token's id as the provider stores it: the hex SHA-256 of the token. */
 async function refreshTokenId(token: string): Promise<string> {
@@ -46,5 +45,5 @@ export async function refuseReplayedRefreshToken(env: Env, form: URLSearchParams
   if (typeof grantId === "string") await revokeReplayedGrantRecord({ directory: createDb(env.DB), clock: systemClock }, grantId);
   await tokens.revokeGrant(providerGrantId, userId);
   const description = "this refresh token was already exchanged for a new one; its reuse revoked the grant, so the client must be authorized again";
-  return Response.json({ error: "invalid_grant", error_description: description }, { status: 400, headers: NO_STORE });
+  return oauthErrorResponse("invalid_grant", description);
 }

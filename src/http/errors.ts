@@ -16,8 +16,8 @@ export function noRoute(c: Context): Response {
 }
 
 /** The one error body every front answers with: the request id is the one its log line and X-Request-Id carry. */
-export function errorBody(code: ErrorCode, message: string, requestId: string) {
-  return { error: { code, message, requestId } };
+export function errorBody(code: ErrorCode, message: string, requestId: string | null) {
+  return { error: { code, message, ...(requestId !== null && { requestId }) } };
 }
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -29,6 +29,12 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   413: "payload_too_large",
 };
 
+/** The seconds a failure tells its client to wait before trying again (Retry-After), or null. */
+function retryAfterOf(err: AppError): number | null {
+  if (err instanceof RateLimited) return err.retryAfterSeconds;
+  return err.code === "mind_moving" ? MIND_MOVING_RETRY_SECONDS : null;
+}
+
 /** Maps anything thrown while handling a request to a status and the error body. */
 export function handleError(err: Error, c: Context): Response {
   const requestId = requestIdOf(c.req.raw);
@@ -38,8 +44,8 @@ export function handleError(err: Error, c: Context): Response {
   };
   if (err instanceof AppError) {
     logNotConfigured(err, requestId);
-    if (err instanceof RateLimited) c.header("Retry-After", String(err.retryAfterSeconds));
-    if (err.code === "mind_moving") c.header("Retry-After", String(MIND_MOVING_RETRY_SECONDS));
+    const wait = retryAfterOf(err);
+    if (wait !== null) c.header("Retry-After", String(wait));
     return answer(err.code, err.message, err.status);
   }
   if (err instanceof HTTPException && err.status < 500) {
@@ -57,21 +63,51 @@ function logNotConfigured(err: AppError, requestId: string): void {
 }
 
 /**
+ * A failure answered outside the router (the OAuth layer in front of it): the status, the one
+ * error body and the Retry-After that handleError gives the same failure. Without the request
+ * (the OAuth provider's onError sees none) the body names no request until the caller adds it.
+ */
+export function errorResponse(err: AppError, request: Request | null, headers?: HeadersInit): Response {
+  const sent = new Headers(headers);
+  sent.set("Content-Type", "application/json");
+  const wait = retryAfterOf(err);
+  if (wait !== null) sent.set("Retry-After", String(wait));
+  if (request) noteRequest(request, { error_code: err.code });
+  return new Response(JSON.stringify(errorBody(err.code, err.message, request && requestIdOf(request))), { status: err.status, headers: sent });
+}
+
+/** The failure of a refusal another layer answered with this status (400, 401, 403, …), or null when none has it. */
+export function failureOfStatus(status: number, message: string): AppError | null {
+  const code = CODE_BY_STATUS[status];
+  return code === undefined ? null : new AppError(code, message);
+}
+
+/** The error codes of OAuth's own endpoints that edgemind answers with (RFC 6749 §5.2). */
+export type OAuthErrorCode = "invalid_request" | "invalid_grant";
+
+/**
+ * The error of an OAuth endpoint (token, registration) in the protocol's own body,
+ * `{ error, error_description }` (RFC 6749 §5.2, RFC 7591 §3.2.2), never cached; clients parse
+ * it, so it is not edgemind's error shape.
+ */
+export function oauthErrorResponse(error: OAuthErrorCode, description: string, status = 400): Response {
+  const headers = { "Cache-Control": "no-store", Pragma: "no-cache" };
+  return Response.json({ error, error_description: description }, { status, headers });
+}
+
+/**
  * The answer to a failure that escaped every handler (the OAuth provider in front of the
  * routes has none of its own): a typed error with its own status (a missing setting: 503),
  * anything else logged and a 500, both in the one error shape, so nothing a caller sends makes
  * the Worker's fetch throw.
  */
 export function escapedError(request: Request, err: unknown): Response {
-  const requestId = requestIdOf(request);
   if (err instanceof AppError) {
-    logNotConfigured(err, requestId);
-    noteRequest(request, { error_code: err.code });
-    return Response.json(errorBody(err.code, err.message, requestId), { status: err.status });
+    logNotConfigured(err, requestIdOf(request));
+    return errorResponse(err, request);
   }
-  logFailure("unhandled_error", err, { request_id: requestId, method: request.method });
-  noteRequest(request, { error_code: "internal" });
-  return Response.json(errorBody("internal", "internal error", requestId), { status: 500 });
+  logFailure("unhandled_error", err, { request_id: requestIdOf(request), method: request.method });
+  return errorResponse(new AppError("internal", "internal error"), request);
 }
 
 export { describeZodError };
