@@ -1,4 +1,6 @@
 import { FluentBundle, FluentResource } from "@fluent/bundle";
+import { DEFAULT_CHAT } from "../sessions/model";
+import { DEFAULT_AGENT } from "../tenancy/principal";
 import type { Dictionary, UiLocale } from "./i18n";
 
 /** The person's word for a stored value (a category, priority, role, …): `t[prefix_value]`, else the value. */
@@ -7,10 +9,14 @@ export function label(t: Dictionary, prefix: string, value: string): string {
   return key in t ? t[key as keyof Dictionary] : value;
 }
 
+/** An agent namespace as a person reads it: the default one in their language, any other by its name. */
+export const namespaceLabel = (t: Dictionary, agent: string) => (agent === DEFAULT_AGENT ? t.agentDefault : agent);
+
 /** A chat as a person names it: a Telegram chat, or an API chat by its name and agent namespace. */
 export function chatLabel(t: Dictionary, chat: { kind: string; external_id: string; agent: string }): string {
   if (chat.kind === "telegram") return `${t.chatTelegram} ${chat.external_id}`;
-  return `${t.chatApi.replace("{name}", chat.external_id)} · ${t.agentNs}: ${chat.agent}`;
+  const name = chat.external_id === DEFAULT_CHAT ? t.chatDefault : chat.external_id;
+  return `${t.chatApi.replace("{name}", name)} · ${t.agentNs}: ${namespaceLabel(t, chat.agent)}`;
 }
 
 /** Who wrote a version or a change, as a person reads it (see actorOf). */

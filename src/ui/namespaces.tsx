@@ -1,5 +1,6 @@
 import type { Namespace } from "../tenancy/namespaces";
 import type { Dictionary } from "./i18n";
+import { namespaceLabel } from "./labels";
 
 /**
  * Links to each agent namespace of the mind (and "all", when `allHref` is given), the shown
@@ -22,7 +23,7 @@ export function NamespaceSwitch(props: {
       ) : null}
       {props.namespaces.map((ns) => (
         <a href={props.href(ns.agent)} aria-current={props.current === ns.agent ? "page" : undefined} data-agent={ns.agent}>
-          {ns.agent} <span class="meta">{props.count(ns)}</span>
+          {namespaceLabel(t, ns.agent)} <span class="meta">{props.count(ns)}</span>
         </a>
       ))}
     </nav>

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { Child } from "hono/jsx";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Dictionary } from "./i18n";
+import type { Dictionary, UiLocale } from "./i18n";
 import { Layout } from "./layout";
 import type { UiEnv } from "./ui-env";
 
@@ -40,3 +40,7 @@ export async function formText(c: Context<UiEnv>, name: string): Promise<string>
 }
 
 export const shortTime = (iso: string | null) => (iso ? iso.replace("T", " ").slice(0, 16) : "—");
+
+/** A moment as the reader's language writes a date and time ("5 мая 2031 г., 14:00"), in UTC as stored. */
+export const localTime = (locale: UiLocale, iso: string) =>
+  `${new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "short", timeZone: "UTC" }).format(new Date(iso))} UTC`;

@@ -97,6 +97,23 @@ describe("the web UI in Russian", () => {
     expect(pages.find((p) => p.path === "/ui/memories")!.text).toContain("2 воспоминания");
   });
 
+  it("names the default agent namespace in Russian, other namespaces by their name", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    await call("PUT", "/cold", { ...auth, body: { text: "## Профиль\n- инженер", version: 0 } });
+    const coder = await newKey(t.token, t.mind.id, "coder");
+    await call("POST", "/notes", { token: coder.key, body: { text: "Любит тесты" } });
+    await openSession(auth, { task_name: "выкатка" });
+    const b = browser({ "Accept-Language": "ru" });
+    await b.post("/ui/login", { jwt: t.token });
+    for (const path of ["/ui/cold", "/ui/notes", "/ui/sessions"]) {
+      const text = visibleText((await b.get(path)).text);
+      expect(text, path).toMatch(/Пространство агента:( все)? основное/);
+      expect(text, path).not.toMatch(/\bdefault\b/);
+    }
+    expect(visibleText((await b.get("/ui/notes")).text)).toContain("coder");
+  });
+
   it("counts in Russian with its plural forms", () => {
     expect([1, 2, 5, 21, 22, 25].map((n) => counted("ru", "notes-waiting", n).split(" ").slice(0, 2).join(" "))).toEqual([
       "1 заметка", "2 заметки", "5 заметок", "21 заметка", "22 заметки", "25 заметок",

@@ -226,6 +226,15 @@ const en = {
   connectionOf: "Connection",
   chatTelegram: "Telegram chat",
   chatApi: "API chat “{name}”",
+  expires: "Expires",
+  expired: "Expired",
+  agentDefault: "default",
+  coldEdit: "Edit cold memory",
+  coldChanged: "Not saved: someone else saved the cold memory after you opened it.",
+  coldConflict: "You edited version {mine}; the newest is {theirs}, shown above. Your text is kept below: merge what changed and save again (the save now replaces version {theirs}).",
+  coldConflictDiff: "What changed since your version",
+  unchanged: "Nothing changed.",
+  chatDefault: "default",
 } as const;
 
 export default en;

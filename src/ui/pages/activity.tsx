@@ -5,7 +5,7 @@ import { readingNamespace } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { listConsolidations } from "../../notes/claims";
 import { deleteNote, listNotes, verifyNote } from "../../notes/notes";
-import { counted, label } from "../labels";
+import { counted, label, namespaceLabel } from "../labels";
 import { PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";
 import { page, shortTime } from "../render";
@@ -105,7 +105,7 @@ activityPages.get("/usage", async (c) => {
             {runs.map((r) => (
               <tr>
                 <td>{shortTime(r.started_at)}</td>
-                <td>{r.agent}</td>
+                <td>{namespaceLabel(t, r.agent)}</td>
                 <td>{label(t, "status", r.status)}</td>
                 <td>{r.note_count}</td>
                 <td>{r.from_version === null ? "—" : `${r.from_version} → ${r.to_version ?? "…"}`}</td>

@@ -8,6 +8,7 @@ import { resolveMindContext } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { getMind, listMinds, type Mind } from "../../tenancy/minds";
 import type { Dictionary } from "../i18n";
+import { namespaceLabel } from "../labels";
 import { CsrfField, Layout, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import { csrfToken, readUiSession, type UiSession } from "../session";
@@ -205,7 +206,7 @@ appPages.get("/apps", async (c) => {
       {byApp(grants).map((app) => (
         <div class="card app">
           <h3>{app[0]!.client_name}</h3>
-          <div class="meta">{`${app[0]!.redirect_host}${app[0]!.agent ? ` · ${t.agentNs}: ${app[0]!.agent}` : ""}`}</div>
+          <div class="meta">{`${app[0]!.redirect_host}${app[0]!.agent ? ` · ${t.agentNs}: ${namespaceLabel(t, app[0]!.agent)}` : ""}`}</div>
           <ul class="tasks">
             {app.map((g) => (
               <li class="connection">

@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
 import { checkAgentName } from "../../tenancy/principal";
 import { createMindKey, listMindKeys, revokeMindKey } from "../../tenancy/keys";
+import { namespaceLabel } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
@@ -28,7 +29,7 @@ async function keysPage(c: Context<UiEnv>, created?: { key: string; agent: strin
       {keys.map((k) => (
         <div class="card key" data-prefix={k.prefix}>
           <h3>{k.prefix}</h3>
-          <div class="meta">{`${t.agentNs}: ${k.agent ?? t.keyAgentAll}`}</div>
+          <div class="meta">{`${t.agentNs}: ${k.agent === null ? t.keyAgentAll : namespaceLabel(t, k.agent)}`}</div>
           <div class="meta">
             {`${t.createdAt}: ${shortTime(k.created_at)} · ${t.lastUsedAt}: ${k.last_used_at ? shortTime(k.last_used_at) : t.never}`}
             {k.revoked_at ? ` · ${t.keyRevokedAt}: ${shortTime(k.revoked_at)}` : ""}

@@ -7,7 +7,7 @@ import { retrieveMemories } from "../../memory/hybrid-search";
 import { describeZodError, invalid } from "../../errors";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
-import { formText, page, shortTime } from "../render";
+import { formText, localTime, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
 
 export const memoryPages = new Hono<UiEnv>();
@@ -18,7 +18,15 @@ const memoryForm = memoryInput.pick({ content: true, tags: true, priority: true 
 const oneOf = <T extends string>(values: readonly T[], value: string | undefined): T | undefined =>
   values.includes(value as T) ? (value as T) : undefined;
 
-function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variables"]["t"] }) {
+/** When the memory stops being recalled, in the reader's words; nothing when it never does. */
+function Expiry({ m, v }: { m: Memory; v: Pick<UiEnv["Variables"], "t" | "locale" | "deps"> }) {
+  if (m.expires_at === null) return null;
+  const past = Date.parse(m.expires_at) <= v.deps.clock.now().getTime();
+  return <span class={past ? "badge warn expiry" : "badge expiry"}>{`${past ? v.t.expired : v.t.expires}: ${localTime(v.locale, m.expires_at)}`}</span>;
+}
+
+function MemoryCard({ m, v }: { m: Memory; v: UiEnv["Variables"] }) {
+  const { t, csrf } = v;
   return (
     <article class="card memory" data-key={m.key}>
       <h3 class="content">{m.content}</h3>
@@ -29,6 +37,7 @@ function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variabl
         <span class="badge">{m.source === "user" ? t.user : t.agent}</span>
         {m.agent !== "default" ? <span class="badge">{m.agent}</span> : null}
         {m.tags.map((tag) => <span class="badge">#{tag}</span>)}
+        <Expiry m={m} v={v} />
       </div>
       <div class="meta">{`${t.key}: ${m.key} · ${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
       <div class="actions">
@@ -41,7 +50,7 @@ function MemoryCard({ m, csrf, t }: { m: Memory; csrf: string; t: UiEnv["Variabl
 }
 
 memoryPages.get("/memories", async (c) => {
-  const { t, mindContext, csrf } = c.var;
+  const { t, mindContext } = c.var;
   const q = (c.req.query("q") ?? "").trim().slice(0, 200);
   const category = oneOf(CATEGORIES, c.req.query("category"));
   const source = oneOf(SOURCES, c.req.query("source"));
@@ -101,7 +110,7 @@ memoryPages.get("/memories", async (c) => {
         <button type="submit">{t.search}</button>
       </form>
       <p class="meta">{counted(c.var.locale, "memories", total)}</p>
-      {list.length === 0 ? <p>{t.nothing}</p> : list.map((m) => <MemoryCard m={m} csrf={csrf} t={t} />)}
+      {list.length === 0 ? <p>{t.nothing}</p> : list.map((m) => <MemoryCard m={m} v={c.var} />)}
     </>,
   );
 });
