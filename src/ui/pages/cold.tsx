@@ -1,12 +1,14 @@
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";
 import { inNamespace } from "../../tenancy/mind-context";
-import { invalid } from "../../errors";
+import { AppError, invalid } from "../../errors";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { listColdVersions } from "../../notes/cold-store";
-import { diffCold, readCold, rollbackCold } from "../../notes/cold-memory";
+import { diffCold, readCold, rollbackCold, updateCold } from "../../notes/cold-memory";
+import { documentLocale, localizeHeadings, type DocumentLocale } from "../../notes/document";
+import { COLD_MAX_CHARS } from "../../notes/merge";
 import { authorLabel, counted } from "../labels";
-import { PostButton } from "../layout";
+import { CsrfField, PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";
 import { formText, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
@@ -26,9 +28,18 @@ const versionOf = (value: string | undefined) => {
   return n;
 };
 
-coldPages.get("/cold", async (c) => {
-  const { t, csrf } = c.var;
-  const agent = agentOf(c.req.query("agent"));
+/** What the edit form holds when it is shown again: the person's text and the version they started from. */
+interface Draft {
+  text: string;
+  base: number;
+}
+
+/**
+ * The cold page of one namespace. After a conflicting save, `draft` keeps the person's text in
+ * the form, now based on the newest version, with a link to what changed since theirs.
+ */
+async function coldPage(c: Context<UiEnv>, agent: string, draft?: Draft) {
+  const { t, csrf, locale } = c.var;
   const here = inNamespace(c.var.mindContext, agent);
   const [cold, versions, namespaces] = await Promise.all([
     readCold(here),
@@ -36,6 +47,8 @@ coldPages.get("/cold", async (c) => {
     listNamespaces(c.var.mindContext),
   ]);
   const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
+  const shown = localizeHeadings(cold.text, locale);
+  const conflict = draft !== undefined && draft.base !== cold.version;
   return page(
     c,
     t.cold,
@@ -48,7 +61,24 @@ coldPages.get("/cold", async (c) => {
         count={(ns) => `v${ns.cold_version}`}
       />
       <p class="meta">{`${t.version} ${cold.version} · ${shortTime(cold.updated_at)}`}</p>
-      {cold.text ? <pre id="cold-text">{cold.text}</pre> : <p>{t.emptyCold}</p>}
+      {cold.text ? <pre id="cold-text">{shown}</pre> : <p>{t.emptyCold}</p>}
+      {conflict ? (
+        <p class="card" id="cold-conflict">
+          {t.coldConflict.replace("{mine}", String(draft.base)).replace("{theirs}", String(cold.version))}{" "}
+          <a href={`/ui/cold/diff?from=${draft.base}&to=${cold.version}${q}`}>{t.coldConflictDiff}</a>
+        </p>
+      ) : null}
+      <details class="card" open={draft !== undefined}>
+        <summary>{t.coldEdit}</summary>
+        <form method="post" action="/ui/cold" id="cold-edit">
+          <CsrfField token={csrf} />
+          <input type="hidden" name="agent" value={agent} />
+          {/* Saving lands only on the version shown here; after a conflict, on the newest one. */}
+          <input type="hidden" name="version" value={String(cold.version)} />
+          <textarea name="text" maxlength={COLD_MAX_CHARS} style="min-height:16rem" aria-label={t.coldEdit}>{draft?.text ?? shown}</textarea>
+          <div class="actions"><button type="submit">{t.save}</button></div>
+        </form>
+      </details>
       <h2>{t.versions}</h2>
       {versions.length > 1 ? (
         <form method="get" action="/ui/cold/diff" class="filters card">
@@ -87,7 +117,33 @@ coldPages.get("/cold", async (c) => {
         </table>
       </div>
     </>,
+    conflict ? { error: t.coldChanged, status: 409 } : {},
   );
+}
+
+coldPages.get("/cold", (c) => coldPage(c, agentOf(c.req.query("agent"))));
+
+/**
+ * Saves an edit through the same compare-and-swap as PUT /cold. The reader's headings go back
+ * in the mind's language; a version someone else wrote meanwhile loses nothing of either text.
+ */
+coldPages.post("/cold", async (c) => {
+  const agent = agentOf(await formText(c, "agent"));
+  const base = versionOf(await formText(c, "version"));
+  const typed = (await formText(c, "text")).replaceAll("\r\n", "\n");
+  if (typed.length > COLD_MAX_CHARS) throw invalid(`text: at most ${COLD_MAX_CHARS} characters`);
+  const here = inNamespace(c.var.mindContext, agent);
+  const text = localizeHeadings(typed, documentLocale(c.var.mindContext.mind.locale));
+  const after = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
+  try {
+    const current = await readCold(here);
+    if (current.version === base && current.text === text) return c.redirect(`/ui/cold?ok=unchanged${after}`, 303);
+    await updateCold(here, { text, version: base });
+  } catch (err) {
+    if (!(err instanceof AppError) || err.code !== "memory_changed") throw err;
+    return coldPage(c, agent, { text: typed, base });
+  }
+  return c.redirect(`/ui/cold?ok=saved${after}`, 303);
 });
 
 coldPages.get("/cold/diff", async (c) => {
@@ -97,7 +153,7 @@ coldPages.get("/cold/diff", async (c) => {
   // The hunks only: the file header lines would read as one more added and removed line.
   const all = diff.patch.split("\n");
   const first = all.findIndex((line) => line.startsWith("@@"));
-  const lines = first < 0 ? [] : all.slice(first).filter((line) => !line.startsWith("\\"));
+  const lines = first < 0 ? [] : all.slice(first).filter((line) => !line.startsWith("\\")).map((line) => shownLine(line, c.var.locale));
   return page(
     c,
     `${t.diff}: v${diff.from} → v${diff.to}`,
@@ -117,6 +173,9 @@ coldPages.get("/cold/diff", async (c) => {
     </>,
   );
 });
+
+/** A diff line with edgemind's own heading said in the reader's language, its +/−/space mark kept. */
+const shownLine = (line: string, locale: DocumentLocale) => (line.startsWith("@@") ? line : line.slice(0, 1) + localizeHeadings(line.slice(1), locale));
 
 coldPages.post("/cold/rollback", async (c) => {
   const agent = agentOf(await formText(c, "agent"));
