@@ -7,8 +7,8 @@ import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink, LOGIN_LINK_TTL_MS, loginUrl } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
 import { eraseMind, followImportJob } from "../portability/mind-jobs";
-import { createMind, getMind, listMinds, LOCALES, updateMind, type Mind } from "../tenancy/minds";
-import { mindSettingsPatchSchema, mindSettingsSchema } from "../tenancy/settings";
+import { createMind, getMind, listMinds, mindInputSchema, mindPatchSchema, updateMind, type Mind } from "../tenancy/minds";
+import { mindSettingsSchema } from "../tenancy/settings";
 import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
@@ -28,16 +28,8 @@ const MindSchema = z
 /** A mind as its owner sees it: where its data lives is the operator's business (GET /shards). */
 const shown = ({ shard: _shard, moving: _moving, ...mind }: Mind) => mind;
 
-const retentionHours = z.number().int().min(1).max(24 * 365 * 10).nullable();
-
-const MindCreate = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  locale: z.enum(LOCALES).optional(),
-  retention_hours: retentionHours.optional(),
-  settings: mindSettingsPatchSchema.optional(),
-});
-
-const MindPatch = MindCreate.partial();
+const MindCreate = mindInputSchema;
+const MindPatch = mindPatchSchema;
 
 const KeySchema = z
   .object({

@@ -6,8 +6,9 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
+import { z } from "zod";
 import { forgetMind } from "./directory-cache";
-import { resolveSettings, type MindSettings } from "./settings";
+import { mindSettingsPatchSchema, resolveSettings, type MindSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
 export type Locale = (typeof LOCALES)[number];
@@ -32,6 +33,17 @@ export interface MindInput {
   retention_hours?: number | null;
   settings?: Partial<MindSettings>;
 }
+
+/** A mind's own fields as a create takes them, with their bounds; every front checks with these. */
+export const mindInputSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  locale: z.enum(LOCALES).optional(),
+  retention_hours: z.number().int().min(1).max(24 * 365 * 10).nullable().optional(),
+  settings: mindSettingsPatchSchema.optional(),
+});
+
+/** A change of a mind (PATCH /minds/:id, the settings page): any of its fields. */
+export const mindPatchSchema = mindInputSchema.partial();
 
 /** A directory row as the domain sees it. */
 export const toMind = (row: MindRow): Mind => ({

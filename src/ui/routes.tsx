@@ -15,6 +15,7 @@ import { loginRoutes } from "./pages/login";
 import { memoryPages } from "./pages/memories";
 import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
+import { settingsPages } from "./pages/settings";
 import { page } from "./render";
 import { secretsEqual } from "../secrets";
 import { csrfToken, readUiSession, switchUiMind } from "./session";
@@ -90,6 +91,7 @@ uiRoutes.route("/", sessionPages);
 uiRoutes.route("/", dataPages);
 uiRoutes.route("/", appPages);
 uiRoutes.route("/", keyPages);
+uiRoutes.route("/", settingsPages);
 
 /** A failed action shows on a page in the UI's frame, not as the API's JSON. */
 export function handleUiError(err: Error, c: Context<UiEnv>) {

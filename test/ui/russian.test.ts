@@ -75,6 +75,7 @@ describe("the web UI in Russian", () => {
       "/ui/data",
       "/ui/minds",
       "/ui/keys",
+      "/ui/settings",
       "/ui/apps",
       "/",
     ];

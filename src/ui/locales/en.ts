@@ -235,6 +235,23 @@ const en = {
   coldConflictDiff: "What changed since your version",
   unchanged: "Nothing changed.",
   chatDefault: "default",
+  settings: "Settings",
+  settingsInvalid: "Not saved: check the marked fields.",
+  settingsOutOfRange: "A whole number from {min} to {max}.",
+  settingsBadLocale: "Choose English or Russian.",
+  settingsEmptyNone: "empty: none",
+  settingsBudget: "Budget and quotas",
+  settingsSessions: "Sessions",
+  setting_locale: "Language of the mind: the bot's replies and cold memory's headings",
+  setting_retention_hours: "Keep notes and memories for (hours since their last change)",
+  setting_daily_token_budget: "Daily model token budget",
+  setting_max_memories: "Memories at most",
+  setting_max_notes: "Notes at most",
+  setting_max_bytes: "Stored bytes at most",
+  setting_history_cap: "Messages a session keeps",
+  setting_llm_window: "Messages the model sees",
+  setting_extract_every: "Extract facts every … messages",
+  setting_ephemeral_ttl: "Unrelated messages before tool output is cleared",
 } as const;
 
 export default en;

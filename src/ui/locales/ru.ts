@@ -235,6 +235,23 @@ const ru: Dictionary = {
   coldConflictDiff: "Что изменилось с вашей версии",
   unchanged: "Ничего не изменилось.",
   chatDefault: "основной",
+  settings: "Настройки",
+  settingsInvalid: "Не сохранено: проверьте отмеченные поля.",
+  settingsOutOfRange: "Целое число от {min} до {max}.",
+  settingsBadLocale: "Выберите английский или русский.",
+  settingsEmptyNone: "пусто — без ограничения",
+  settingsBudget: "Бюджет и квоты",
+  settingsSessions: "Сессии",
+  setting_locale: "Язык хранилища: ответы бота и заголовки холодной памяти",
+  setting_retention_hours: "Хранить заметки и воспоминания (часов с последнего изменения)",
+  setting_daily_token_budget: "Дневной бюджет токенов модели",
+  setting_max_memories: "Воспоминаний не больше",
+  setting_max_notes: "Заметок не больше",
+  setting_max_bytes: "Байт данных не больше",
+  setting_history_cap: "Сообщений хранится в сессии",
+  setting_llm_window: "Сообщений видит модель",
+  setting_extract_every: "Извлекать факты каждые … сообщений",
+  setting_ephemeral_ttl: "Посторонних сообщений до очистки вывода инструментов",
 };
 
 export default ru;
