@@ -82,7 +82,7 @@ const api = async (method, route, token, body) => {
     headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const answer = await response.json();
+  const answer = response.status === 204 ? null : await response.json();
   if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
   return answer;
 };
@@ -90,7 +90,13 @@ const api = async (method, route, token, body) => {
 const { token } = await api("POST", "/auth/token", settings.ADMIN_TOKEN, { account: "demo" });
 const { minds } = await api("GET", "/minds", token);
 const mind = minds.find((m) => m.name === "demo") ?? (await api("POST", "/minds", token, { name: "demo" }));
-const { key } = await api("POST", `/minds/${mind.id}/keys`, token, {});
+// A key's secret is shown only once, so each start makes a new "demo" key and revokes the one before.
+const DEMO_KEY = "demo";
+const { keys } = await api("GET", `/minds/${mind.id}/keys`, token);
+for (const old of keys.filter((k) => k.name === DEMO_KEY && k.revoked_at === null)) {
+  await api("DELETE", `/minds/${mind.id}/keys/${old.id}`, token);
+}
+const { key } = await api("POST", `/minds/${mind.id}/keys`, token, { name: DEMO_KEY });
 const { url } = await api("POST", `/minds/${mind.id}/login-link`, token);
 
 console.log(`

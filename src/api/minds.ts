@@ -3,7 +3,7 @@ import { agentName } from "../tenancy/principal";
 import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
-import { createMindKey, listMindKeys, revokeMindKey } from "../tenancy/keys";
+import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createLoginLink, LOGIN_LINK_TTL_MS, loginUrl } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
 import { eraseMind, followImportJob } from "../portability/mind-jobs";
@@ -36,6 +36,7 @@ const KeySchema = z
     id: z.string(),
     prefix: z.string(),
     agent: z.string().nullable(),
+    name: z.string().nullable().openapi({ description: "What its owner named it; null: unnamed" }),
     created_at: z.string(),
     last_used_at: z.string().nullable(),
     revoked_at: z.string().nullable(),
@@ -44,6 +45,7 @@ const KeySchema = z
 
 const KeyCreate = z.strictObject({
   agent: agentName.optional(),
+  name: keyName.optional().openapi({ description: "What holds the key (an agent, a tool, a machine), shown in key lists" }),
 });
 
 /** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */
@@ -223,7 +225,7 @@ mindRoutes
     }),
     async (c) => {
       const mind = await getMind(c.var.deps, c.var.accountId, c.req.valid("param").id);
-      return c.json(await createMindKey(c.var.deps, mind.id, c.req.valid("json").agent ?? null), 201);
+      return c.json(await createMindKey(c.var.deps, mind.id, { agent: c.req.valid("json").agent ?? null, name: c.req.valid("json").name ?? null }), 201);
     },
   )
   .openapi(

@@ -1,11 +1,12 @@
 import { logFailure } from "../observe/log";
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Principal } from "./principal";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
 import { minds, mindKeys } from "../db/schema";
 import type { Deps } from "../deps";
-import { conflict, notFound } from "../errors";
+import { conflict, describeZodError, invalid, notFound } from "../errors";
 import { forgetKey, knownKeys, rememberMind, type KnownKey } from "./directory-cache";
 import { newId } from "../ids";
 
@@ -16,10 +17,14 @@ export const MAX_ACTIVE_KEYS = 100;
 /** Keys a listing shows at most: every active one first, then the most recently revoked. */
 const MAX_LISTED_KEYS = 200;
 
+/** A key's name as its owner gives it: what holds the key ("laptop", "ci"); one line, bounded. */
+export const keyName = z.string().trim().min(1).max(80).regex(/^[^\p{Cc}]*$/u, "a key's name is one line of text");
+
 export interface MindKeyInfo {
   id: string;
   prefix: string;
   agent: string | null;
+  name: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -35,8 +40,10 @@ export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
 export async function createMindKey(
   deps: Deps,
   mindId: string,
-  agent: string | null,
+  options: { agent: string | null; name?: string | null },
 ): Promise<MindKeyInfo & { key: string }> {
+  const { agent } = options;
+  const name = options.name ? checkedKeyName(options.name) : null;
   const db = deps.directory;
   const { clock } = deps;
   const [active] = await db.select({ n: count() }).from(mindKeys).where(and(eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)));
@@ -45,9 +52,15 @@ export async function createMindKey(
   const key = `${prefix}.${randomToken(32)}`;
   const [row] = await db
     .insert(mindKeys)
-    .values({ id: newId("key"), mindId, agent, prefix, hash: await sha256Hex(key), createdAt: isoNow(clock) })
+    .values({ id: newId("key"), mindId, agent, name, prefix, hash: await sha256Hex(key), createdAt: isoNow(clock) })
     .returning();
   return { ...toInfo(row!), key };
+}
+
+function checkedKeyName(typed: string): string {
+  const parsed = keyName.safeParse(typed);
+  if (!parsed.success) throw invalid(`name: ${describeZodError(parsed.error)}`);
+  return parsed.data;
 }
 
 export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyInfo[]> {
@@ -120,6 +133,7 @@ const toInfo = (row: typeof mindKeys.$inferSelect): MindKeyInfo => ({
   id: row.id,
   prefix: row.prefix,
   agent: row.agent,
+  name: row.name,
   created_at: row.createdAt,
   last_used_at: row.lastUsedAt,
   revoked_at: row.revokedAt,

@@ -164,6 +164,22 @@ describe("mind keys", () => {
     expect((await call("DELETE", `/minds/${t.mind.id}/keys/${created.json.id}`, { token: t.token })).status).toBe(404);
   });
 
+  it("takes an optional name, bounded, and lists it", async () => {
+    const t = await newTenant();
+    const path = `/minds/${t.mind.id}/keys`;
+    const named = await call("POST", path, { token: t.token, body: { name: "  laptop  " } });
+    expect(named.status).toBe(201);
+    expect(named.json.name).toBe("laptop");
+    await call("POST", path, { token: t.token, body: {} });
+    for (const name of ["", "x".repeat(81), "two\nlines"]) {
+      const res = await call("POST", path, { token: t.token, body: { name } });
+      expect(res.status, JSON.stringify(name)).toBe(400);
+      expect(res.json.error.message).toContain("name");
+    }
+    const listed = (await call("GET", path, { token: t.token })).json.keys as { name: string | null }[];
+    expect(listed.map((k) => k.name).sort()).toEqual(["laptop", null]);
+  });
+
   it("rejects a badly named agent namespace", async () => {
     const t = await newTenant();
     const res = await call("POST", `/minds/${t.mind.id}/keys`, { token: t.token, body: { agent: "Bad Agent!" } });

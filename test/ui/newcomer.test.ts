@@ -146,6 +146,22 @@ describe("mind keys in the UI", () => {
   });
 });
 
+describe("named mind keys in the UI", () => {
+  it("are made with the name typed, and the list shows each key's name or says it has none", async () => {
+    const { b, auth } = await signedIn();
+    await newKey(auth.token, auth.mind);
+    const page = await b.get("/ui/keys");
+    const made = await b.post("/ui/keys", { _csrf: csrfOf(page.text), name: "CI runner", agent: "" });
+    expect(made.status).toBe(200);
+    expect(made.text).toContain("CI runner: ");
+    const listed = (await call("GET", `/minds/${auth.mind}/keys`, { token: auth.token })).json.keys;
+    expect(listed.map((k: { name: string | null }) => k.name).sort()).toEqual(["CI runner", null]);
+    const names = [...(await b.get("/ui/keys")).text.matchAll(/<div class="card key"[^>]*><h3>([^<]*)<\/h3>/g)].map((m) => m[1]);
+    expect(names.sort()).toEqual(["CI runner", DICTIONARIES.en.keyUnnamed]);
+    expect((await b.post("/ui/keys", { _csrf: csrfOf(page.text), name: "x".repeat(81) })).status).toBe(400);
+  });
+});
+
 describe("sessions and apps", () => {
   it("label an API chat of namespace coder as such, and Telegram chats as Telegram's", async () => {
     const { b, auth } = await signedIn();

@@ -41,6 +41,7 @@ export const mindKeys = sqliteTable("mind_keys", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),
   agent: text("agent"),
+  name: text("name"),
   prefix: text("prefix").notNull(),
   hash: text("hash").notNull(),
   createdAt: text("created_at").notNull(),

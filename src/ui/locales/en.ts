@@ -252,6 +252,8 @@ const en = {
   setting_llm_window: "Messages the model sees",
   setting_extract_every: "Extract facts every … messages",
   setting_ephemeral_ttl: "Unrelated messages before tool output is cleared",
+  keyName: "Name (optional: what holds the key, e.g. laptop or CI)",
+  keyUnnamed: "Unnamed key",
 } as const;
 
 export default en;

@@ -252,6 +252,8 @@ const ru: Dictionary = {
   setting_llm_window: "Сообщений видит модель",
   setting_extract_every: "Извлекать факты каждые … сообщений",
   setting_ephemeral_ttl: "Посторонних сообщений до очистки вывода инструментов",
+  keyName: "Название (необязательно: у кого ключ, например ноутбук или CI)",
+  keyUnnamed: "Ключ без названия",
 };
 
 export default ru;

@@ -11,7 +11,7 @@ import type { UiEnv } from "../ui-env";
 
 export const keyPages = new Hono<UiEnv>();
 
-async function keysPage(c: Context<UiEnv>, created?: { key: string; agent: string | null }) {
+async function keysPage(c: Context<UiEnv>, created?: { key: string; name: string | null }) {
   const { t, deps, csrf, mindContext: { mind } } = c.var;
   const keys = await listMindKeys(deps, mind.id);
   return page(
@@ -20,7 +20,7 @@ async function keysPage(c: Context<UiEnv>, created?: { key: string; agent: strin
     <>
       {created ? (
         <section class="card" id="new-key">
-          <p>{t.keyCreated}</p>
+          <p>{created.name ? `${created.name}: ${t.keyCreated}` : t.keyCreated}</p>
           <pre>{created.key}</pre>
         </section>
       ) : null}
@@ -28,7 +28,8 @@ async function keysPage(c: Context<UiEnv>, created?: { key: string; agent: strin
       {keys.length === 0 ? <p>{t.noKeys}</p> : null}
       {keys.map((k) => (
         <div class="card key" data-prefix={k.prefix}>
-          <h3>{k.prefix}</h3>
+          <h3>{k.name ?? t.keyUnnamed}</h3>
+          <div class="meta">{`${t.keyPrefix}: ${k.prefix}`}</div>
           <div class="meta">{`${t.agentNs}: ${k.agent === null ? t.keyAgentAll : namespaceLabel(t, k.agent)}`}</div>
           <div class="meta">
             {`${t.createdAt}: ${shortTime(k.created_at)} · ${t.lastUsedAt}: ${k.last_used_at ? shortTime(k.last_used_at) : t.never}`}
@@ -44,6 +45,8 @@ async function keysPage(c: Context<UiEnv>, created?: { key: string; agent: strin
       <form method="post" action="/ui/keys" class="card">
         <h2>{t.keyCreate}</h2>
         <CsrfField token={csrf} />
+        <label for="name">{t.keyName}</label>
+        <input id="name" name="name" maxlength={80} autocomplete="off" />
         <label for="agent">{t.keyAgent}</label>
         <input id="agent" name="agent" maxlength={64} pattern="[a-z0-9][a-z0-9_\-]{0,63}" autocomplete="off" />
         <div class="actions"><button type="submit">{t.create}</button></div>
@@ -57,7 +60,8 @@ keyPages.get("/keys", (c) => keysPage(c));
 keyPages.post("/keys", async (c) => {
   const agent = (await formText(c, "agent")).trim();
   if (agent !== "") checkAgentName(agent);
-  const created = await createMindKey(c.var.deps, c.var.mindContext.mind.id, agent || null);
+  const name = (await formText(c, "name")).trim();
+  const created = await createMindKey(c.var.deps, c.var.mindContext.mind.id, { agent: agent || null, name: name || null });
   return keysPage(c, created);
 });
 

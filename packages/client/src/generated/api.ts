@@ -810,6 +810,8 @@ export interface paths {
                 content: {
                     "application/json": {
                         agent?: string;
+                        /** @description What holds the key (an agent, a tool, a machine), shown in key lists */
+                        name?: string;
                     };
                 };
             };
@@ -5009,6 +5011,8 @@ export interface components {
             id: string;
             prefix: string;
             agent: string | null;
+            /** @description What its owner named it; null: unnamed */
+            name: string | null;
             created_at: string;
             last_used_at: string | null;
             revoked_at: string | null;
