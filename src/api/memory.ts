@@ -218,6 +218,10 @@ memoryRoutes
                 actor: z.string(),
                 old_content: z.string().nullable(),
                 new_content: z.string().nullable(),
+                changes: z
+                  .record(z.string(), z.tuple([z.unknown(), z.unknown()]))
+                  .nullable()
+                  .openapi({ description: "The other fields the change touched (priority, tags, expires_at, confidence, source, verified), each [before, after]; null: none recorded" }),
                 at: z.string(),
               }),
             ),

@@ -2,7 +2,7 @@ import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
 import { actorOf, isPerson, type Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
-import { memories, memoryHistory } from "../db/schema";
+import { memories, memoryHistory, type FieldChanges } from "../db/schema";
 import type { Deps } from "../deps";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
@@ -26,7 +26,7 @@ export interface MemoryListFilter {
 function provenance(scope: Scope, confidence: number | undefined) {
   const human = isPerson(scope.principal);
   return {
-    source: human ? "user" : "agent",
+    source: (human ? "user" : "agent") as Source,
     verified: human,
     confidence: confidence ?? (human ? 1.0 : 0.7),
   };
@@ -85,6 +85,7 @@ export async function storeMemory(
           oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
           newContent: sql<string>`${input.content}`.as("new_content"),
           at: sql<string>`${now}`.as("at"),
+          changes: sql<null>`null`.as("changes"),
         })
         .from(memories)
         .where(where),
@@ -153,11 +154,18 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
   const need = { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) };
+  const written = provenance(scope, patch.confidence);
+  const changes = fieldChanges(current, {
+    priority: patch.priority ?? current.priority,
+    tags: tags ?? current.tags,
+    expires_at: patch.expires_at === undefined ? current.expires_at : patch.expires_at,
+    ...written,
+  });
   const [rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
     shard
       .update(memories)
       .set({
-        ...provenance(scope, patch.confidence),
+        ...written,
         content,
         searchContent: toIndexText(scope.mindId, content),
         updatedAt: now,
@@ -167,7 +175,7 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
       })
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
-    shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now)),
+    shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now, changes)),
     guard,
   ]));
   if (!rows[0]) throw notFound("memory");
@@ -213,8 +221,19 @@ function historyEntry(
   oldContent: string,
   newContent: string | null,
   at: string,
+  changes: FieldChanges | null = null,
 ) {
-  return { mindId: scope.mindId, memoryId, action, actor: actorOf(scope.principal), oldContent, newContent, at };
+  return { mindId: scope.mindId, memoryId, action, actor: actorOf(scope.principal), oldContent, newContent, at, changes };
+}
+
+/** The fields besides content a history entry records the change of. */
+const TRACKED = ["priority", "tags", "expires_at", "confidence", "source", "verified"] as const;
+type Tracked = Pick<Memory, (typeof TRACKED)[number]>;
+
+/** Each tracked field whose value differs, as [before, after]; null when none does. */
+function fieldChanges(before: Tracked, after: Tracked): FieldChanges | null {
+  const changed = TRACKED.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
+  return changed.length === 0 ? null : Object.fromEntries(changed.map((f) => [f, [before[f], after[f]]]));
 }
 
 export interface HistoryEntry {
@@ -222,6 +241,8 @@ export interface HistoryEntry {
   actor: string;
   old_content: string | null;
   new_content: string | null;
+  /** The other fields the change touched, each [before, after]; null: none (or not recorded). */
+  changes: FieldChanges | null;
   at: string;
 }
 
@@ -241,6 +262,7 @@ export async function memoryHistoryOf(ctx: MindContext, id: string): Promise<His
     actor: r.actor,
     old_content: r.oldContent,
     new_content: r.newContent,
+    changes: r.changes,
     at: r.at,
   }));
 }

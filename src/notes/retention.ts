@@ -37,6 +37,7 @@ async function deleteMemories(deps: InShard, due: SQL, action: string, now: stri
           oldContent: sql<null>`null`.as("old_content"),
           newContent: sql<null>`null`.as("new_content"),
           at: sql<string>`${now}`.as("at"),
+          changes: sql<null>`null`.as("changes"),
         })
         .from(memories)
         .where(picked),

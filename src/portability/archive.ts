@@ -55,6 +55,8 @@ const memoryHistory = z.strictObject({
   old_content: text(MEMORY_CONTENT_MAX).nullable(),
   new_content: text(MEMORY_CONTENT_MAX).nullable(),
   at: time,
+  // Archives written before a history entry recorded its other fields have none.
+  changes: z.record(z.string().max(20), z.tuple([z.unknown(), z.unknown()])).nullable().optional(),
 });
 
 const note = z.strictObject({

@@ -38,7 +38,7 @@ export async function* exportMind(deps: Deps, accountId: string, mindId: string)
   for (let after = 0; ; ) {
     const rows = await db.select().from(memoryHistory).where(and(eq(memoryHistory.mindId, mindId), gt(memoryHistory.id, after))).orderBy(asc(memoryHistory.id)).limit(PAGE);
     for (const h of rows) {
-      yield { type: "memory_history", memory_id: h.memoryId, action: h.action, actor: h.actor, old_content: h.oldContent, new_content: h.newContent, at: h.at };
+      yield { type: "memory_history", memory_id: h.memoryId, action: h.action, actor: h.actor, old_content: h.oldContent, new_content: h.newContent, at: h.at, changes: h.changes };
     }
     if (rows.length < PAGE) break;
     after = rows.at(-1)!.id;

@@ -95,7 +95,7 @@ export async function sliceStatements(
       }
       case "memory_history": {
         const h = data as Data<"memory_history">;
-        insert(memoryHistory, { mindId, memoryId: h.memory_id, action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at });
+        insert(memoryHistory, { mindId, memoryId: h.memory_id, action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at, changes: h.changes ?? null });
         break;
       }
       case "chat": {

@@ -28,7 +28,7 @@ ul.tasks{list-style:none;padding:0;margin:0}ul.tasks li{padding:.35rem 0;border-
 a.task{color:#1f3a5f;font-weight:600;text-decoration:none}a.task:hover{text-decoration:underline}a.task:visited{color:#1f3a5f}
 table.versions td:last-child .actions{flex-wrap:wrap}
 @media (max-width:30rem){table.versions,table.versions tbody,table.versions tr,table.versions td{display:block;width:100%}table.versions tr:first-child{display:none}table.versions tr{border-bottom:2px solid #d9dde3}table.versions td{border:0;padding:.2rem .5rem}}
-.content{white-space:pre-wrap}.msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
+ul.changes{margin:.2rem 0 0;padding-left:1rem;font-size:.85rem}.content{white-space:pre-wrap}.msg{border-left:4px solid #1f3a5f}.msg.ephemeral{border-left-color:#8a4fc1;background:#faf6fe}
 @media (max-width:30rem){main{padding:.6rem}header{padding:.5rem .6rem}nav{font-size:.9rem}}
 `;
 

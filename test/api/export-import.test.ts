@@ -16,7 +16,7 @@ type Auth = { token: string; mind: string };
 async function fillMind(auth: Auth) {
   const { key } = await newKey(auth.token, auth.mind, "coder");
   const kept = await store(auth, { category: "preference", key: "coffee_order", content: "Любит кофе без сахара", tags: ["coffee", "утро"], priority: "high" });
-  await call("PUT", `/memory/${kept.id}`, { ...auth, body: { content: "Любит кофе с молоком" } });
+  await call("PUT", `/memory/${kept.id}`, { ...auth, body: { content: "Любит кофе с молоком", priority: "critical" } });
   await store({ token: key }, { category: "project", key: "deploy_target", content: "Deploys to Cloudflare", confidence: 0.6 });
   const gone = await store(auth, { key: "old_fact", content: "Lived in Berlin" });
   await call("DELETE", `/memory/${gone.id}`, auth);
@@ -90,6 +90,7 @@ describe("export and import", () => {
     expect(types.filter((x) => x === "cold_version")).toHaveLength(3);
     expect(original.find((l) => l.type === "message" && l.ephemeral)).toMatchObject({ content: "wrangler output", tool: "shell" });
     expect(JSON.stringify(original)).not.toContain(key.split(".")[1]);
+    expect(original.find((l) => l.type === "memory_history" && l.changes)).toMatchObject({ changes: { priority: ["high", "critical"] } });
 
     const target = { token: t.token, mind: (await newMind(t.token)).id };
     const imported = await importInto(target, original.map((l) => JSON.stringify(l)).join("\n") + "\n");

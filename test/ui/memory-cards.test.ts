@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { call, newTenant, store } from "../helpers";
-import { browser } from "./ui-helpers";
+import { browser, csrfOf } from "./ui-helpers";
 
 async function signedIn(language: string) {
   const t = await newTenant();
@@ -31,5 +31,37 @@ describe("a memory card", () => {
     // The same memory moved into the past reads as expired.
     await call("PUT", `/memory/${m.id}`, { ...auth, body: { expires_at: "2001-01-01T00:00:00Z" } });
     expect(cardOf((await b.get("/ui/memories")).text, "old_plan")).toContain("Expired: January 1, 2001");
+  });
+});
+
+describe("a memory's history", () => {
+  it("says which fields a change touched when the text stayed the same", async () => {
+    const { b, auth } = await signedIn("en");
+    const m = await store(auth, { category: "preference", key: "coffee_order", content: "Coffee without sugar", tags: ["coffee"] });
+    const form = await b.get(`/ui/memories/${m.id}`);
+    const saved = await b.post(`/ui/memories/${m.id}`, { _csrf: csrfOf(form.text), content: "Coffee without sugar", tags: "coffee, morning", priority: "high" });
+    expect(saved.status).toBe(303);
+    const history = (await call("GET", `/memory/${m.id}/history`, auth)).json.history;
+    expect(history.at(-1)).toMatchObject({
+      action: "update",
+      old_content: "Coffee without sugar",
+      new_content: "Coffee without sugar",
+      changes: { priority: ["normal", "high"], tags: [["coffee"], ["coffee", "morning"]] },
+    });
+    expect(history[0].changes).toBeNull();
+    const page = (await b.get(`/ui/memories/${m.id}`)).text;
+    expect(page).toContain('<li data-field="priority">Priority: normal → high</li>');
+    expect(page).toContain('<li data-field="tags">Tags: #coffee → #coffee #morning</li>');
+  });
+
+  it("records an agent's edit unverifying a person's memory, in the reader's language", async () => {
+    const { b, auth } = await signedIn("ru");
+    const m = await store(auth, { category: "fact", key: "office_floor", content: "Офис на третьем этаже" });
+    const agent = await call("POST", `/minds/${auth.mind}/keys`, { token: auth.token, body: {} });
+    await call("PUT", `/memory/${m.id}`, { token: agent.json.key, body: { expires_at: "2031-05-05T14:00:00Z" } });
+    const page = (await b.get(`/ui/memories/${m.id}`)).text;
+    expect(page).toContain('<li data-field="expires_at">Истекает: — → 5 мая 2031 г. в 14:00 UTC</li>');
+    expect(page).toContain('<li data-field="verified">Проверка: Проверено → Не проверено</li>');
+    expect(page).toContain('<li data-field="source">Источник: человек → агент</li>');
   });
 });

@@ -134,7 +134,7 @@ describe("UI pages", () => {
     expect((await call("GET", `/memory/${coffee.id}`, auth)).json).toMatchObject({ content: "Любит кофе с молоком", tags: ["coffee", "milk"], priority: "high" });
     const detail = await b.get(`/ui/memories/${coffee.id}?ok=saved`);
     expect(detail.text).toContain("Saved.");
-    expect(detail.text).toMatch(/<td>verified<\/td>[\s\S]*<td>changed<\/td>/);
+    expect(detail.text).toMatch(/<td>verified<\/td>[\s\S]*<td>changed<ul class="changes">[\s\S]*Priority: normal → high/);
     expect(detail.text).toContain("<td>you</td>");
     const bad = await b.post(`/ui/memories/${coffee.id}`, { _csrf: csrf, content: "" });
     expect(bad.status).toBe(400);

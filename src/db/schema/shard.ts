@@ -55,7 +55,12 @@ export const memoryHistory = sqliteTable("memory_history", {
   oldContent: text("old_content"),
   newContent: text("new_content"),
   at: text("at").notNull(),
+  /** Field → [before, after] of the fields besides content that the change touched (migrations/0022). */
+  changes: text("changes", { mode: "json" }).$type<FieldChanges>(),
 });
+
+/** What a change did to a memory's fields besides its content: each field's value before and after. */
+export type FieldChanges = Record<string, [unknown, unknown]>;
 
 export const chats = sqliteTable(
   "chats",

@@ -254,6 +254,12 @@ const en = {
   setting_ephemeral_ttl: "Unrelated messages before tool output is cleared",
   keyName: "Name (optional: what holds the key, e.g. laptop or CI)",
   keyUnnamed: "Unnamed key",
+  field_priority: "Priority",
+  field_tags: "Tags",
+  field_expires_at: "Expires",
+  field_confidence: "Confidence",
+  field_source: "Source",
+  field_verified: "Checked",
 } as const;
 
 export default en;

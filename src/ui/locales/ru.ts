@@ -254,6 +254,12 @@ const ru: Dictionary = {
   setting_ephemeral_ttl: "Посторонних сообщений до очистки вывода инструментов",
   keyName: "Название (необязательно: у кого ключ, например ноутбук или CI)",
   keyUnnamed: "Ключ без названия",
+  field_priority: "Приоритет",
+  field_tags: "Теги",
+  field_expires_at: "Истекает",
+  field_confidence: "Уверенность",
+  field_source: "Источник",
+  field_verified: "Проверка",
 };
 
 export default ru;

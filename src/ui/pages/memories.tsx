@@ -146,7 +146,16 @@ memoryPages.get("/memories/:id", async (c) => {
             <tr>
               <td>{shortTime(h.at)}</td>
               <td>{authorLabel(t, h.actor, c.var.session.accountId)}</td>
-              <td>{label(t, "action", h.action)}</td>
+              <td>
+                {label(t, "action", h.action)}
+                {h.changes ? (
+                  <ul class="changes">
+                    {Object.entries(h.changes).map(([field, [before, after]]) => (
+                      <li data-field={field}>{`${label(t, "field", field)}: ${shownValue(c.var, field, before)} → ${shownValue(c.var, field, after)}`}</li>
+                    ))}
+                  </ul>
+                ) : null}
+              </td>
               <td>
                 {h.old_content !== null && h.old_content !== h.new_content ? <del>{h.old_content}</del> : null}
                 {h.old_content !== null && h.old_content !== h.new_content ? <br /> : null}
@@ -159,6 +168,18 @@ memoryPages.get("/memories/:id", async (c) => {
     </>,
   );
 });
+
+/** A field's value in a history entry as the reader says it. */
+function shownValue(v: Pick<UiEnv["Variables"], "t" | "locale">, field: string, value: unknown): string {
+  const { t } = v;
+  if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return "—";
+  if (field === "priority") return label(t, "priority", String(value));
+  if (field === "source") return value === "user" ? t.user : t.agent;
+  if (field === "verified") return value ? t.verified : t.unverified;
+  if (field === "tags" && Array.isArray(value)) return value.map((tag) => `#${String(tag)}`).join(" ");
+  if (field === "expires_at" && typeof value === "string") return localTime(v.locale, value);
+  return String(value);
+}
 
 memoryPages.post("/memories/:id", async (c) => {
   const { mindContext } = c.var;

@@ -1928,6 +1928,13 @@ export interface paths {
                                 actor: string;
                                 old_content: string | null;
                                 new_content: string | null;
+                                /** @description The other fields the change touched (priority, tags, expires_at, confidence, source, verified), each [before, after]; null: none recorded */
+                                changes: {
+                                    [key: string]: [
+                                        unknown,
+                                        unknown
+                                    ];
+                                } | null;
                                 at: string;
                             }[];
                         };
