@@ -4,7 +4,7 @@ import { createApp } from "../../src/app";
 import { createLoginLink } from "../../src/auth/login-links";
 import { call, newKey, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
-import { testDeps } from "../support/deps";
+import { manualClock, testDeps } from "../support/deps";
 import { browser, csrfOf } from "./ui-helpers";
 
 async function signedIn(locale = "en") {
@@ -37,6 +37,18 @@ describe("UI login", () => {
     const reuse = await browser().post("/ui/login", { token });
     expect(reuse.status).toBe(401);
     expect(reuse.text).toContain("invalid, used or expired");
+  });
+
+  it("an expired link's page says how to get a new one for any account: /login in the bot, or POST /minds/:id/login-link", async () => {
+    const t = await newTenant();
+    const past = manualClock(new Date(Date.now() - 11 * 60 * 1000));
+    const { token } = await createLoginLink(testDeps({ clock: past }), { accountId: t.accountId, mindId: t.mind.id });
+    for (const [language, words] of [["en", "Get a new one with /login"], ["ru", "Новую даст команда /login"]] as const) {
+      const page = await browser({ "Accept-Language": language }).post("/ui/login", { token });
+      expect(page.status).toBe(401);
+      expect(page.text).toContain(words);
+      expect(page.text).toContain("POST /minds/:id/login-link");
+    }
   });
 
   it("a login continuing to an address that is not a clean page of this site goes to its own page instead", async () => {

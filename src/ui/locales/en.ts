@@ -18,7 +18,7 @@ const en = {
   loginConfirm: "You opened a one-time login link. Continue to log in on this device.",
   loginContinue: "Continue",
   loginJwt: "Or paste an access token (JWT)",
-  loginFailed: "This login link is invalid, used or expired. Ask the bot for a new one with /login.",
+  loginFailed: "This login link is invalid, used or expired. Get a new one with /login in the Telegram bot, or from the API: POST /minds/:id/login-link with the account's token.",
   jwtFailed: "This token is not valid.",
   search: "Search",
   searchPlaceholder: "Words to find…",
