@@ -1,17 +1,37 @@
 // Everything at once, for a first look: the Worker, the Telegram stand-in and the model
-// stand-in on ports that agree (PORT, PORT+1, PORT+2; PORT defaults to 8787), a demo account
-// with a mind and a mind key, a one-time web UI login link, and the shell variables the
-// README's examples use. Lines typed here go to the bot as the local Telegram user's messages.
-// Ctrl-C stops all of it. Nothing outside the machine is called.
+// stand-in on ports that agree (PORT, PORT+1, PORT+2; PORT defaults to 8787). The demo says
+// /start to the bot as the local Telegram user, then prints that user's one world: a token for
+// their account, a key to the mind of their bot chat, a one-time web UI login link into it, and
+// the shell variables the README's examples use. Lines typed here go to the bot; a line
+// "!tool <text>" posts <text> with the key as an agent's ephemeral tool output to the bot
+// chat's task. Ctrl-C stops all of it. Nothing outside the machine is called.
+// `npm run demo -- login` starts nothing: it prints a new login link from the demo running on PORT.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { DEMO_ACCOUNT, demoKey, demoLoginLink, demoMind, DEMO_TOOL, postToolOutput, restClient } from "./demo-world.mjs";
 import { applyMigrations, ensureDevVars, localPorts, portIsFree, readVars, root, startWorker } from "./local.mjs";
 import { startModelStandIn } from "./model-stand-in.mjs";
 import { languageOf, startTelegramStandIn, telegramSettings } from "./telegram-stand-in.mjs";
 
 const ports = localPorts();
 const base = `http://127.0.0.1:${ports.worker}`;
+const varsFile = path.join(root, ".wrangler", "demo.vars");
+const keyFile = path.join(root, ".wrangler", "demo.key");
+const api = restClient(base);
+// How long a line waits for the bot's answer before the next line goes: the first /start
+// also waits for the Worker's first load.
+const REPLY_WAIT_MS = 30_000;
+const FIRST_REPLY_WAIT_MS = 120_000;
+
+if (process.argv[2] === "login") {
+  await printLoginLink();
+  process.exit(0);
+}
+if (process.argv[2] !== undefined) {
+  console.error(`unknown argument "${process.argv[2]}": npm run demo starts the demo, npm run demo -- login prints a new web UI link into a running one`);
+  process.exit(1);
+}
 for (const [what, port] of Object.entries(ports)) {
   if (!(await portIsFree(port))) {
     console.error(`127.0.0.1:${port} (the ${what === "worker" ? "Worker" : `${what} stand-in`}) is already in use: stop what holds it, or choose other ports with PORT=8790 npm run demo`);
@@ -31,7 +51,6 @@ const settings = {
   LLM_BASE_URL: `http://127.0.0.1:${ports.model}`,
   LLM_MODEL: "stand-in",
 };
-const varsFile = path.join(root, ".wrangler", "demo.vars");
 mkdirSync(path.dirname(varsFile), { recursive: true });
 writeFileSync(varsFile, Object.entries(settings).map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
 chmodSync(varsFile, 0o600);
@@ -74,60 +93,121 @@ worker.on("exit", (code) => {
   }
 });
 
-await waitForHealth();
+await runDemo();
 
-const api = async (method, route, token, body) => {
-  const response = await fetch(`${base}${route}`, {
-    method,
-    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = response.status === 204 ? null : await response.json();
-  if (!response.ok) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(answer)}`);
-  return answer;
-};
-
-const { token } = await api("POST", "/auth/token", settings.ADMIN_TOKEN, { account: "demo" });
-const { minds } = await api("GET", "/minds", token);
-const mind = minds.find((m) => m.name === "demo") ?? (await api("POST", "/minds", token, { name: "demo" }));
-// A key's secret is shown only once, so each start makes a new "demo" key and revokes the one before.
-const DEMO_KEY = "demo";
-const { keys } = await api("GET", `/minds/${mind.id}/keys`, token);
-for (const old of keys.filter((k) => k.name === DEMO_KEY && k.revoked_at === null)) {
-  await api("DELETE", `/minds/${mind.id}/keys/${old.id}`, token);
+/** Once the Worker is up: /start to the bot, the account's world, then the lines typed. */
+async function runDemo() {
+  if (!(await waitForHealth())) return fail(`the Worker did not answer ${base}/health within 3 minutes`);
+  // The bot makes the local user's account and the mind of their chat at /start: everything
+  // printed below is theirs, so what is said to the bot shows in the UI and through the key.
+  const greeted = telegram.nextReply(FIRST_REPLY_WAIT_MS);
+  telegram.say("/start");
+  if ((await greeted) === null) return fail(`the bot did not answer /start within ${FIRST_REPLY_WAIT_MS / 1000} s`);
+  const world = await openWorld().catch((error) => fail(`could not set up the demo account: ${error.message}`));
+  if (!world) return;
+  printBanner(world);
+  await readInput(world);
+  // Piped input ran out: keep serving until Ctrl-C.
 }
-const { key } = await api("POST", `/minds/${mind.id}/keys`, token, { name: DEMO_KEY });
-const { url } = await api("POST", `/minds/${mind.id}/login-link`, token);
 
-console.log(`
+function fail(message) {
+  console.error(message);
+  stop(1);
+  return null;
+}
+
+/** The demo account's token, the mind of its bot chat, that mind's key and a login link into it. */
+async function openWorld() {
+  const { token, mind, chat } = await demoMind(api, settings.ADMIN_TOKEN);
+  const { key, kept } = await demoKey(api, token, mind.id, keyFile);
+  const link = await demoLoginLink(api, token, mind.id);
+  return { token, mind, chat, key, kept, link };
+}
+
+function printBanner({ token, mind, key, kept, link }) {
+  const keyFileShown = path.relative(root, keyFile);
+  const loginCommand = `${process.env.PORT ? `PORT=${ports.worker} ` : ""}npm run demo -- login`;
+  console.log(`
 edgemind is running, with everything it talks to standing in locally. Ctrl-C stops all of it.
 
   Worker             ${base}          API docs ${base}/docs
-  Telegram stand-in  http://127.0.0.1:${ports.telegram}          the bot: type below (/start, /remember I drink tea, /recall, /help)
+  Telegram stand-in  http://127.0.0.1:${ports.telegram}          the bot: type below
   Model stand-in     http://127.0.0.1:${ports.model}/v1       answers extraction, consolidation and chat
 
-Web UI, signed in as "demo" in the mind "demo" (the link works once, for 10 minutes):
-  ${url}
+One account, one mind: the bot's chat with you (the local Telegram user), the web UI link, the
+mind key and the token below are all the account "${DEMO_ACCOUNT}" and its mind "${mind.name}".
+What you tell the bot shows in the UI and through the key; what an agent writes with the key
+reaches the bot.
 
-A mind key for agents (REST and MCP; shown once): ${key}
+Web UI (the link works once, until ${new Date(link.expiresAt).toLocaleTimeString()}; ${loginCommand} prints a new one):
+  ${link.url}
+
+The mind's key for agents (REST and MCP; ${kept ? "the same as the last start's" : "new"}, kept in ${keyFileShown} for the next start): ${key}
 
 For the README's examples, paste this into another terminal:
   export PORT=${ports.worker} BASE=${base} ADMIN='${settings.ADMIN_TOKEN}' TOKEN='${token}' MIND=${mind.id} KEY='${key}'
 
-Type a message for the bot:`);
+Type a line for the bot: /remember I drink tea, /recall, /task list, /help, or any message
+(a button is pressed by typing its data: press done:y:…).
+Type !tool <text> to post <text> through the REST API with the key above, as an agent's
+ephemeral tool output in the bot chat's task; then /done in the bot asks "Done?" with Yes / No.`);
+}
 
-createInterface({ input: process.stdin }).on("line", telegram.say).on("close", () => {
-  // Piped input ran out: keep serving until Ctrl-C.
-});
+/** Each line in turn: `!tool …` goes to the REST API, any other to the bot, which answers before the next goes. */
+async function readInput({ key, chat }) {
+  for await (const line of createInterface({ input: process.stdin })) {
+    const text = line.trim();
+    if (!text) continue;
+    try {
+      if (text === "!tool" || text.startsWith("!tool ")) await sendToolOutput(key, chat.id, text.slice(5).trim());
+      else {
+        const answered = telegram.nextReply(REPLY_WAIT_MS);
+        telegram.say(text);
+        await answered;
+      }
+    } catch (error) {
+      console.log(`\n(demo) ${error.message}`);
+    }
+  }
+}
 
-/** Waits until the Worker answers /health. */
+async function sendToolOutput(key, chatId, output) {
+  if (!output) return void console.log("\n(demo) write the tool's output after it: !tool 42 files uploaded");
+  const sessionId = await postToolOutput(api, key, chatId, output);
+  if (sessionId === null) {
+    console.log("\n(demo) the bot's chat has no task yet: send the bot a message (it opens the default task), then !tool again");
+    return;
+  }
+  console.log(`\n(demo) posted as ephemeral output of the tool "${DEMO_TOOL}" to the task ${sessionId}: type /done to be asked whether it is done`);
+}
+
+/** Prints a new login link into the mind of the demo running on PORT, starting nothing. */
+async function printLoginLink() {
+  const adminToken = readVars(varsFile).ADMIN_TOKEN;
+  // A demo holds the stand-in's port beside its Worker's; a bare `npm run dev` there has no bot chat to log into.
+  const running = (await fetch(`${base}/health`).then((r) => r.ok, () => false)) && !(await portIsFree(ports.telegram));
+  if (!adminToken || !running) {
+    console.error(`no demo runs on ${base}: start one with npm run demo, or name its port (PORT=8790 npm run demo -- login)`);
+    process.exit(1);
+  }
+  try {
+    const { token, mind } = await demoMind(api, adminToken);
+    const link = await demoLoginLink(api, token, mind.id);
+    console.log(`Web UI in the mind "${mind.name}", the bot's (the link works once, until ${new Date(link.expiresAt).toLocaleTimeString()}):\n  ${link.url}`);
+  } catch (error) {
+    console.error(`could not make a login link: ${error.message}`);
+    process.exit(1);
+  }
+}
+
+/** Whether the Worker answers /health within 3 minutes. */
 async function waitForHealth() {
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
+    if (stopping) return false;
     const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-    if (ok) return;
+    if (ok) return true;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
-  console.error(`the Worker did not answer ${base}/health within 3 minutes`);
-  stop(1);
+  return false;
 }

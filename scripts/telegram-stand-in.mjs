@@ -22,6 +22,9 @@ export const telegramSettings = (port, secret = newSecret()) => ({
   TELEGRAM_API_ROOT: `http://127.0.0.1:${port}`,
 });
 
+/** The Telegram user id every line typed into the stand-in is sent as, in a private chat of the same id. */
+export const LOCAL_USER_ID = 424242;
+
 /** Russian for a ru… locale (LANG=ru_RU.UTF-8), English otherwise. */
 export const languageOf = (lang) => (lang?.startsWith("ru") ? "ru" : "en");
 
@@ -34,10 +37,12 @@ const RETRY_DELAYS_MS = [250, 500, 1000, 2000, 4000, 8000, 15000, 30000];
 /**
  * Serves the Bot API stand-in on 127.0.0.1:port and returns `say(line)`, which sends a line as
  * the local user's message to the Worker's webhook (a line starting with "press " presses a
- * button). What the bot says goes to `print`.
+ * button), and `nextReply(ms)`, the text of the next message the bot sends or edits (null when
+ * none comes within ms). What the bot says goes to `print`.
  */
 export async function startTelegramStandIn({ port, worker, secret, language = "en", print = console.log }) {
   let messageId = 1;
+  const awaitingReply = new Set();
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (chunk) => (body += chunk));
@@ -47,6 +52,7 @@ export async function startTelegramStandIn({ port, worker, secret, language = "e
       if (method === "sendMessage" || method === "editMessageText") {
         const buttons = payload.reply_markup?.inline_keyboard?.flat().map((b) => `[${b.text} → ${b.callback_data}]`).join(" ") ?? "";
         print(`\nbot: ${payload.text}${buttons ? `\n     ${buttons}` : ""}`);
+        for (const resolve of awaitingReply) resolve(payload.text);
       } else print(`\n(bot called ${method})`);
       const result = method === "sendMessage" ? { message_id: ++messageId, date: Math.floor(Date.now() / 1000), chat: { id: payload.chat_id, type: "private" }, text: payload.text } : true;
       res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ ok: true, result }));
@@ -54,7 +60,7 @@ export async function startTelegramStandIn({ port, worker, secret, language = "e
   });
   await new Promise((resolve, reject) => server.once("error", reject).listen(port, "127.0.0.1", resolve));
 
-  const user = { id: 424242, is_bot: false, first_name: "Local", language_code: language };
+  const user = { id: LOCAL_USER_ID, is_bot: false, first_name: "Local", language_code: language };
   let updateId = Date.now();
   const queue = [];
   let delivering = false;
@@ -100,7 +106,18 @@ export async function startTelegramStandIn({ port, worker, secret, language = "e
     queue.push(update);
     void drain();
   }
-  return { server, say };
+  function nextReply(ms) {
+    return new Promise((resolve) => {
+      const done = (text) => {
+        awaitingReply.delete(done);
+        clearTimeout(timer);
+        resolve(text);
+      };
+      const timer = setTimeout(() => done(null), ms);
+      awaitingReply.add(done);
+    });
+  }
+  return { server, say, nextReply };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
