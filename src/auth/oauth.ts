@@ -202,8 +202,10 @@ const MCP_CREDENTIALS = "/mcp needs Authorization: Bearer with a mind key (emk_â
 async function namingTheRequest(response: Response, request: Request): Promise<Response> {
   const message = await messageOf(response.clone());
   const body: unknown = await response.clone().json().catch(() => null);
-  const named = (body as { error?: { requestId?: unknown } } | null)?.error?.requestId !== undefined;
-  const failure = message === null || named ? null : failureOfStatus(response.status, message);
+  const error = (body as { error?: { code?: unknown; requestId?: unknown } } | null)?.error;
+  // edgemind's body names its code in words (a JSON-RPC error's is a number, and stays as it is).
+  const ours = typeof error?.code === "string" && error.requestId === undefined;
+  const failure = message === null || !ours ? null : failureOfStatus(response.status, message);
   return failure ? errorResponse(failure, request, response.headers) : response;
 }
 

@@ -56,7 +56,7 @@ describe("a missing or invalid setting answers 503 not_configured naming it, nev
     vi.spyOn(console, "error").mockImplementation(() => {});
     const noAdmin = await callWith({ ADMIN_TOKEN: undefined }, "POST", "/auth/token", admin, { account: "nobody" });
     expect(noAdmin.status).toBe(503);
-    expect(noAdmin.body.error).toEqual({ code: "not_configured", message: "ADMIN_TOKEN must be set to at least 16 characters" });
+    expect(noAdmin.body.error).toEqual({ code: "not_configured", message: "ADMIN_TOKEN must be set to at least 16 characters", requestId: expect.any(String) });
     const shortSecret = await callWith({ JWT_SECRET: "short" }, "GET", "/memory", { Authorization: "Bearer eyJ.a.b" });
     expect(shortSecret.status).toBe(503);
     expect(shortSecret.body.error.message).toBe("JWT_SECRET must be set to at least 16 characters");
@@ -66,7 +66,7 @@ describe("a missing or invalid setting answers 503 not_configured naming it, nev
     vi.spyOn(console, "error").mockImplementation(() => {});
     const res = await callWith({ EMBEDDINGS_PROVIDER: "magic" }, "GET", "/memory", admin);
     expect(res.status).toBe(503);
-    expect(res.body.error).toEqual({ code: "not_configured", message: 'EMBEDDINGS_PROVIDER must be one of workers-ai, openai-compatible, none, not "magic"' });
+    expect(res.body.error).toEqual({ code: "not_configured", message: 'EMBEDDINGS_PROVIDER must be one of workers-ai, openai-compatible, none, not "magic"', requestId: expect.any(String) });
   });
 
   it("a rate limit that is not a number, on the API and on /mcp in front of it", async () => {
@@ -74,13 +74,14 @@ describe("a missing or invalid setting answers 503 not_configured naming it, nev
     for (const path of ["/memory", "/mcp"]) {
       const res = await callWith({ RATE_LIMIT_AUTH_FAILURES_PER_IP: "lots" }, "POST", path, { Authorization: "Bearer emk_wrong" });
       expect(res.status, path).toBe(503);
-      expect(res.body.error).toEqual({ code: "not_configured", message: 'RATE_LIMIT_AUTH_FAILURES_PER_IP must be a whole number ≥ 0, not "lots"' });
+      expect(res.body.error).toEqual({ code: "not_configured", message: 'RATE_LIMIT_AUTH_FAILURES_PER_IP must be a whole number ≥ 0, not "lots"', requestId: expect.any(String) });
     }
   });
 
   it("is written to the log for the operator", async () => {
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
     await callWith({ TELEGRAM_WEBHOOK_SECRET: undefined }, "POST", "/telegram/setup", admin);
-    expect(logged).toHaveBeenCalledWith("not configured", "POST", "/telegram/setup", expect.stringContaining("TELEGRAM_WEBHOOK_SECRET"));
+    const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
+    expect(lines).toContainEqual(expect.objectContaining({ event: "not_configured", message: expect.stringContaining("TELEGRAM_WEBHOOK_SECRET") }));
   });
 });

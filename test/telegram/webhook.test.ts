@@ -229,9 +229,9 @@ describe("failures", () => {
         .flat()
         .map((a) => (a instanceof Error ? `${a.message} ${a.stack} ${JSON.stringify({ ...a })}` : typeof a === "string" ? a : JSON.stringify(a)))
         .join("\n");
-      expect(logged).toContain("attempt 1 failed");
-      expect(logged).toContain("model_failed");
-      expect(logged).toContain("attempt 2 failed");
+      expect(logged).toContain('"event":"telegram_update_failed"');
+      expect(logged).toMatch(/"attempts":1,"error_code":"model_failed"/);
+      expect(logged).toContain('"attempts":2');
       expect(logged).not.toContain(secret);
     } finally {
       errors.mockRestore();
