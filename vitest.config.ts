@@ -59,6 +59,8 @@ export default defineConfig({
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
           RATE_LIMIT_REQUESTS: "off",
           RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
+          // Production's limits per invocation, which local runs never enforce (src/limits/platform.ts).
+          INVOCATION_GUARD: "1",
           // wrangler hands the tests whatever .dev.vars holds for `npm run dev` (a model, embeddings,
           // a public URL): blank every optional setting so the suite runs the same on any checkout.
           ...Object.fromEntries(LOCAL_SETTINGS.map((name) => [name, ""])),

@@ -11,32 +11,43 @@ import { withSecurityHeaders } from "./http/headers";
 import { beginRequest, endRequest } from "./observe/request";
 import { DEAD_LETTER_QUEUE } from "./queue/units";
 
-export { MindJobObject } from "./portability/job-object";
-export { ModelLimiterObject } from "./llm/model-limiter";
-export { RateLimiterObject } from "./limits/rate-limiter";
-export { SessionObject } from "./sessions/session-object";
-export { TelegramChatObject } from "./telegram/chat-object";
+import { guardObject, inInvocation } from "./limits/invocation-guard";
+import { MindJobObject as MindJobs } from "./portability/job-object";
+import { ModelLimiterObject as ModelLimiter } from "./llm/model-limiter";
+import { RateLimiterObject as RateLimiter } from "./limits/rate-limiter";
+import { SessionObject as Sessions } from "./sessions/session-object";
+import { TelegramChatObject as TelegramChats } from "./telegram/chat-object";
+
+// Each request and alarm of an object is an invocation of its own (counted under the tests' INVOCATION_GUARD).
+export const MindJobObject = guardObject(MindJobs, "MindJobObject");
+export const ModelLimiterObject = guardObject(ModelLimiter, "ModelLimiterObject");
+export const RateLimiterObject = guardObject(RateLimiter, "RateLimiterObject");
+export const SessionObject = guardObject(Sessions, "SessionObject");
+export const TelegramChatObject = guardObject(TelegramChats, "TelegramChatObject");
 
 // OAuth sits in front of the app: it checks tokens on /mcp and serves its own endpoints.
 const worker = withOAuth(createApp());
 
 export default {
-  async fetch(incoming, env, ctx) {
-    const { request, observation } = beginRequest(incoming);
-    let response: Response;
-    try {
-      response = await worker.fetch(request, env, ctx);
-    } catch (err) {
-      response = escapedError(request, err);
-    }
-    return endRequest(observation, withSecurityHeaders(response));
-  },
-  async scheduled(controller, env) {
+  fetch: (incoming, env, ctx) =>
+    inInvocation("fetch", env, async (env) => {
+      const { request, observation } = beginRequest(incoming);
+      let response: Response;
+      try {
+        response = await worker.fetch(request, env, ctx);
+      } catch (err) {
+        response = escapedError(request, err);
+      }
+      return endRequest(observation, withSecurityHeaders(response));
+    }),
+  scheduled: (controller, env) =>
     // A cron run only enqueues what is due; queue() below does the work.
-    await runScheduled((wrap) => createDeps(env, { wrap }), SCHEDULE, controller.cron);
-  },
-  async queue(batch, env) {
-    if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(createDeps(env), batch);
-    else await consumeWork((wrap) => createDeps(env, { wrap }), HANDLERS, batch);
-  },
+    inInvocation(`scheduled ${controller.cron}`, env, async (env) => {
+      await runScheduled((wrap) => createDeps(env, { wrap }), SCHEDULE, controller.cron);
+    }),
+  queue: (batch, env) =>
+    inInvocation(`queue ${batch.queue}`, env, async (env) => {
+      if (batch.queue === DEAD_LETTER_QUEUE) await consumeDeadLetters(createDeps(env), batch);
+      else await consumeWork((wrap) => createDeps(env, { wrap }), HANDLERS, batch);
+    }),
 } satisfies ExportedHandler<Env>;

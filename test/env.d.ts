@@ -9,6 +9,8 @@ declare global {
       UPGRADE_DB: D1Database;
       /** A request limiter of 3 per 60 s (vitest.config.ts), put in place of one of wrangler.toml's. */
       TINY_RATE_LIMIT: RateLimit;
+      /** "1": each invocation fails past the platform's limits (src/limits/platform.ts). */
+      INVOCATION_GUARD: string;
     }
     interface GlobalProps {
       mainModule: typeof import("../src/index");

@@ -8,6 +8,7 @@ import { createDb } from "../../src/db/client";
 import { singleShard } from "../../src/db/shards";
 import { dataOf } from "./shards";
 import type { LanguageModel } from "../../src/llm/providers";
+import { countingD1, openInvocations } from "../../src/limits/platform";
 
 /** A clock tests move by hand. */
 export function manualClock(start: string | Date): Clock & { set(at: string | Date): void; advance(ms: number): void } {
@@ -28,11 +29,17 @@ export function testDeps(
   options: { llm?: LanguageModel | null; clock?: Clock; d1?: D1Database; wrap?: (d1: D1Database) => D1Database } = {},
 ): Deps {
   // `wrap` sees every database (a faulty or recording stand-in); given `d1`, the test works in that one alone.
-  const deps = createDeps(env, { clock: options.clock ?? { now: () => new Date() }, semantic: false, wrap: options.wrap });
-  const shards = options.d1 ? singleShard(createDb(options.d1)) : deps.shards;
+  const wrap = counted(options.wrap);
+  const deps = createDeps(env, { clock: options.clock ?? { now: () => new Date() }, semantic: false, wrap });
+  const shards = options.d1 ? singleShard(createDb(wrap(options.d1))) : deps.shards;
   return { ...deps, directory: shards.directory, shards, model: () => options.llm ?? null };
 }
 
+/** Statements count toward whatever invocation a test runs as (test/support/jobs.ts: a producer run, a delivered unit). */
+const counted =
+  (wrap: (d1: D1Database) => D1Database = (d1) => d1) =>
+  (d1: D1Database): D1Database =>
+    countingD1(wrap(d1), openInvocations);
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -49,8 +56,7 @@ export async function inMind(deps: Deps, scope: Pick<Scope, "mindId"> & Partial<
 
 /** Test dependencies working in the database that holds the mind's data. */
 export async function depsOfMind(mindId: string, options: Parameters<typeof testDeps>[0] = {}): Promise<InShard> {
-  const wrap = options.wrap ?? ((d1: D1Database) => d1);
-  return { ...testDeps(options), shard: createDb(wrap(await dataOf(mindId))) };
+  return { ...testDeps(options), shard: createDb(counted(options.wrap)(await dataOf(mindId))) };
 }
 
 /** The context of a mind (read once, as a job would) over test dependencies: a model, a clock, a recording handle. */

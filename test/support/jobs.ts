@@ -8,12 +8,14 @@ import type { Semantic } from "../../src/embeddings/ports";
 import type { LanguageModel } from "../../src/llm/providers";
 import type { WorkMessage, WorkQueue } from "../../src/queue/units";
 import { testDeps } from "./deps";
+import { asInvocation, InvocationTally, openInvocations } from "../../src/limits/platform";
 
 /** One delivered message handled as the Worker's queue() consumer handles it, with the product's handlers. */
-export const settleMessage = (deps: Deps, body: unknown, attempts: number): Promise<Settled> => settleWith(deps, HANDLERS, body, attempts);
+export const settleMessage = (deps: Deps, body: unknown, attempts: number): Promise<Settled> =>
+  asInvocation(new InvocationTally(`queue unit ${(body as Partial<WorkMessage>)?.unit}`), () => settleWith(deps, HANDLERS, body, attempts));
 
-/** A cron run of the product's schedule over dependencies a test built. */
-export const runCronWith = (deps: Deps, cron: string) => runCronOf(deps, SCHEDULE, cron);
+/** A cron run of the product's schedule over dependencies a test built: one invocation. */
+export const runCronWith = (deps: Deps, cron: string) => asInvocation(new InvocationTally(`scheduled ${cron}`), () => runCronOf(deps, SCHEDULE, cron));
 
 /** A work queue held in memory: what the producers sent, in order, for a test to deliver by hand. */
 export function memoryQueue(): WorkQueue & { messages: WorkMessage[]; delays: (number | undefined)[] } {
@@ -23,6 +25,8 @@ export function memoryQueue(): WorkQueue & { messages: WorkMessage[]; delays: (n
     messages,
     delays,
     async sendBatch(batch, options) {
+      // A send is a subrequest of the invocation that makes it.
+      for (const tally of openInvocations()) tally.chargeSubrequest();
       for (const m of batch) {
         messages.push(structuredClone(m.body));
         delays.push(options?.delaySeconds);
@@ -53,7 +57,7 @@ export function addCounts(into: JobCounts, counts: JobCounts): void {
 
 /**
  * Delivers every message on the queue (and those sent while delivering) once, in order, through
- * the consumer's own handling; a message its unit asks to retry is dropped, as if it waited in
+ * the consumer's own handling, each its own invocation (a batch of one); a message its unit asks to retry is dropped, as if it waited in
  * the queue. Answers the outcomes' counts summed, with how many units ended each way.
  */
 export async function drain(deps: QueueDeps): Promise<JobCounts> {
@@ -76,7 +80,9 @@ export async function drain(deps: QueueDeps): Promise<JobCounts> {
  * enqueued delivered once: what tests used to get from the job's serial loop.
  */
 export async function runJobNow(deps: QueueDeps, job: JobName): Promise<{ run: JobRun; counts: JobCounts }> {
-  const run = await runJob(deps, job, null, (produced, runId) => produceJob(deps, QUEUE_JOBS[job], runId, produced));
+  const run = await asInvocation(new InvocationTally(`scheduled ${job}`), () =>
+    runJob(deps, job, null, (produced, runId) => produceJob(deps, QUEUE_JOBS[job], runId, produced)),
+  );
   if (run.error) throw new Error(`the ${job} producer failed: ${run.error}`);
   const counts = await drain(deps);
   return { run, counts: { ...(run.counts as JobCounts), ...counts } };
