@@ -3,7 +3,7 @@ import type { Deps, InShard } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
 import { newId } from "../ids";
 import { jobMindContext } from "../tenancy/mind-context";
-import { enqueueDue } from "../queue/produce";
+import { produceSlice } from "../queue/produce";
 import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/job";
 
 // What one message does at most; a unit with more left goes round again.
@@ -30,6 +30,7 @@ const dueRows: UnitSource = {
 export const embeddingsJob: QueueJob = {
   name: "embeddings",
   skipped: (deps) => (deps.semantic ? null : "no embeddings configured"),
+  // dueRows first: the backfill below produces from it by its index.
   sources: [dueRows, { page: (_shard, after) => (after === null ? sql`select 'vectors' as unit` : null) }],
 };
 
@@ -58,6 +59,6 @@ export async function vectorsUnit(deps: Deps, shard: string): Promise<WorkOutcom
   const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
   const marked = await markMissing(at, null, BACKFILL_ROWS);
   // Rows just marked are embedded now, by messages of their minds, rather than an hour later.
-  if (marked > 0) await enqueueDue(deps, shard, dueRows, newId("run"), { pages: 0, enqueued: 0, already_queued: 0 });
+  if (marked > 0) await produceSlice(deps, embeddingsJob, { shard, source: 0, after: null }, newId("run"), { pages: 0, enqueued: 0, already_queued: 0, continued: 0 });
   return { status: "done", counts: { vectors_removed: removed, backfill_marked: marked }, more: removed >= REMOVE_BATCH || marked >= BACKFILL_ROWS };
 }

@@ -1,5 +1,6 @@
 import type { JobName } from "../queue/job-runs";
 import type { QueueJob, UnitHandlers } from "../queue/job";
+import { continueProducing } from "../queue/produce";
 import type { Schedule } from "../queue/schedule";
 import { importUnit } from "./archive-import";
 import { collectionJob, extractUnit } from "./collection";
@@ -34,4 +35,5 @@ export const HANDLERS: UnitHandlers = {
   retention: (deps, _unit, shard) => retentionUnit(deps, shard),
   erase: (deps, unit) => eraseUnit(deps, unit),
   import: (deps, unit) => importUnit(deps, unit),
+  produce: (deps, unit, shard) => continueProducing(deps, QUEUE_JOBS[unit.job], unit, shard),
 };

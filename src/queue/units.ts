@@ -3,7 +3,9 @@
 // space sorts before every character of an id, its text sorts as its ids do, so a producer can
 // page through due units by it.
 
-export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import"] as const;
+import { JOB_NAMES, type JobName } from "./job-runs";
+
+export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import", "produce"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 
 export type Unit =
@@ -20,7 +22,9 @@ export type Unit =
   /** Finish the erasure of a mind that stopped halfway. */
   | { kind: "erase"; mindId: string }
   /** Wake the mind's job object for an import that stopped moving (its object was lost, or redeployed). */
-  | { kind: "import"; mindId: string; jobId: string };
+  | { kind: "import"; mindId: string; jobId: string }
+  /** The next slice of a job's producer on the message's database: its source from the unit after `after` (null: the start). */
+  | { kind: "produce"; job: JobName; run: string; source: number; after: string | null };
 
 /** What travels on the queue: the unit, the database whose producer found it, and the run that holds its mark. */
 export interface WorkMessage {
@@ -51,6 +55,8 @@ export function unitText(unit: Unit): string {
     case "vectors":
     case "retention":
       return unit.kind;
+    case "produce":
+      return [unit.kind, unit.job, unit.run, String(unit.source), ...(unit.after === null ? [] : [unit.after])].join(" ");
   }
 }
 
@@ -72,9 +78,20 @@ export function parseUnit(text: string): Unit | null {
     case "vectors":
     case "retention":
       return ids.length === 0 ? { kind } : null;
+    case "produce":
+      return parseProduce(ids);
     default:
       return null;
   }
+}
+
+const isJobName = (name: string | undefined): name is JobName => (JOB_NAMES as readonly (string | undefined)[]).includes(name);
+
+/** `produce <job> <run> <source> [<after>…]`: the unit after which the slice starts is itself a unit's text. */
+function parseProduce(ids: string[]): Unit | null {
+  const [job, run, source, ...after] = ids;
+  if (!isJobName(job) || run === undefined || !/^[0-9]{1,3}$/.test(source ?? "")) return null;
+  return { kind: "produce", job, run, source: Number(source), after: after.length > 0 ? after.join(" ") : null };
 }
 
 /** A message body as it arrived, checked: anything else is not ours to work on. */
