@@ -1,13 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { InDb } from "./client";
 
-// Retention's shared parts: every step deletes in bounded rounds so one run stays within a
-// Worker's limits; what is left is deleted by the next run.
+// Retention's shared parts: every step deletes in bounded rounds so one unit of it stays well
+// within a Worker's limits (it shares a queue batch with 24 others); what is left is deleted
+// by the unit going round again.
 
 export interface RetentionOptions {
-  /** Rows one statement deletes at most. */
+  /** Rows one statement deletes at most (and so the full-text index rows its triggers delete). */
   batchSize: number;
-  /** Statements one step runs at most per run. */
+  /** Rounds one step runs at most per unit: a round is one statement, or one batch of two. */
   maxRounds: number;
   /** How long an expired memory is kept before it is deleted. */
   expiredGraceMs: number;
@@ -21,16 +22,23 @@ export const DAY_MS = 86_400_000;
 
 export const DEFAULT_RETENTION: RetentionOptions = {
   batchSize: 500,
-  maxRounds: 20,
+  maxRounds: 4,
   expiredGraceMs: 7 * DAY_MS,
   bookkeepingDays: 30,
   usageDays: 400,
 };
 
+/**
+ * D1 statements one retention unit runs at most: its step's rounds, two statements each (a
+ * memory's deletion writes its history row in the same batch), and one more (a step's closing
+ * statement, or PRAGMA optimize).
+ */
+export const retentionUnitStatements = (options: RetentionOptions): number => options.maxRounds * 2 + 1;
+
 /** A step of retention; `D` is what it needs of its entry point (at least the database it deletes in). */
 export interface RetentionStep<D extends InDb = InDb> {
   name: string;
-  /** Deletes what is due at `now`; returns the rows deleted. */
+  /** Deletes what is due at `now`, in at most `maxRounds` rounds; returns the rows deleted (a full batch each round: more may be due). */
   run(deps: D, now: Date, options: RetentionOptions): Promise<number>;
 }
 

@@ -1,7 +1,6 @@
 import type { Deps, InShard } from "../deps";
 import { sql } from "drizzle-orm";
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
-import type { JobCounts } from "../queue/job-runs";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/prune";
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
@@ -11,7 +10,8 @@ import { stalledImports } from "./archive-import";
 import { stalledErasures } from "./erasure";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
-import type { QueueJob, WorkOutcome } from "../queue/job";
+import type { QueueJob, UnitSource, WorkOutcome } from "../queue/job";
+import { unitText } from "../queue/units";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep<InShard>[] = [
@@ -22,34 +22,40 @@ export const RETENTION_STEPS: RetentionStep<InShard>[] = [
   IMPORT_RETENTION_STEP,
 ];
 
-/**
- * The daily retention: every mind whose erasure stopped halfway, one message each, and one
- * message per database for the retention steps (a table a database does not use is empty there).
- */
+/** A retention unit that runs no step: PRAGMA optimize, once a day on each database. */
+const OPTIMIZE = "optimize";
+
+/** In the directory alone: erasures finished long ago are forgotten. */
+const FINISHED_ERASURES: RetentionStep<InShard> = { name: "finished_erasures", run: (deps, now) => forgetFinishedErasures(deps, now) };
+
+/** The steps of a database's retention: every step, and in the directory its own. */
+const stepsOf = (shard: string): RetentionStep<InShard>[] => (shard === DIRECTORY ? [...RETENTION_STEPS, FINISHED_ERASURES] : RETENTION_STEPS);
+
+/** On every database, one unit per retention step and one for PRAGMA optimize. */
+const retentionSteps: UnitSource = {
+  page(shard, after) {
+    if (after !== null) return null;
+    const units = [...stepsOf(shard).map((step) => step.name), OPTIMIZE].map((name) => unitText({ kind: "retention", step: name }));
+    return sql`select value as unit from json_each(${JSON.stringify(units)}) order by unit`;
+  },
+};
+
+/** The daily retention: every mind whose erasure or import stopped halfway, one message each, and the steps of every database. */
 export const retentionJob: QueueJob = {
   name: "retention",
-  sources: [
-    stalledErasures,
-    stalledImports,
-    { page: (_shard, after) => (after === null ? sql`select 'retention' as unit` : null) },
-  ],
+  sources: [stalledErasures, stalledImports, retentionSteps],
 };
 
 /**
- * The retention steps on one database, each in bounded rounds; a step that deleted all its
- * rounds allow sends the unit round again, and PRAGMA optimize runs once nothing is left.
+ * One retention step on one database, in at most `maxRounds` rounds (retentionUnitStatements
+ * statements); a step that deleted all its rounds allow goes round again.
  */
-export async function retentionUnit(deps: Deps, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
-  const now = deps.clock.now();
+export async function retentionUnit(deps: Deps, unit: { step: string }, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
   const inShard = { ...deps, shard: deps.shards.db(shard) };
-  const counts: JobCounts = {};
-  let more = false;
-  for (const step of RETENTION_STEPS) {
-    const deleted = await step.run(inShard, now, options);
-    counts[step.name] = deleted;
-    if (deleted >= options.batchSize * options.maxRounds) more = true;
-  }
-  if (shard === DIRECTORY) counts.erasures_forgotten = await forgetFinishedErasures(deps, now);
-  if (!more) counts.optimize = `${shard}: ${await optimizeDatabase(inShard)}`;
-  return { status: "done", counts, more };
+  if (unit.step === OPTIMIZE) return { status: "done", counts: { optimize: `${shard}: ${await optimizeDatabase(inShard)}` } };
+  const step = stepsOf(shard).find((s) => s.name === unit.step);
+  // A step this deployment no longer has: nothing to do.
+  if (!step) return { status: "done" };
+  const deleted = await step.run(inShard, deps.clock.now(), options);
+  return { status: "done", counts: { [step.name]: deleted }, more: deleted >= options.batchSize * options.maxRounds };
 }

@@ -84,27 +84,28 @@ export const LONG_TERM_RETENTION_STEPS: RetentionStep<InShard>[] = [
       );
     },
   },
+  bookkeepingStep("job_runs", (before, limit) => sql`select rowid from job_runs where started_at < ${before} limit ${limit}`),
+  bookkeepingStep(
+    "consolidations",
+    (before, limit) => sql`select rowid from consolidations where status != 'running' and started_at < ${before} limit ${limit}`,
+  ),
+  bookkeepingStep("note_extractions", (before, limit) => sql`select rowid from note_extractions where created_at < ${before} limit ${limit}`),
   {
-    name: "bookkeeping",
-    run: async (deps, now, o) => {
-      const before = new Date(now.getTime() - o.bookkeepingDays * DAY_MS).toISOString();
+    name: "llm_usage",
+    run: (deps, now, o) => {
       const usageBefore = utcDay(new Date(now.getTime() - o.usageDays * DAY_MS));
-      const limit = o.batchSize;
-      const rounds = [
-        () => deleteWhere(deps, sql`job_runs`, sql`select rowid from job_runs where started_at < ${before} limit ${limit}`),
-        () =>
-          deleteWhere(
-            deps,
-            sql`consolidations`,
-            sql`select rowid from consolidations where status != 'running' and started_at < ${before} limit ${limit}`,
-          ),
-        () =>
-          deleteWhere(deps, sql`note_extractions`, sql`select rowid from note_extractions where created_at < ${before} limit ${limit}`),
-        () => deleteWhere(deps, sql`llm_usage`, sql`select rowid from llm_usage where day < ${usageBefore} limit ${limit}`),
-      ];
-      let total = 0;
-      for (const round of rounds) total += await inRounds(o, round);
-      return total;
+      return inRounds(o, () => deleteWhere(deps, sql`llm_usage`, sql`select rowid from llm_usage where day < ${usageBefore} limit ${o.batchSize}`));
     },
   },
 ];
+
+/** The service's own records kept bookkeepingDays: `due` picks a batch of rowids older than `before`. */
+function bookkeepingStep(table: string, due: (before: string, limit: number) => SQL): RetentionStep<InShard> {
+  return {
+    name: table,
+    run: (deps, now, o) => {
+      const before = new Date(now.getTime() - o.bookkeepingDays * DAY_MS).toISOString();
+      return inRounds(o, () => deleteWhere(deps, sql.raw(table), due(before, o.batchSize)));
+    },
+  };
+}

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, inArray, lt, notExists, or, sql } from "drizzle-orm";
+import { and, asc, count, eq, inArray, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
-import type { RetentionStep } from "../db/prune";
+import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import type { Deps, InShard } from "../deps";
 import { AppError, conflict, mindMoving, notFound } from "../errors";
 import { logFailure } from "../observe/log";
@@ -343,25 +343,25 @@ async function undoImport(directoryDeps: Deps, db: Db, job: ImportJobRow): Promi
 const ENDED_JOB_DAYS = 7;
 
 /**
- * Daily: jobs ended over a week ago, and jobs whose request stopped while staging (with their
- * staged rows), a hundred at a time.
+ * Daily: jobs ended over a week ago, and jobs whose request stopped while staging: their staged
+ * rows first, a batch a round, then the jobs left without rows.
  */
 export const IMPORT_RETENTION_STEP: RetentionStep = {
   name: "import_jobs",
-  async run({ shard: db }, now) {
+  run(deps, now, o) {
     const ended = new Date(now.getTime() - ENDED_JOB_DAYS * 86_400_000).toISOString();
     const abandoned = new Date(now.getTime() - STAGING_ABANDONED_MS).toISOString();
-    const old = await db
-      .select({ id: importJobs.id })
-      .from(importJobs)
-      .where(
-        or(
-          and(inArray(importJobs.state, ["done", "failed"]), lt(importJobs.updatedAt, ended)),
-          and(eq(importJobs.state, "staging"), lt(importJobs.updatedAt, abandoned)),
-        ),
-      )
-      .limit(100);
-    for (const { id } of old) await discardJob(db, id);
-    return old.length;
+    const old = sql`select id from import_jobs
+      where (state in ('done', 'failed') and updated_at < ${ended}) or (state = 'staging' and updated_at < ${abandoned})`;
+    return inRounds(o, async () => {
+      const rows = await deleteWhere(deps, sql`import_rows`, sql`select rowid from import_rows where job_id in (${old}) limit ${o.batchSize}`);
+      if (rows >= o.batchSize) return rows;
+      return deleteWhere(
+        deps,
+        sql`import_jobs`,
+        sql`select rowid from import_jobs where id in (${old})
+          and not exists (select 1 from import_rows where import_rows.job_id = import_jobs.id) limit ${o.batchSize}`,
+      );
+    });
   },
 };

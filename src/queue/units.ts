@@ -17,8 +17,8 @@ export type Unit =
   | { kind: "embed"; mindId: string }
   /** On one database: remove vectors of rows that went, mark rows that never had one. */
   | { kind: "vectors" }
-  /** On one database: the retention steps, then PRAGMA optimize. */
-  | { kind: "retention" }
+  /** On one database: one retention step in bounded rounds (src/jobs/retention.ts), or PRAGMA optimize. */
+  | { kind: "retention"; step: string }
   /** Finish the erasure of a mind that stopped halfway. */
   | { kind: "erase"; mindId: string }
   /** Wake the mind's job object for an import that stopped moving (its object was lost, or redeployed). */
@@ -52,8 +52,9 @@ export function unitText(unit: Unit): string {
     case "embed":
     case "erase":
       return `${unit.kind} ${unit.mindId}`;
-    case "vectors":
     case "retention":
+      return `retention ${unit.step}`;
+    case "vectors":
       return unit.kind;
     case "produce":
       return [unit.kind, unit.job, unit.run, String(unit.source), ...(unit.after === null ? [] : [unit.after])].join(" ");
@@ -75,8 +76,9 @@ export function parseUnit(text: string): Unit | null {
     case "embed":
     case "erase":
       return ids.length === 1 ? { kind, mindId: a! } : null;
-    case "vectors":
     case "retention":
+      return ids.length === 1 ? { kind, step: a! } : null;
+    case "vectors":
       return ids.length === 0 ? { kind } : null;
     case "produce":
       return parseProduce(ids);

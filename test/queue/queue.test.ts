@@ -46,8 +46,10 @@ describe("units of work", () => {
       { kind: "extract", mindId: "mind_a", sessionId: "ses_1" },
       { kind: "embed", mindId: "mind_b" },
       { kind: "vectors" },
-      { kind: "retention" },
+      { kind: "retention", step: "notes_past_retention" },
       { kind: "erase", mindId: "mind_c" },
+      { kind: "produce", job: "consolidation", run: "job_1", source: 0, after: null },
+      { kind: "produce", job: "embeddings", run: "job_1", source: 1, after: "embed mind_b" },
     ];
     for (const unit of units) expect(parseUnit(unitText(unit))).toEqual(unit);
     const ids = [["mind_a", "a-b"], ["mind_a", "a"], ["mind_a_b", "a"], ["mind_a", "a_b"], ["mind_ab", "z"]];
@@ -57,10 +59,10 @@ describe("units of work", () => {
   });
 
   it("a message that names no unit is not worked on", () => {
-    for (const body of [null, "consolidate mind_a default", { unit: "drop table notes", shard: "DB", run: "r" }, { unit: "consolidate mind_a", shard: "DB", run: "r" }, { unit: "retention", shard: 1, run: "r" }, { unit: "erase MIND", shard: "DB", run: "r" }]) {
+    for (const body of [null, "consolidate mind_a default", { unit: "drop table notes", shard: "DB", run: "r" }, { unit: "consolidate mind_a", shard: "DB", run: "r" }, { unit: "retention", shard: 1, run: "r" }, { unit: "retention", shard: "DB", run: "r" }, { unit: "produce retention job_1", shard: "DB", run: "r" }, { unit: "produce nightly job_1 0", shard: "DB", run: "r" }, { unit: "erase MIND", shard: "DB", run: "r" }]) {
       expect(parseMessage(body), JSON.stringify(body)).toBeNull();
     }
-    expect(parseMessage({ unit: "retention", shard: "SHARD_1", run: "job_1" })).toEqual({ message: { unit: "retention", shard: "SHARD_1", run: "job_1" }, unit: { kind: "retention" } });
+    expect(parseMessage({ unit: "retention llm_usage", shard: "SHARD_1", run: "job_1" })).toEqual({ message: { unit: "retention llm_usage", shard: "SHARD_1", run: "job_1" }, unit: { kind: "retention", step: "llm_usage" } });
   });
 });
 
@@ -143,7 +145,7 @@ describe("failures", () => {
 
     // Through the Worker's queue(), with a model setting that cannot work: the unit that needs the
     // model is retried after a delay, a unit of another kind in the same batch is acknowledged.
-    const batch = batchOf(WORK_QUEUE, [messages[0]!, { unit: "retention", shard: "DB", run: "run_other" }], 2);
+    const batch = batchOf(WORK_QUEUE, [messages[0]!, { unit: "retention optimize", shard: "DB", run: "run_other" }], 2);
     const ctx = createExecutionContext();
     await worker.queue(batch, { ...env, LLM_PROVIDER: "openai-compatible" });
     const result = await getQueueResult(batch, ctx);
