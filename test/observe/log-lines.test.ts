@@ -115,7 +115,7 @@ function handlers(outcome: () => Promise<void>): UnitHandlers {
     await outcome();
     return { status: "done" as const };
   };
-  return { consolidate: handle, extract: handle, embed: handle, vectors: handle, retention: handle, erase: handle, import: handle };
+  return { consolidate: handle, extract: handle, embed: handle, vectors: handle, retention: handle, erase: handle, import: handle, produce: handle };
 }
 
 describe("a queue message's log line", () => {
