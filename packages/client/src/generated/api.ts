@@ -4370,7 +4370,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        kind?: "consolidate" | "extract" | "embed" | "vectors" | "retention" | "erase" | "import";
+                        kind?: "consolidate" | "extract" | "embed" | "vectors" | "retention" | "erase" | "import" | "produce";
                         /** @default 100 */
                         limit?: number;
                     };
