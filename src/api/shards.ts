@@ -21,8 +21,9 @@ const MoveSchema = z
     mind_id: z.string(),
     from: z.string(),
     to: z.string(),
-    state: z.enum(["freezing", "preparing", "copying", "switching", "erasing", "undoing", "done", "abandoned"]).openapi({
-      description: "freezing → preparing → copying → switching → erasing → done while it runs; undoing → abandoned when given up before the switch",
+    state: z.enum(["freezing", "preparing", "copying", "switching", "switched", "erasing", "undoing", "done", "abandoned"]).openapi({
+      description:
+        "freezing → preparing → copying → switching → switched → erasing → done while it runs (switched: the old copy stays closed to writes for the 10 s a stale directory entry may still send a request there); undoing → abandoned when given up before the switch",
     }),
     error: z.string().nullable().openapi({ description: "The last failure of a step (it is retried), or why the move was abandoned" }),
     attempts: z.number().int().openapi({ description: "Failed steps in a row" }),

@@ -145,9 +145,10 @@ export class MindJobObject extends DurableObject<Env> {
       try {
         const left = await operation.run(deps, ref, more, pause);
         this.ctx.storage.kv.delete(FAILURES_KEY);
-        if (!left && this.ctx.storage.kv.get<boolean>(again)) continue;
-        if (left) {
-          await this.ctx.storage.setAlarm(Date.now());
+        if (left === false && this.ctx.storage.kv.get<boolean>(again)) continue;
+        if (left !== false) {
+          // Work due later (a move waiting out the directory cache's bound) wakes the object then, not before.
+          await this.ctx.storage.setAlarm(left === true ? Date.now() : left.at);
           return;
         }
         this.drop(ref);

@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { eraseSlice, readErasure } from "./erase";
 import type { Pause } from "./import-pace";
 import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
-import { advanceMove, isMoveRunning, recordMoveFailure } from "./move";
+import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move";
 
 // The long operations on a mind, as its job object runs them: each is the domain's own steps
 // (import-jobs.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
@@ -16,6 +16,8 @@ export type JobRef =
 
 export type JobKind = JobRef["kind"];
 
+/** What a run leaves: nothing (false), work to go on with now (true), or work not due before a time (ms since the epoch). */
+export type Left = boolean | { at: number };
 
 export interface Operation<R extends JobRef> {
   /** Failed runs in a row: the waits between them, and when it is given up. */
@@ -24,8 +26,8 @@ export interface Operation<R extends JobRef> {
   semantic: boolean;
   /** Slices one run goes through at most, from an alarm and from a request (each costs a few D1 calls). */
   slicesPerRun: { alarm: number; request: number };
-  /** Runs slices while `more()` allows; answers whether work is left. Throws on a failure, and runs again from its progress. */
-  run(deps: Deps, ref: R, more: () => boolean, pause: Pause): Promise<boolean>;
+  /** Runs slices while `more()` allows; answers what is left. Throws on a failure, and runs again from its progress. */
+  run(deps: Deps, ref: R, more: () => boolean, pause: Pause): Promise<Left>;
   /** Records a failure where its owner follows it. */
   noteFailure?(deps: Deps, ref: R, error: unknown, failures: number): Promise<void>;
   /** After the policy's last try: ends it cleanly; answers whether work is left (an undo). */
@@ -42,7 +44,8 @@ type Operations = { [K in JobKind]: Operation<Extract<JobRef, { kind: K }>> };
  * row, waiting 1, 2, 4, … 64 s between them: the job is then undone, the mind left as it was.
  *
  * move: the steps of a move between shards (move.ts), never given up (an operator abandons it),
- * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id.
+ * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id. After
+ * its switch it waits out the directory cache's bound, due then rather than run again meanwhile.
  *
  * erase: finish a mind's erasure after its request marked it (erase.ts), a bounded number of
  * slices a run, each run going on where the last stopped; never given up: the mind answers as
@@ -69,12 +72,13 @@ export const OPERATIONS: Operations = {
     slicesPerRun: { alarm: Infinity, request: Infinity },
     async run(deps, { mindId }, more, pause) {
       // The first step runs whatever the budget, as a move always did; steps yield between them.
-      let state = await advanceMove(deps, mindId);
-      while (isMoveRunning(state) && more()) {
+      for (let state = await advanceMove(deps, mindId); ; state = await advanceMove(deps, mindId)) {
+        if (!isMoveRunning(state)) return false;
+        const at = state === "switched" ? await moveWaitsUntil(deps, mindId) : null;
+        if (at !== null) return { at };
+        if (!more()) return true;
         await pause();
-        state = await advanceMove(deps, mindId);
       }
-      return isMoveRunning(state);
     },
     noteFailure: (deps, { mindId }, error, failures) => recordMoveFailure(deps, mindId, error, failures),
   },

@@ -7,7 +7,7 @@ import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
 import { unfinishedImportOf } from "./import-jobs";
-import { forgetMind } from "../tenancy/directory-cache";
+import { DIRECTORY_TTL_MS, forgetMind } from "../tenancy/directory-cache";
 import { accountUnused, writeShardCopy } from "../tenancy/minds";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
@@ -15,8 +15,10 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MI
 // repeat; the directory's mind_moves row says which step is next. The mind is marked moving in
 // the directory and its rows on the source are closed to writes (the database refuses them,
 // 503 mind_moving); every table is copied page by page; the counts are compared; the directory
-// switches to the target; the old copy is erased. Abandoned before the switch, the partial copy
-// is erased and the source takes writes again. Reads go on from the old copy while it moves.
+// switches to the target; the old copy stays closed while any isolate's cached directory entry
+// may still send a request there (DIRECTORY_TTL_MS), so a stale entry meets a retryable 503 and
+// never a write that would be lost; then the old copy is erased. Abandoned before the switch, the
+// partial copy is erased and the source takes writes again. Reads go on from the old copy while it moves.
 
 export interface MoveProgress {
   mind_id: string;
@@ -66,7 +68,7 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
        select ?1, ?2, ?3, 'freezing', null, 0, ?4, ?4, null
        where exists (select 1 from minds where id = ?1 and shard = ?2 and moving_to is null and erasing_since is null)
        on conflict (mind_id) do update set from_shard = excluded.from_shard, to_shard = excluded.to_shard, state = 'freezing',
-         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = null
+         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = null, switched_at = null
        where mind_moves.state in ('done', 'abandoned')`,
     ).bind(mindId, row.shard, to, now),
     d1.prepare(
@@ -96,7 +98,8 @@ async function alreadyThere(deps: Deps, mindId: string, to: string, now: string)
       `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
        values (?1, ?2, ?2, 'done', null, 0, ?3, ?3, ?3)
        on conflict (mind_id) do update set from_shard = excluded.from_shard, to_shard = excluded.to_shard, state = 'done',
-         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = excluded.finished_at
+         error = null, attempts = 0, started_at = excluded.started_at, updated_at = excluded.updated_at, finished_at = excluded.finished_at,
+         switched_at = null
        where mind_moves.state in ('done', 'abandoned')`,
     )
     .bind(mindId, to, now)
@@ -179,8 +182,10 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
       return (await copyNextPage(source, target, mindId, bounds)) ? "copying" : next("switching");
     case "switching":
       return switchShard(deps, mindId, job.fromShard, job.toShard, source, target);
+    case "switched":
+      return fenceEndsAt(job) > deps.clock.now().getTime() ? "switched" : next("erasing");
     case "erasing": {
-      // The old copy now takes deletes only; the directory already sends everything to the target.
+      // Every cache names the target now: the old copy takes the updates and deletes of its erasure.
       await source.update(minds).set({ writes: "erasing" }).where(and(eq(minds.id, mindId), eq(minds.writes, "moving")));
       if (!(await eraseSomeMindRows(source, mindId, bounds, 5)).done) return "erasing";
       await dropCopyCursors(target, mindId);
@@ -200,6 +205,21 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
   return job.state;
 }
 
+/**
+ * When the old copy may open to its erasure (ms since the epoch, by the deps' clock): once no
+ * isolate trusts a directory entry read before the switch. A move switched before this was
+ * recorded has no time, and goes on at once.
+ */
+const fenceEndsAt = (job: { switchedAt: string | null }) => (job.switchedAt === null ? 0 : Date.parse(job.switchedAt) + DIRECTORY_TTL_MS);
+
+/** When the mind's move may take its next step, if it waits for the directory cache's bound after its switch; null otherwise. */
+export async function moveWaitsUntil(deps: Deps, mindId: string): Promise<number | null> {
+  const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (job?.state !== "switched") return null;
+  const at = fenceEndsAt(job);
+  return at > deps.clock.now().getTime() ? at : null;
+}
+
 /** The counts compared table by table; the directory then names the target, in the same transaction as the job's next state. */
 async function switchShard(deps: Deps, mindId: string, from: string, to: string, source: Db, target: Db): Promise<MoveState> {
   const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
@@ -212,17 +232,21 @@ async function switchShard(deps: Deps, mindId: string, from: string, to: string,
     return "undoing";
   }
   const directory = deps.directory;
-  const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "erasing" : "elsewhere";
+  // The directory's own row stays closed as the old copy while it is one (the erasing step opens it).
+  const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "moving" : "elsewhere";
   const now = isoNow(deps.clock);
   await directory.batch([
-    directory.update(mindMoves).set({ state: "erasing", updatedAt: now }).where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching"))),
+    directory
+      .update(mindMoves)
+      .set({ state: "switched", switchedAt: now, updatedAt: now })
+      .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching"))),
     directory
       .update(minds)
       .set({ shard: to, movingTo: null, writes })
-      .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'erasing')`)),
+      .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'switched')`)),
   ]);
   forgetMind(mindId);
-  return "erasing";
+  return "switched";
 }
 
 /** A shard's copy of the mind's row (and its account's bare row, if no other mind uses it) goes; the directory's row stays, sending elsewhere. */

@@ -6,6 +6,7 @@ import { BOOKMARK_HEADER, EdgemindError, type EdgemindOptions } from "../../pack
 import worker from "../../src/index";
 import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move";
 import { testDeps } from "../support/deps";
+import { passMoveFence } from "../support/moves";
 import { unique } from "../helpers";
 import { BASE_URL, tenantClients, toWorker } from "./client-helpers";
 
@@ -125,7 +126,9 @@ describe("the client retries 429 and 503 within a bound", () => {
     const deps = testDeps();
     let mindId = "";
     const { waits, sleep } = recordedWaits(async () => {
-      for (let state = await advanceMove(deps, mindId); isMoveRunning(state); state = await advanceMove(deps, mindId));
+      for (let state = await advanceMove(deps, mindId); isMoveRunning(state); state = await advanceMove(deps, mindId)) {
+        if (state === "switched") await passMoveFence(mindId);
+      }
     });
     const { agent, tenant } = await tenantClients({ sleep });
     mindId = tenant.mind.id;

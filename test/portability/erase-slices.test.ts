@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { beginErasure, ERASE_SLICE } from "../../src/portability/erase";
-import { ERASE_SLICES_PER_RUN, OPERATIONS } from "../../src/portability/job-operations";
+import { ERASE_SLICES_PER_RUN, OPERATIONS, type Left } from "../../src/portability/job-operations";
 import { MIND_TABLES } from "../../src/portability/shard-rows";
 import type { Deps } from "../../src/deps";
 import { call, newTenant, store } from "../helpers";
@@ -60,7 +60,7 @@ describe("erasing a large mind", () => {
     const ref = { kind: "erase", mindId: t.mind.id } as const;
     let runs = 0;
     let most = { statements: 0, objectCalls: 0 };
-    for (let left = true; left; runs++) {
+    for (let left: Left = true; left !== false; runs++) {
       statements.length = 0;
       objectCalls.length = 0;
       let slices = 0;

@@ -13,6 +13,7 @@ import { depsOfMind, testDeps } from "../support/deps";
 import { checkEachFault, faultPoints, faultSample, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { freshDatabases } from "../support/fresh-databases";
+import { passMoveFence } from "../support/moves";
 
 // Its jobs sweep every mind of both shards, a bounded number a run: it starts from empty databases.
 beforeAll(freshDatabases);
@@ -103,7 +104,7 @@ describe("placing new minds", () => {
   });
 });
 
-/** Starts the move and runs its steps here, to the end (as the mind's job object would). */
+/** Starts the move and runs its steps here, to the end (as the mind's job object would, its wait after the switch passed at once). */
 async function driveMove(deps: Deps, mindId: string, to: string, bounds?: RowBounds) {
   await startMove(deps, mindId, to);
   return finishMove(deps, mindId, bounds);
@@ -113,17 +114,19 @@ async function finishMove(deps: Deps, mindId: string, bounds?: RowBounds) {
   let state = await advanceMove(deps, mindId, bounds);
   for (let steps = 0; isMoveRunning(state); steps++) {
     if (steps > 5_000) throw new Error(`the move never ended: ${state}`);
+    if (state === "switched") await passMoveFence(mindId);
     state = await advanceMove(deps, mindId, bounds);
   }
   return state;
 }
 
-/** Polls the move's progress until it ends, as an operator would. */
+/** Polls the move's progress until it ends, as an operator would; its wait after the switch is passed at once, and the move woken. */
 async function untilFinished(mindId: string) {
   for (let i = 0; i < 400; i++) {
     const res = await call("GET", `/shards/moves/${mindId}`, { token: ADMIN_TOKEN });
     expect(res.status, res.text).toBe(200);
     if (!isMoveRunning(res.json.state)) return res.json;
+    if (await passMoveFence(mindId)) await moveTo(res.json.to, mindId);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error("the move did not end");
@@ -199,7 +202,10 @@ describe("moving a mind between shards", () => {
     const state = await mindState(auth.mind);
     let steps = 0;
     await startMove(deps, auth.mind, other(home));
-    for (let next = await advanceMove(deps, auth.mind, { rows: 2, bytes: 64 }); isMoveRunning(next); next = await advanceMove(deps, auth.mind, { rows: 2, bytes: 64 })) steps++;
+    for (let next = await advanceMove(deps, auth.mind, { rows: 2, bytes: 64 }); isMoveRunning(next); next = await advanceMove(deps, auth.mind, { rows: 2, bytes: 64 })) {
+      if (next === "switched") await passMoveFence(auth.mind);
+      steps++;
+    }
     expect(steps).toBeGreaterThan(20);
     expect((await shardOf(auth.mind)).shard).toBe(other(home));
     expect(await exported(auth)).toEqual(before);
@@ -272,7 +278,7 @@ describe("moving a mind between shards", () => {
     expect((await call("POST", "/memory", { ...auth, body: { category: "fact", key: "after_abandon", content: "Writable" } })).status).toBe(201);
 
     await startMove(deps, auth.mind, other(home));
-    while ((await advanceMove(deps, auth.mind)) !== "erasing");
+    while ((await advanceMove(deps, auth.mind)) !== "switched");
     expect((await call("DELETE", `/shards/moves/${auth.mind}`, { token: ADMIN_TOKEN })).status).toBe(409);
     expect(await finishMove(deps, auth.mind)).toBe("done");
     expect((await call("DELETE", "/shards/moves/mind_missing", { token: ADMIN_TOKEN })).status).toBe(404);

@@ -106,9 +106,11 @@ export const mindMoves = sqliteTable("mind_moves", {
   startedAt: text("started_at").notNull(),
   updatedAt: text("updated_at").notNull(),
   finishedAt: text("finished_at"),
+  /** When the directory switched to the target; the old copy stays closed for DIRECTORY_TTL_MS after it. */
+  switchedAt: text("switched_at"),
 });
 
-export type MoveState = "freezing" | "preparing" | "copying" | "switching" | "erasing" | "undoing" | "done" | "abandoned";
+export type MoveState = "freezing" | "preparing" | "copying" | "switching" | "switched" | "erasing" | "undoing" | "done" | "abandoned";
 
 /** In the directory: a mind's erasure, kept after it finished as the answer to asking again. */
 export const mindErasures = sqliteTable("mind_erasures", {

@@ -5256,10 +5256,10 @@ export interface components {
             from: string;
             to: string;
             /**
-             * @description freezing → preparing → copying → switching → erasing → done while it runs; undoing → abandoned when given up before the switch
+             * @description freezing → preparing → copying → switching → switched → erasing → done while it runs (switched: the old copy stays closed to writes for the 10 s a stale directory entry may still send a request there); undoing → abandoned when given up before the switch
              * @enum {string}
              */
-            state: "freezing" | "preparing" | "copying" | "switching" | "erasing" | "undoing" | "done" | "abandoned";
+            state: "freezing" | "preparing" | "copying" | "switching" | "switched" | "erasing" | "undoing" | "done" | "abandoned";
             /** @description The last failure of a step (it is retried), or why the move was abandoned */
             error: string | null;
             /** @description Failed steps in a row */
