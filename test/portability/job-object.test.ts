@@ -9,6 +9,7 @@ import { OPERATIONS } from "../../src/portability/job-operations";
 import { eraseMind, startJob } from "../../src/portability/mind-jobs";
 import { moveProgress, startMove } from "../../src/portability/move";
 import { retryDelay } from "../../src/retry";
+import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
 import { ADMIN_TOKEN, call, newMind, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 import { faultyD1, type FaultPlan } from "../support/faulty-d1";
@@ -158,6 +159,38 @@ describe("the mind's job object", () => {
     expect(await moveProgress(testDeps(), t.mind.id)).toMatchObject({ state: "freezing", attempts: 3, error: expect.stringMatching(/^internal/) });
     await drive(t.mind.id);
     expect(await moveProgress(testDeps(), t.mind.id)).toMatchObject({ state: "done", attempts: 0, to });
+    expect((await mindState(t.mind.id)).counts.memories).toBe(1);
+  });
+
+  it("waits out the directory cache's bound after a move's switch with its alarm set for the bound's end, taking no step before it", async () => {
+    const t = await newTenant();
+    await store({ token: t.token, mind: t.mind.id }, { key: "tea", content: "Likes tea" });
+    const from = (await env.DB.prepare("select shard from minds where id = ?").bind(t.mind.id).first<{ shard: string }>())!.shard;
+    const to = from === "DB" ? "SHARD_1" : "DB";
+    const oldCopyWrites = async () =>
+      (await (env as unknown as Record<string, D1Database>)[from]!.prepare("select writes from minds where id = ?").bind(t.mind.id).first<{ writes: string }>())?.writes;
+    const alarmOf = () => runInDurableObject(objectOf(t.mind.id), (_instance, state) => state.storage.getAlarm());
+    await startMove(testDeps(), t.mind.id, to);
+    await startJob(jobs, { kind: "move", mindId: t.mind.id });
+    // The object's own alarm runs the move to its switch, then sets the alarm for the end of the bound.
+    let boundEnds = 0;
+    await until(async () => {
+      const switchedAt = await env.DB.prepare("select switched_at from mind_moves where mind_id = ?").bind(t.mind.id).first<string | null>("switched_at");
+      if (!switchedAt) return false;
+      boundEnds = Date.parse(switchedAt) + DIRECTORY_TTL_MS;
+      return (await alarmOf()) === boundEnds;
+    });
+    expect(await moveProgress(testDeps(), t.mind.id)).toMatchObject({ state: "switched", to });
+    expect(await oldCopyWrites()).toBe("moving");
+    // Woken early (its alarm run now), it takes no step and sets the same alarm again.
+    await runDurableObjectAlarm(objectOf(t.mind.id));
+    expect(await alarmOf()).toBe(boundEnds);
+    expect(await moveProgress(testDeps(), t.mind.id)).toMatchObject({ state: "switched", attempts: 0 });
+    expect(await oldCopyWrites()).toBe("moving");
+    // Past the bound the old copy is erased and the move ends.
+    await drive(t.mind.id);
+    expect(await moveProgress(testDeps(), t.mind.id)).toMatchObject({ state: "done", to });
+    expect(await oldCopyWrites()).toBe(from === "DB" ? "elsewhere" : undefined);
     expect((await mindState(t.mind.id)).counts.memories).toBe(1);
   });
 

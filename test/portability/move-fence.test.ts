@@ -6,6 +6,7 @@ import { createApp } from "../../src/app";
 import { minds } from "../../src/db/schema";
 import { isMindMoving } from "../../src/errors";
 import { deleteMemory, updateMemory } from "../../src/memory/memories";
+import { deleteNote, verifyNote } from "../../src/notes/notes";
 import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move";
 import { DIRECTORY_TTL_MS, knownMinds, rememberMind } from "../../src/tenancy/directory-cache";
 import { newKey, newTenant, store } from "../helpers";
@@ -27,16 +28,17 @@ function workerAt(clock: ReturnType<typeof manualClock>) {
     const ctx = createExecutionContext();
     const res = await worker.fetch(new Request(`https://edgemind.test${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) }), env, ctx);
     await waitOnExecutionContext(ctx);
-    return { status: res.status, json: (await res.json().catch(() => null)) as { error?: { code: string } } | null };
+    return { status: res.status, json: (await res.json().catch(() => null)) as { id?: string; error?: { code: string } } | null };
   };
 }
 
-/** The mind's memories and history on one database, as they stand. */
+/** The mind's memories, their history and its notes on one database, as they stand. */
 async function copyOn(shard: string, mindId: string) {
   const db = database(shard);
   const memories = await db.prepare("select id, content, updated_at from memories where mind_id = ? order by id").bind(mindId).all();
   const history = await db.prepare("select count(*) as n from memory_history where mind_id = ?").bind(mindId).first<{ n: number }>();
-  return { memories: memories.results, history: history!.n };
+  const notes = await db.prepare("select id, source, confidence from notes where mind_id = ? order by id").bind(mindId).all();
+  return { memories: memories.results, history: history!.n, notes: notes.results };
 }
 
 const writesOn = async (shard: string, mindId: string) =>
@@ -52,6 +54,8 @@ describe("a stale directory entry after a move's switch", () => {
     const clock = manualClock(new Date());
     const deps = testDeps({ clock });
     const send = workerAt(clock);
+    // A note's verification and deletion write nothing else: the fence alone stands between them and the old copy.
+    const [kept, dropped] = [(await send("POST", "/notes", key, { text: "Prefers tea" })).json!.id!, (await send("POST", "/notes", key, { text: "Uses pnpm" })).json!.id!];
 
     const home = (await deps.directory.select().from(minds).where(eq(minds.id, t.mind.id)).get())!.shard;
     for (const to of [other(home), home]) {
@@ -71,10 +75,12 @@ describe("a stale directory entry after a move's switch", () => {
       const refusedEverywhere = async () => {
         const update = await send("PUT", `/memory/${tea.id}`, key, { content: "Likes green tea" });
         const remove = await send("DELETE", `/memory/${coffee.id}`, key);
-        expect([update.status, update.json?.error?.code]).toEqual([503, "mind_moving"]);
-        expect([remove.status, remove.json?.error?.code]).toEqual([503, "mind_moving"]);
+        const removeNote = await send("DELETE", `/notes/${dropped}`, key);
+        for (const refused of [update, remove, removeNote]) expect([refused.status, refused.json?.error?.code]).toEqual([503, "mind_moving"]);
         await expect(updateMemory(inFlight, tea.id, { content: "Likes black tea" })).rejects.toSatisfy(isMindMoving);
         await expect(deleteMemory(inFlight, coffee.id)).rejects.toSatisfy(isMindMoving);
+        await expect(verifyNote(inFlight, kept)).rejects.toSatisfy(isMindMoving);
+        await expect(deleteNote(inFlight, dropped)).rejects.toSatisfy(isMindMoving);
         expect(await copyOn(from, t.mind.id)).toEqual(oldCopy);
         expect(await copyOn(to, t.mind.id)).toEqual(newCopy);
         expect(await writesOn(from, t.mind.id)).toBe("moving");
@@ -99,5 +105,6 @@ describe("a stale directory entry after a move's switch", () => {
     }
     expect((await send("PUT", `/memory/${tea.id}`, key, { content: "Likes green tea" })).status).toBe(200);
     expect((await send("DELETE", `/memory/${coffee.id}`, key)).status).toBeLessThan(300);
+    expect((await send("DELETE", `/notes/${dropped}`, key)).status).toBe(200);
   });
 });
