@@ -10,8 +10,9 @@ import type { Principal } from "./principal";
 // settings and shard) kept per isolate for a few seconds, so a warm request asks the directory
 // nothing. A change is seen at once by the isolate that made it (it forgets its entry) and by
 // every other isolate within DIRECTORY_TTL_MS. While a mind's data is copied to another shard,
-// its old copy refuses every write itself (migrations/0014_shards.sql): a write sent there on a
-// stale entry is answered 503 mind_moving, which the client retries.
+// and for DIRECTORY_TTL_MS after the directory switched to it (portability/move.ts), its old copy
+// refuses every write itself (migrations/0014_shards.sql): a write sent there on a stale entry is
+// answered 503 mind_moving, which the client retries.
 
 /** How long a directory answer is trusted: the bound on a revocation, erasure, move or settings change. */
 export const DIRECTORY_TTL_MS = 10_000;
