@@ -33,6 +33,8 @@ export interface VectorIndex {
   upsert(mindId: string, items: VectorItem[]): Promise<void>;
   query(mindId: string, vector: number[], options: { topK: number; kind: VectorKind; agent: string | null }): Promise<VectorMatch[]>;
   remove(mindId: string, ids: string[]): Promise<void>;
+  /** Writes these vectors of the mind again as upsert writes them now (an older layout's move); answers the ids it held. */
+  rewrite(mindId: string, ids: string[]): Promise<string[]>;
 }
 
 /** Both ports, present only when the deployment has configured both. */

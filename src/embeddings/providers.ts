@@ -1,7 +1,8 @@
 import type { Env } from "../config";
 import { notConfigured } from "../errors";
 import { loadTokenCounter } from "../llm/tokens";
-import type { Embedder, Semantic, VectorIndex } from "./ports";
+import type { Embedder, Semantic } from "./ports";
+import { vectorizeIndex } from "./vectorize-index";
 
 export const EMBEDDINGS_PROVIDERS = ["workers-ai", "openai-compatible", "none"] as const;
 export const DEFAULT_WORKERS_AI_EMBEDDING_MODEL = "@cf/baai/bge-m3";
@@ -67,24 +68,6 @@ export function openAiCompatibleEmbedder(baseUrl: string, model: string, apiKey?
       const data = [...(body.data ?? [])].sort((a, b) => a.index - b.index);
       if (data.length !== texts.length) throw new Error("the embeddings endpoint answered without one vector per text");
       return { vectors: data.map((d) => d.embedding), tokens: body.usage?.prompt_tokens ?? (await countTokens(texts)) };
-    },
-  };
-}
-
-/** Vectorize with one namespace per mind, and the kind and agent namespace as filterable metadata. */
-function vectorizeIndex(index: Vectorize): VectorIndex {
-  return {
-    async upsert(mindId, items) {
-      if (items.length === 0) return;
-      await index.upsert(items.map((i) => ({ id: i.id, values: i.vector, namespace: mindId, metadata: { kind: i.kind, agent: i.agent } })));
-    },
-    async query(mindId, vector, { topK, kind, agent }) {
-      const filter: VectorizeVectorMetadataFilter = agent === null ? { kind } : { kind, agent };
-      const answer = await index.query(vector, { topK, namespace: mindId, filter, returnMetadata: "none" });
-      return answer.matches.map((m) => ({ id: m.id, score: m.score }));
-    },
-    async remove(_mindId, ids) {
-      if (ids.length > 0) await index.deleteByIds(ids);
     },
   };
 }

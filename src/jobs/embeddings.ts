@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps, InShard } from "../deps";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
+import { MOVE_BATCH, moveOldLayoutVectors } from "../memory/vector-layout";
 import { newId } from "../ids";
 import { jobMindContext } from "../tenancy/mind-context";
 import { produceSlice } from "../queue/produce";
@@ -53,12 +54,20 @@ export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: str
   return { status: "done", counts, more: full };
 }
 
-/** Removes vectors of rows that went and marks rows without one, on one database. */
+/**
+ * Removes vectors of rows that went, moves vectors still in one namespace per mind to the shared
+ * ones, and marks rows without a vector, on one database.
+ */
 export async function vectorsUnit(deps: Deps, shard: string): Promise<WorkOutcome> {
   const at = inShard(deps, shard);
   const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
+  const { moved, reembed } = await moveOldLayoutVectors(at);
   const marked = await markMissing(at, null, BACKFILL_ROWS);
   // Rows just marked are embedded now, by messages of their minds, rather than an hour later.
-  if (marked > 0) await produceSlice(deps, embeddingsJob, { shard, source: 0, after: null }, newId("run"), { pages: 0, enqueued: 0, already_queued: 0, continued: 0 });
-  return { status: "done", counts: { vectors_removed: removed, backfill_marked: marked }, more: removed >= REMOVE_BATCH || marked >= BACKFILL_ROWS };
+  if (marked + reembed > 0) await produceSlice(deps, embeddingsJob, { shard, source: 0, after: null }, newId("run"), { pages: 0, enqueued: 0, already_queued: 0, continued: 0 });
+  return {
+    status: "done",
+    counts: { vectors_removed: removed, vectors_moved: moved, vectors_reembedded: reembed, backfill_marked: marked },
+    more: removed >= REMOVE_BATCH || moved + reembed >= MOVE_BATCH || marked >= BACKFILL_ROWS,
+  };
 }

@@ -4,7 +4,7 @@ import { AppError } from "../errors";
 import { logFailure } from "../observe/log";
 import { assertWithinBudget, recordUsage } from "../llm/ledger";
 import type { MindContext } from "../tenancy/mind-context";
-import { MAX_TEXT_CHARS, MAX_TOP_K } from "./vectors";
+import { MAX_TEXT_CHARS, MAX_TOP_K, SHARED_LAYOUT } from "./vectors";
 
 // The query side of recall by meaning. One request's searches (memories and notes, in a context
 // assembly or a combined search) share one QueryMeaning: which kinds have vectors is read once
@@ -58,11 +58,11 @@ export async function nearestRowIds(ctx: MindContext, meaning: QueryMeaning, kin
   return matches.map((m) => m.id);
 }
 
-/** The kinds among `kinds` this mind has at least one vector of: one read. */
+/** The kinds among `kinds` this mind has at least one vector of where queries look (not one left to move): one read. */
 async function kindsWithVectors(ctx: MindContext, kinds: readonly VectorKind[]): Promise<Set<VectorKind>> {
   const mindId = ctx.scope.mindId;
   const checks = kinds.map(
-    (kind) => sql`select ${kind} as kind where exists (select 1 from embeddings where mind_id = ${mindId} and kind = ${kind} and state = 'done')`,
+    (kind) => sql`select ${kind} as kind where exists (select 1 from embeddings where mind_id = ${mindId} and kind = ${kind} and state = 'done' and vector_layout = ${SHARED_LAYOUT})`,
   );
   const rows = await ctx.shard.all<{ kind: VectorKind }>(sql.join(checks, sql` union all `));
   return new Set(rows.map((row) => row.kind));

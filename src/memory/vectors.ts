@@ -20,6 +20,8 @@ export const EMBED_BATCH = 32;
 export const MAX_TOP_K = 100;
 /** A failed embedding waits 2, 4, 8, … minutes, at most a day. */
 export const EMBED_RETRY: RetryPolicy = { firstMs: 2 * 60_000, maxMs: 24 * 60 * 60_000 };
+/** `embeddings.vector_layout` of a vector written in shared namespaces (1: one namespace per mind, before). */
+export const SHARED_LAYOUT = 2;
 /** Longest text embedded, a row's or a query's, in characters. */
 export const MAX_TEXT_CHARS = 8_000;
 
@@ -111,7 +113,7 @@ async function embedRowsOfMind(
     const now = isoNow(deps.clock);
     await deps.shard
       .update(embeddings)
-      .set({ state: "done", error: null, updatedAt: now })
+      .set({ state: "done", error: null, updatedAt: now, vectorLayout: SHARED_LAYOUT })
       .where(and(eq(embeddings.mindId, mindId), inArray(embeddings.rowId, present.map((r) => r.rowId))));
     return "embedded";
   } catch (err) {
@@ -136,7 +138,7 @@ async function reschedule(deps: InShard, rows: Pending[], change: { nextAttemptA
   await deps.shard.batch([first!, ...rest]);
 }
 
-function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string, T[]> {
+export function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const row of rows) groups.set(row.mindId, [...(groups.get(row.mindId) ?? []), row]);
   return groups;

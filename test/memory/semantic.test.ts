@@ -74,10 +74,10 @@ describe("recall by meaning", () => {
     const inTenant = await inMind(deps, scope);
     const coffee = (await storeMemory(inTenant, { category: "preference", key: "coffee_order", content: "Любит кофе без сахара" })).memory;
     // The write answered before its embedding, which still waits on D1, could store a vector.
-    expect(index.stored.get(scope.mindId)?.size ?? 0).toBe(0);
+    expect(index.vectorsOf(scope.mindId).size).toBe(0);
     const deploy = (await storeMemory(inTenant, { category: "project", key: "release_day", content: "Ships on Fridays; drink water" })).memory;
     await settle();
-    expect(index.stored.get(scope.mindId)?.size).toBe(2);
+    expect(index.vectorsOf(scope.mindId).size).toBe(2);
     expect(await record("memory", coffee.id)).toMatchObject({ state: "done", attempts: 0 });
 
     const lexicalOnly = await retrieveMemories(await inMind(semanticDeps(null).deps, scope), { q: "what does she drink in the morning", limit: 10 });
@@ -119,13 +119,13 @@ describe("recall by meaning", () => {
     const { deps, settle } = semanticDeps({ embedder: conceptEmbedder(), index });
     const m = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "evening", content: "tea in the evening" })).memory;
     await settle();
-    const before = index.stored.get(scope.mindId)!.get(m.id)!.vector;
+    const before = index.vectorsOf(scope.mindId).get(m.id)!.vector;
     await updateMemory(await inMind(deps, scope), m.id, { content: "coffee at night" });
     await settle();
-    expect(index.stored.get(scope.mindId)!.get(m.id)!.vector).not.toEqual(before);
+    expect(index.vectorsOf(scope.mindId).get(m.id)!.vector).not.toEqual(before);
     await deleteMemory(await inMind(deps, scope), m.id);
     await settle();
-    expect(index.stored.get(scope.mindId)!.has(m.id)).toBe(false);
+    expect(index.vectorsOf(scope.mindId).has(m.id)).toBe(false);
     expect(await record("memory", m.id)).toBeNull();
   });
 
@@ -219,17 +219,17 @@ describe("recall by meaning", () => {
     const on = semanticDeps({ embedder: conceptEmbedder(), index });
     const counts: Record<string, number | string> = {};
     await runNow("embeddings", on.deps, counts);
-    expect(index.stored.get(scope.mindId)?.has(old.id)).toBe(true);
-    expect(index.stored.get(scope.mindId)?.get(note.id)?.kind).toBe("note");
+    expect(index.vectorsOf(scope.mindId).has(old.id)).toBe(true);
+    expect(index.vectorsOf(scope.mindId).get(note.id)?.kind).toBe("note");
 
     // Consolidation and retention delete notes in SQL; the hourly job removes their vectors.
     await (await dataOf(scope.mindId)).prepare("delete from notes where id = ?").bind(note.id).run();
     await runNow("embeddings", on.deps, {});
-    expect(index.stored.get(scope.mindId)?.has(note.id)).toBe(false);
+    expect(index.vectorsOf(scope.mindId).has(note.id)).toBe(false);
 
     const erased = await deleteMind(on.deps, accountId, scope.mindId);
     expect(erased.embeddings).toBe(1);
-    expect(index.stored.get(scope.mindId)?.size).toBe(0);
+    expect(index.vectorsOf(scope.mindId).size).toBe(0);
   });
 
   it("removes the vectors of a mind whose erasure the daily job finishes, as the request would", async () => {

@@ -22,7 +22,7 @@ describe("note search by meaning", () => {
     const coffee = await addNote(await inMind(deps, scope), { text: "Любит кофе без сахара" });
     const water = await addNote(await inMind(deps, scope), { text: "Drinks water while coding" });
     await settle();
-    expect(index.stored.get(scope.mindId)?.get(coffee.id)?.kind).toBe("note");
+    expect(index.vectorsOf(scope.mindId).get(coffee.id)?.kind).toBe("note");
 
     const lexical = await retrieveNotes(await inMind(semanticDeps(null).deps, scope), { q: "what does she drink in the morning", limit: 10 });
     expect(lexical).toMatchObject({ retrieval: "full_text", hits: [{ note: { id: water.id } }] });

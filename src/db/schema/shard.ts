@@ -213,6 +213,8 @@ export const embeddings = sqliteTable(
     nextAttemptAt: text("next_attempt_at").notNull(),
     error: text("error"),
     updatedAt: text("updated_at").notNull(),
+    /** 1: written in one namespace per mind (moved by the embeddings job); 2: shared namespaces. */
+    vectorLayout: integer("vector_layout").notNull().default(1),
   },
   (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
 );
