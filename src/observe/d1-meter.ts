@@ -2,6 +2,8 @@
 export interface D1Totals {
   /** Statements run (a batch counts each of its statements). */
   d1_queries: number;
+  /** Round trips to a database: a batch is one, each statement run alone one. */
+  d1_round_trips: number;
   /** Of those, the ones whose answer carries no `meta` (`raw()`, drizzle's way of reading selected columns). */
   d1_unmetered: number;
   d1_rows_read: number;
@@ -28,7 +30,7 @@ interface Target {
 
 /** A meter whose wrapped bindings behave as the real ones and add each answer's meta to its totals. */
 export function createD1Meter(): D1Meter {
-  const totals: D1Totals = { d1_queries: 0, d1_unmetered: 0, d1_rows_read: 0, d1_rows_written: 0, d1_ms: 0 };
+  const totals: D1Totals = { d1_queries: 0, d1_round_trips: 0, d1_unmetered: 0, d1_rows_read: 0, d1_rows_written: 0, d1_ms: 0 };
   const reals = new WeakMap<object, D1PreparedStatement>();
 
   const count = <R extends Result>(result: R): R => {
@@ -39,17 +41,22 @@ export function createD1Meter(): D1Meter {
     return result;
   };
 
+  const trip = <R>(answer: Promise<R>): Promise<R> => {
+    totals.d1_round_trips++;
+    return answer;
+  };
+
   const statement = (real: D1PreparedStatement): D1PreparedStatement => {
     const wrapper = {
       bind: (...values: unknown[]) => statement(real.bind(...values)),
-      all: async () => count(await real.all()),
-      run: async () => count(await real.run()),
+      all: async () => count(await trip(real.all())),
+      run: async () => count(await trip(real.run())),
       // first() answers without meta; all() reads the same rows (D1 adds no LIMIT), so first is all's first row.
       first: async (column?: string) => firstOf((await wrapper.all()).results as Record<string, unknown>[], column),
       raw: (options?: { columnNames?: boolean }) => {
         totals.d1_queries++;
         totals.d1_unmetered++;
-        return options?.columnNames ? real.raw({ columnNames: true }) : real.raw();
+        return trip(options?.columnNames ? real.raw({ columnNames: true }) : real.raw());
       },
     };
     reals.set(wrapper, real);
@@ -62,7 +69,7 @@ export function createD1Meter(): D1Meter {
       get(_, name) {
         if (name === "prepare") return (query: string) => statement(target.prepare(query));
         if (name === "batch")
-          return async (statements: D1PreparedStatement[]) => (await target.batch(statements.map((s) => reals.get(s) ?? s))).map(count);
+          return async (statements: D1PreparedStatement[]) => (await trip(target.batch(statements.map((s) => reals.get(s) ?? s)))).map(count);
         if (name === "withSession" && target.withSession) return (constraint?: string) => database(target.withSession!(constraint));
         const value: unknown = Reflect.get(real, name, real);
         return typeof value === "function" ? value.bind(real) : value;

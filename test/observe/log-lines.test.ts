@@ -48,7 +48,7 @@ describe("a request's log line", () => {
     expect(line).toMatchObject({ level: "info", method: "GET", route: "/memory/:id", mind: tenant.mind.id, shard: mind!.shard, status: 200 });
     expect(line!.duration_ms).toEqual(expect.any(Number));
     expect(line!.d1_queries).toBeGreaterThan(0);
-    for (const field of ["d1_rows_read", "d1_rows_written", "d1_ms", "d1_unmetered"]) expect(line![field]).toEqual(expect.any(Number));
+    for (const field of ["d1_round_trips", "d1_rows_read", "d1_rows_written", "d1_ms", "d1_unmetered"]) expect(line![field]).toEqual(expect.any(Number));
     expect(JSON.stringify(line)).not.toContain(memory.id);
   });
 

@@ -1,8 +1,10 @@
 /**
  * A D1 handle that notes the SQL of every statement it runs, one entry per statement (each
- * statement of a batch too), and runs it unchanged.
+ * statement of a batch too), and runs it unchanged. `trips`, when given, gets one entry per
+ * round trip to the database: a batch is one, each `first/all/run/raw` one. Sessions the handle
+ * opens (`withSession`) are recorded the same way.
  */
-export function recordingD1(d1: D1Database, log: string[]): D1Database {
+export function recordingD1(d1: D1Database, log: string[], trips: string[][] = []): D1Database {
   const raws = new WeakMap<object, { raw: D1PreparedStatement; sql: string }>();
   const wrap = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const proxy = new Proxy(statement, {
@@ -13,6 +15,7 @@ export function recordingD1(d1: D1Database, log: string[]): D1Database {
         if (prop === "all" || prop === "raw" || prop === "first" || prop === "run") {
           return (...args: unknown[]) => {
             log.push(sql);
+            trips.push([sql]);
             return (value as (...a: unknown[]) => unknown).apply(target, args);
           };
         }
@@ -22,19 +25,26 @@ export function recordingD1(d1: D1Database, log: string[]): D1Database {
     raws.set(proxy, { raw: statement, sql });
     return proxy;
   };
-  return new Proxy(d1, {
-    get(target, prop, receiver) {
-      if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
-      if (prop === "batch") {
-        return (list: D1PreparedStatement[]) => {
-          for (const s of list) log.push(raws.get(s)?.sql ?? "?");
-          return target.batch(list.map((s) => raws.get(s)?.raw ?? s));
-        };
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const database = <T extends D1Database | D1DatabaseSession>(real: T): T =>
+    new Proxy(real, {
+      get(target, prop, receiver) {
+        if (prop === "prepare") return (sql: string) => wrap(target.prepare(sql), sql);
+        if (prop === "batch") {
+          return (list: D1PreparedStatement[]) => {
+            const sqls = list.map((s) => raws.get(s)?.sql ?? "?");
+            log.push(...sqls);
+            trips.push(sqls);
+            return target.batch(list.map((s) => raws.get(s)?.raw ?? s));
+          };
+        }
+        if (prop === "withSession" && "withSession" in target) {
+          return (constraint?: string) => database(target.withSession(constraint));
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  return database(d1);
 }
 
 /** A D1 handle whose statements matching `held` run only once `gate` settles; the rest run at once. */
