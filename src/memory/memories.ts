@@ -11,7 +11,7 @@ import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { boundContext, givenColumns, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
-import { dropGoneVectors, markForEmbedding } from "./vectors";
+import { dropGoneVectors, embeddingMarks, embedMarked } from "./vectors";
 
 export interface MemoryListFilter {
   category?: Category;
@@ -92,7 +92,10 @@ export async function storeMemory(
     );
 
   const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
-  const exists = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
+  // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
+  const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
+  const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
+  const marks = embeddingMarks(ctx, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
   const [, rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
     historyOf("update", sameKey),
     shard
@@ -132,9 +135,10 @@ export async function storeMemory(
       .returning(),
     historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
     guard,
-  ]), exists);
+    ...marks,
+  ]), { inBatch, replaces });
   const row = rows[0]!;
-  await markForEmbedding(ctx, "memory", [row.id]);
+  embedMarked(ctx, [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
@@ -161,6 +165,8 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
     expires_at: patch.expires_at === undefined ? current.expires_at : patch.expires_at,
     ...written,
   });
+  const reembed = patch.content !== undefined || patch.tags !== undefined;
+  const marks = reembed ? embeddingMarks(ctx, "memory", [id]) : [];
   const [rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
     shard
       .update(memories)
@@ -177,9 +183,10 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
       .returning(),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now, changes)),
     guard,
+    ...marks,
   ]));
   if (!rows[0]) throw notFound("memory");
-  if (patch.content !== undefined || patch.tags !== undefined) await markForEmbedding(ctx, "memory", [id]);
+  if (reembed) embedMarked(ctx, [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 

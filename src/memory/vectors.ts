@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { InShard } from "../deps";
@@ -26,22 +27,29 @@ export const SHARED_LAYOUT = 2;
 export const MAX_TEXT_CHARS = 8_000;
 
 /**
- * Marks rows of the context's mind to be (re-)embedded and starts embedding them after the
- * response, with the budget the context carries. No-op without the ports.
+ * The statements that mark rows of the context's mind to be (re-)embedded, to end the write's
+ * own batch (none without the ports). A row is named by its id, or by SQL that selects it.
  */
-export async function markForEmbedding(ctx: MindContext, kind: VectorKind, rowIds: string[]): Promise<void> {
-  if (!ctx.semantic || rowIds.length === 0) return;
-  const mindId = ctx.mind.id;
+export function embeddingMarks(ctx: MindContext, kind: VectorKind, rows: (string | SQL)[]): BatchItem<"sqlite">[] {
+  if (!ctx.semantic || rows.length === 0) return [];
   const now = isoNow(ctx.clock);
-  await ctx.shard
-    .insert(embeddings)
-    .values(rowIds.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
-    .onConflictDoUpdate({
-      target: [embeddings.kind, embeddings.rowId],
-      set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
-    });
+  const mindId = ctx.mind.id;
+  return [
+    ctx.shard
+      .insert(embeddings)
+      .values(rows.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
+      .onConflictDoUpdate({
+        target: [embeddings.kind, embeddings.rowId],
+        set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
+      }),
+  ];
+}
+
+/** After the batch that marked them: embeds these rows off the request path, with the budget the context carries. */
+export function embedMarked(ctx: MindContext, rowIds: string[]): void {
+  if (!ctx.semantic || rowIds.length === 0) return;
   // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
-  defer(ctx, embedPending(ctx, mindId, EMBED_BATCH, ctx.mind, rowIds));
+  defer(ctx, embedPending(ctx, ctx.mind.id, EMBED_BATCH, ctx.mind, rowIds));
 }
 
 /** After rows of a mind went, removes their vectors off the request path. No-op without the ports. */

@@ -9,7 +9,7 @@ import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
-import { markForEmbedding } from "../memory/vectors";
+import { embeddingMarks, embedMarked } from "../memory/vectors";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { factKey, type CategoryHint } from "./document";
 
@@ -103,9 +103,9 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
     input.context,
   );
   const [[row]] = await writeWithinQuota(ctx, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
-    shard.batch([shard.insert(notes).values(values).returning(), guard]),
+    shard.batch([shard.insert(notes).values(values).returning(), guard, ...embeddingMarks(ctx, "note", [values.id])]),
   );
-  await markForEmbedding(ctx, "note", [row!.id]);
+  embedMarked(ctx, [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }
 

@@ -2,34 +2,15 @@ import { and, eq, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
-import { messages, mindUsage, sessions } from "../db/schema";
+import { messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
-import { checkQuota, storedBytes, writeGuarded, type MindUsage, type QuotaReading } from "../tenancy/quotas";
+import type { MindSettings } from "../tenancy/settings";
+import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
-
-/**
- * What the mind holds now (its quotas' usage), or null when the session is gone, not the mind's,
- * or outside the caller's namespace (`agentFilter`, null: any). One statement; the mind's
- * settings come from the caller's context, not from here.
- */
-export async function readAppendUsage(
-  { shard }: Pick<InShard, "shard">,
-  target: SessionTarget,
-  agentFilter: string | null,
-): Promise<MindUsage | null> {
-  const row = await shard
-    .select({ memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
-    .from(sessions)
-    .leftJoin(mindUsage, eq(mindUsage.mindId, sessions.mindId))
-    .where(and(eq(sessions.id, target.sessionId), inScope({ mindId: target.mindId, agentFilter }, sessions)))
-    .get();
-  if (!row) return null;
-  return { memories: row.memories ?? 0, notes: row.notes ?? 0, bytes: row.bytes ?? 0 };
-}
 
 /** What the mind's search index holds for a message: nothing for ephemeral output, which is never searched. */
 export const messageSearchText = (mindId: string, content: string, ephemeral: boolean) => (ephemeral ? "" : toIndexText(mindId, content));
@@ -49,35 +30,34 @@ export interface AppendWrite {
 }
 
 /**
- * One D1 batch: clear the ephemeral messages (when asked), insert the message, trim the
- * history to `historyCap`, touch the session. The insert reads the session row, so a
- * session deleted meanwhile gets no message (null) instead of an orphan or an error.
- * `quota` is the caller's settings and what readAppendUsage read: a message that would take the mind past
- * max_bytes is refused (quota_exceeded), before the batch or, racing another write, by it.
+ * One D1 batch, with nothing read before it: clear the ephemeral messages (when asked), insert
+ * the message, trim the history to `historyCap`, touch the session. Every statement reads the
+ * session row, so a session deleted meanwhile, another mind's, or outside the caller's namespace
+ * (`agentFilter`, null: any) gets no message (null) and nothing changes. A message that takes the
+ * mind past max_bytes (the caller's `settings`) fails the batch (quota_exceeded).
  */
 export async function writeAppend(
   deps: InShard,
   target: SessionTarget,
   input: NewMessage,
-  options: { clearEphemeral: boolean; historyCap: number; quota: QuotaReading },
+  options: { clearEphemeral: boolean; historyCap: number; agentFilter: string | null; settings: MindSettings },
 ): Promise<AppendWrite> {
-  const need = { bytes: storedBytes(input.content) };
-  checkQuota(options.quota.settings, options.quota.usage, need);
-  const mind = { shard: deps.shard, mind: { id: target.mindId, settings: options.quota.settings } };
-  return writeGuarded(mind, options.quota, need, (guard) => batchAppend(deps, target, input, options, guard));
+  const mind = { shard: deps.shard, mind: { id: target.mindId, settings: options.settings } };
+  return writeWithinQuota(mind, { bytes: storedBytes(input.content) }, (guard) => batchAppend(deps, target, input, options, guard));
 }
 
 async function batchAppend(
   { shard, clock }: Pick<InShard, "shard" | "clock">,
   target: SessionTarget,
   input: NewMessage,
-  options: { clearEphemeral: boolean; historyCap: number },
+  options: { clearEphemeral: boolean; historyCap: number; agentFilter: string | null },
   guard: BatchItem<"sqlite">,
 ): Promise<AppendWrite> {
   const now = isoNow(clock);
   const ephemeral = input.ephemeral ?? false;
   const searchContent = messageSearchText(target.mindId, input.content, ephemeral);
-  const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
+  const ofSession = and(eq(sessions.id, target.sessionId), inScope({ mindId: target.mindId, agentFilter: options.agentFilter }, sessions));
+  const visible = sql`exists (select 1 from ${sessions} where ${ofSession})`;
   const insert = shard
     .insert(messages)
     .select(
@@ -105,17 +85,17 @@ async function batchAppend(
     order by ${messages.id} desc limit 1 offset ${options.historyCap})`;
   const trim = shard
     .delete(messages)
-    .where(and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), lte(messages.id, oldestKept)))
+    .where(and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), lte(messages.id, oldestKept), visible))
     .returning({ id: messages.id });
   const touch = shard.update(sessions).set({ lastMessageAt: now }).where(ofSession);
   // Before the insert: the latest searchable message gains the new one as its next neighbour.
   const link = shard
     .update(messages)
     .set({ searchNear: sql`trim(${messages.searchNear} || ' ' || ${searchContent})` })
-    .where(and(eq(messages.mindId, target.mindId), eq(messages.id, ephemeral ? sql`null` : latestSearchable(target))));
+    .where(and(eq(messages.mindId, target.mindId), eq(messages.id, ephemeral ? sql`null` : latestSearchable(target)), visible));
 
   if (options.clearEphemeral) {
-    const clear = shard.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+    const clear = shard.delete(messages).where(and(ephemeralOf(target), visible)).returning({ id: messages.id });
     const [cleared, , inserted, trimmed] = await shard.batch([clear, link, insert, trim, touch, guard]);
     return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
   }

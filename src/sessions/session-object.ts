@@ -7,7 +7,7 @@ import { AppError, isMindMoving, mindMoving } from "../errors";
 import { objectDeps, type Deps, type InShard } from "../deps";
 import { extractSession, type SessionExtraction } from "./extract-notes";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
-import { clearEphemeral, readAppendUsage, writeAppend } from "./history";
+import { clearEphemeral, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
 import type { MindSettings } from "../tenancy/settings";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
@@ -56,8 +56,6 @@ export class SessionObject extends DurableObject<Env> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
       const deps = await this.depsOf(target);
-      const usage = await readAppendUsage(deps, target, caller.agentFilter);
-      if (!usage) return gone;
       const { settings } = caller;
       const plan = planAppend(
         this.counters(),
@@ -66,7 +64,7 @@ export class SessionObject extends DurableObject<Env> {
       );
       let written: Awaited<ReturnType<typeof writeAppend>>;
       try {
-        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, quota: { settings, usage } });
+        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, agentFilter: caller.agentFilter, settings });
       } catch (error) {
         if (isMindMoving(error)) return moving();
         if (error instanceof AppError && error.code === "quota_exceeded") return { ok: false, code: "quota_exceeded", message: error.message };

@@ -1,4 +1,4 @@
-import { and, eq, gt, or, sql } from "drizzle-orm";
+import { and, eq, gt, or, sql, type SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { mindUsage, minds, quotaGuard } from "../db/schema";
@@ -76,28 +76,21 @@ export interface QuotaReading {
   usage: MindUsage;
 }
 
-async function checkBefore(ctx: QuotaMind, need: QuotaNeed, replaces?: () => Promise<boolean>): Promise<QuotaReading> {
-  const reading = { settings: ctx.mind.settings, usage: await readHoldings(ctx.shard, ctx.mind.id) };
-  const { settings, usage } = reading;
-  const memories = need.memories ?? 0;
-  const wouldPass = memories > 0 && usage.memories + memories > settings.max_memories;
-  checkQuota(settings, usage, wouldPass && replaces && (await replaces()) ? { ...need, memories: 0 } : need);
-  return reading;
-}
-
 /**
  * The last statement of a write's batch: it fails the batch (CHECK constraint quota_exceeded,
- * migrations/0015) when the mind now holds more than a quota allows and more than it held when
- * checked, so a write that raced another past the last free slot is rolled back whole.
+ * migrations/0015) when, with the write, the mind holds more than a quota the write adds to
+ * allows, so the quota is checked by the write itself, with no read before it, and a write that
+ * raced another past the last free slot is rolled back whole. `added` says, in the batch, whether
+ * the write really added a memory (an update in place adds none).
  */
-function guardStatement(shard: Db, mindId: string, { settings, usage }: QuotaReading): BatchItem<"sqlite"> {
+function guardStatement(shard: Db, mindId: string, settings: MindSettings, need: QuotaNeed, added?: SQL): BatchItem<"sqlite"> {
   const passed = or(
-    and(gt(mindUsage.memories, settings.max_memories), gt(mindUsage.memories, usage.memories)),
-    and(gt(mindUsage.notes, settings.max_notes), gt(mindUsage.notes, usage.notes)),
-    and(gt(mindUsage.bytes, settings.max_bytes), gt(mindUsage.bytes, usage.bytes)),
+    (need.memories ?? 0) > 0 ? and(gt(mindUsage.memories, settings.max_memories), added) : undefined,
+    (need.notes ?? 0) > 0 ? gt(mindUsage.notes, settings.max_notes) : undefined,
+    (need.bytes ?? 0) > 0 ? gt(mindUsage.bytes, settings.max_bytes) : undefined,
   );
   return shard.insert(quotaGuard).select(
-    shard.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed)),
+    shard.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed ?? sql`0`)),
   );
 }
 
@@ -107,19 +100,26 @@ function isQuotaGuardFailure(err: unknown): boolean {
 }
 
 /**
- * Refuses a write that would take the mind past one of its quotas (403 quota_exceeded, the
- * setting named), then runs `write`, which must put `guard` in the same D1 batch as its writes
- * (after them): a write that raced another past a quota is rolled back and refused the same way.
- * The limits are the settings of the mind's context; only its usage row is read. `replaces` says,
- * only when it matters, whether the memory written already exists (an update in place adds no memory).
+ * Runs `write`, which must put `guard` in the same D1 batch as its writes (after them): a write
+ * that would take the mind past one of its quotas is rolled back by its own batch and refused
+ * (403 quota_exceeded, the setting named). The limits are the settings of the mind's context;
+ * nothing is read before the write. `added` (in SQL, read by the guard) says whether a memory
+ * was really added; `replaces`, asked only after a refusal, whether it already existed.
  */
 export async function writeWithinQuota<T>(
   ctx: QuotaMind,
   need: QuotaNeed,
   write: (guard: BatchItem<"sqlite">) => Promise<T>,
-  replaces?: () => Promise<boolean>,
+  added?: { inBatch: SQL; replaces: () => Promise<boolean> },
 ): Promise<T> {
-  return writeGuarded(ctx, await checkBefore(ctx, need, replaces), need, write);
+  try {
+    return await write(guardStatement(ctx.shard, ctx.mind.id, ctx.mind.settings, need, added?.inBatch));
+  } catch (err) {
+    if (!isQuotaGuardFailure(err)) throw err;
+    const replaced = added !== undefined && (await added.replaces());
+    checkQuota(ctx.mind.settings, await readHoldings(ctx.shard, ctx.mind.id), replaced ? { ...need, memories: 0 } : need);
+    throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
+  }
 }
 
 /** writeWithinQuota for a writer without the mind's context (an import slice): the limits are those stored on its shard. */
@@ -131,25 +131,5 @@ export async function writeWithinStoredQuota<T>(
 ): Promise<T> {
   const reading = await readUsage(deps, mindId);
   checkQuota(reading.settings, reading.usage, need);
-  return writeGuarded({ shard: deps.shard, mind: { id: mindId, settings: reading.settings } }, reading, need, write);
-}
-
-/**
- * The second half of writeWithinQuota, for a writer that read the usage itself (with other
- * things it needed) and checked it with checkQuota: runs `write` with the guard for that
- * reading, and refuses a write that raced another past a quota the same way.
- */
-export async function writeGuarded<T>(
-  ctx: QuotaMind,
-  reading: QuotaReading,
-  need: QuotaNeed,
-  write: (guard: BatchItem<"sqlite">) => Promise<T>,
-): Promise<T> {
-  try {
-    return await write(guardStatement(ctx.shard, ctx.mind.id, reading));
-  } catch (err) {
-    if (!isQuotaGuardFailure(err)) throw err;
-    checkQuota(reading.settings, await readHoldings(ctx.shard, ctx.mind.id), need);
-    throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
-  }
+  return writeWithinQuota({ shard: deps.shard, mind: { id: mindId, settings: reading.settings } }, need, write);
 }

@@ -14,7 +14,7 @@ import { dataOf } from "../support/shards";
 import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { runNow } from "../support/jobs";
 import { consolidateNotes } from "../../src/notes/consolidate";
-import { readAppendUsage, writeAppend } from "../../src/sessions/history";
+import { writeAppend } from "../../src/sessions/history";
 import { freshDatabases } from "../support/fresh-databases";
 
 // The hourly job sweeps every mind and it reads its latest run: it starts from empty databases.
@@ -175,15 +175,14 @@ describe("per-mind quotas", () => {
     const sessions = [await openSession(t.auth), await openSession(t.auth)];
     const { usage } = await usageAndTruth(t.mind.id);
     await patchSettings(t.auth, { max_bytes: Number(usage!.bytes) + Math.floor(content.length * 1.5) });
-    // What each session's object does, through one D1 whose batches wait for both: both read the usage first.
+    // What each session's object does, through one D1 whose batches wait for both.
     const deps = await depsOfMind(t.mind.id, { wrap: (d1) => meetingD1(d1, 2) });
     // The settings come with the callers' mind context, read once before.
     const { settings } = (await contextOfMind(t.mind.id)).mind;
     const appends = await Promise.allSettled(
       sessions.map(async (session) => {
         const target = { mindId: t.mind.id, sessionId: session.id };
-        const usage = await readAppendUsage(deps, target, null);
-        return writeAppend(deps, target, { role: "user", content }, { clearEphemeral: false, historyCap: 200, quota: { settings, usage: usage! } });
+        return writeAppend(deps, target, { role: "user", content }, { clearEphemeral: false, historyCap: 200, agentFilter: null, settings });
       }),
     );
     expect(appends.filter((a) => a.status === "fulfilled")).toHaveLength(1);
