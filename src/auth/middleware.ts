@@ -7,7 +7,7 @@ import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
 import { limitRequest } from "../limits/request-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
-import { bookmarkAfterWrite, parseMindBookmark, readFromBookmark } from "../tenancy/bookmarks";
+import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
 import { resolveMindContext } from "../tenancy/mind-context";
 import { knownAccount } from "../tenancy/directory-cache";
 import { verifyAccountToken } from "./jwt";
@@ -178,29 +178,21 @@ export const BOOKMARK_HEADER = "X-Edgemind-Bookmark";
 /**
  * Settles which mind and agent namespace a request works in: a mind key implies its mind
  * (and namespace, if scoped); a human names the mind with X-Mind-Id and must own it; the
- * namespace may be chosen with `?agent=`. A read goes through a D1 session that starts at the
- * bookmark the client sent for this mind; every answer hands back the newest bookmark it saw.
+ * namespace may be chosen with `?agent=`. The request works through one D1 session that starts
+ * where the caller was last seen (src/tenancy/bookmarks.ts); a successful answer hands back
+ * the newest bookmark it reached, a write's own included, with no statement of its own.
  */
 export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
-  const seen = parseMindBookmark(c.req.header(BOOKMARK_HEADER));
+  const sent = parseMindBookmark(c.req.header(BOOKMARK_HEADER));
   const mindContext = await resolveMindContext(c.var.deps, c.var.principal, {
     mindId: c.req.header("X-Mind-Id"),
     agent: c.req.query("agent"),
   });
-  if (c.req.method === "GET" || c.req.method === "HEAD") {
-    const reads = readFromBookmark(mindContext, seen);
-    c.set("mindContext", reads.ctx);
-    await next();
-    handBackBookmark(c, reads.bookmark());
-    return;
-  }
-  c.set("mindContext", mindContext);
+  const session = openMindSession(mindContext, sent, { fresh: !READS.has(c.req.method) });
+  c.set("mindContext", session.ctx);
   await next();
   if (c.res.status >= 400) return;
-  // The write stands either way: without a bookmark the client's next read starts at the primary.
-  handBackBookmark(c, await bookmarkAfterWrite(mindContext).catch(() => null));
-});
-
-function handBackBookmark(c: Context<AppEnv>, bookmark: string | null): void {
+  session.remember();
+  const bookmark = session.bookmark();
   if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
-}
+});

@@ -9,23 +9,23 @@ export interface ReplicaReads {
   bookmark(): string | null;
 }
 
+/** Where a session starts: a bookmark, the primary, or any replica (reads a few seconds stale are harmless). */
+export type SessionStart = string | "first-primary" | "first-unconstrained";
+
 /**
- * Reads of `db` through a D1 session: from any replica at least as new as `bookmark`, or, with
- * none, first from the primary. Every statement of the session sees the ones before it. Writes
- * through it still go to the primary. drizzle's D1 driver calls only `prepare` and `batch`,
- * which a session has, so the session serves as its client.
+ * `db` through one D1 session (Sessions API) starting at `start`: a replica at least as new as
+ * a bookmark serves it. Every statement of the session sees the ones before it, its writes
+ * included (they go to the primary), and its bookmark after a write covers the write. drizzle's
+ * D1 driver calls only `prepare` and `batch`, which a session has, so the session serves as its client.
  */
-export function readFromReplicas(db: Db, bookmark: string | null): ReplicaReads {
-  const session = db.$client.withSession(bookmark ?? "first-primary");
+export function readFromReplicas(db: Db, start: SessionStart): ReplicaReads {
+  const session = db.$client.withSession(start);
   return { db: createDb(session as unknown as D1Database), bookmark: () => session.getBookmark() };
 }
 
-/**
- * The primary's newest bookmark: asked after a write, it covers every write committed before,
- * whichever binding made it (a Durable Object's included). One statement that reads no row.
- */
-export async function newestBookmark(db: Db): Promise<string | null> {
-  const session = db.$client.withSession("first-primary");
-  await session.prepare("select 1").first();
-  return session.getBookmark();
+/** The newer of two bookmarks of one database (they sort by age as strings), or whichever there is. */
+export function newerBookmark(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a >= b ? a : b;
 }

@@ -1,7 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
-import { limitRequests } from "../auth/middleware";
+import { BOOKMARK_HEADER, limitRequests } from "../auth/middleware";
+import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
 import { mcpAuthOf } from "../auth/oauth";
 import type { Principal } from "../tenancy/principal";
 import { unauthorized } from "../errors";
@@ -25,11 +26,14 @@ mcpRoutes.post("/mcp", async (c) => {
   }
   // Every MCP call is a POST of one message: each counts as a write.
   await limitRequests(c, principal);
-  const mindContext = await resolveMindContext(c.var.deps, principal);
-  const server = createMcpServer(mindContext);
+  // Reads from a replica at least as new as the caller's last position seen here (MCP clients send no bookmark).
+  const session = openMindSession(await resolveMindContext(c.var.deps, principal), parseMindBookmark(c.req.header(BOOKMARK_HEADER)));
+  const server = createMcpServer(session.ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
-  return transport.handleRequest(c.req.raw);
+  const res = await transport.handleRequest(c.req.raw);
+  if (res.ok) session.remember();
+  return res;
 });
 
 // Stateless: no stream for the server to send on (GET) and no session to end (DELETE).

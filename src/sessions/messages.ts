@@ -24,7 +24,9 @@ export async function appendMessage(ctx: MindContext, sessionId: string, input: 
     input,
     { agentFilter: scope.agentFilter, settings: ctx.mind.settings },
   );
-  return unwrap<AppendResult>(result);
+  const { bookmark, ...appended } = unwrap<AppendResult & { bookmark: string | null }>(result);
+  if (bookmark !== null) ctx.sawBookmark?.(bookmark);
+  return appended;
 }
 
 /** Answers "Done?": yes deletes the ephemeral messages and clears the state, no keeps them. */

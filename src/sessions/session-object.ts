@@ -12,6 +12,12 @@ import type { NewMessage, SessionTarget } from "./model";
 import type { MindSettings } from "../tenancy/settings";
 import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
 import { serialQueue } from "../serial";
+import { readFromReplicas } from "../db/replicas";
+
+/** The bookmark of the database after an object's write, or null. */
+interface WrittenAt {
+  bookmark: string | null;
+}
 
 /** Who appends: the namespace they are limited to (null: any) and the settings of their mind's context. */
 export interface AppendCaller {
@@ -52,10 +58,13 @@ export class SessionObject extends DurableObject<Env> {
    * mind's settings come from the caller's mind context, so the object never reads the mind.
    * A caller limited to a namespace (`agentFilter`) reaches only a session of that namespace.
    */
-  async append(target: SessionTarget, input: NewMessage, caller: AppendCaller): Promise<ObjectResult<AppendResult>> {
+  async append(target: SessionTarget, input: NewMessage, caller: AppendCaller): Promise<ObjectResult<AppendResult & WrittenAt>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
-      const deps = await this.depsOf(target);
+      // Through a session, whose bookmark after the batch covers it: the caller hands it on.
+      const inShard = await this.depsOf(target);
+      const reads = readFromReplicas(inShard.shard, "first-primary");
+      const deps = { ...inShard, shard: reads.db };
       const { settings } = caller;
       const plan = planAppend(
         this.counters(),
@@ -82,6 +91,7 @@ export class SessionObject extends DurableObject<Env> {
         trimmed: written.trimmed,
         transaction_completed: input.transaction_completed ?? false,
         state: toSessionState(plan.next),
+        bookmark: reads.bookmark(),
       };
     });
   }

@@ -1,4 +1,5 @@
-import { D1_BOOKMARK, newestBookmark, readFromReplicas } from "../db/replicas";
+import { D1_BOOKMARK, newerBookmark, readFromReplicas } from "../db/replicas";
+import { Lru } from "../lru";
 import { invalid } from "../errors";
 import type { MindContext } from "./mind-context";
 
@@ -28,32 +29,58 @@ export function parseMindBookmark(token: string | null | undefined): MindBookmar
 
 const formatBookmark = (ctx: MindContext, bookmark: string) => `${ctx.mind.id}:${ctx.mind.shard}:${bookmark}`;
 
-/** A mind context whose reads go through one D1 session, and the bookmark to hand back for it. */
-export interface BookmarkedReads {
+// The newest position each caller reached in each mind, kept per isolate: a caller that never
+// sends X-Edgemind-Bookmark (an MCP client, curl, the bot) still reads its own writes from a
+// replica when its next request lands on the same isolate. Another isolate starts its reads at
+// the primary for a caller it has not seen write, unless the caller sends the header.
+const MAX_CALLERS = 10_000;
+/** How long a caller's position is kept: long past any replica's lag. */
+const POSITION_TTL_MS = 10 * 60_000;
+const positions = new Lru<string>(MAX_CALLERS, POSITION_TTL_MS);
+
+/** Who a position belongs to: the key, OAuth client, chat's account or person, in one mind and database. */
+function callerOf(ctx: MindContext): string {
+  const p = ctx.scope.principal;
+  const who =
+    p.kind === "agent" ? `key:${p.keyId}` : p.kind === "client" ? `grant:${p.grantId}` : p.kind === "system" ? `system:${p.job}` : `${p.kind}:${p.accountId}`;
+  return `${who}|${ctx.mind.id}|${ctx.mind.shard}`;
+}
+
+/** A mind context whose statements go through one D1 session, and what it hands back. */
+export interface MindSession {
   ctx: MindContext;
+  /** The newest bookmark the session (or a write reported to it) reached, for the client. */
   bookmark(): string | null;
+  /** Keeps the caller's newest position in this isolate; call once the operation succeeded. */
+  remember(): void;
 }
 
 /**
- * The context reading its mind's database through a D1 session that starts where the caller
- * last saw this mind: any replica at least that new serves it, so the caller reads its own
- * writes. A bookmark of another mind, or of the database a mind lived on before it moved, says
- * nothing about this one: the session then starts at the primary.
+ * The context working in its mind's database through one D1 session. Reads start where the
+ * caller was last seen in this mind (the bookmark it sent, or the one this isolate kept for
+ * it, whichever is newer), so it reads its own writes from any replica at least that new; a
+ * caller with no known position reads any replica (`first-unconstrained`, a few seconds stale at
+ * worst), or the primary with `fresh` (a write's reads). A bookmark of another mind, or of the
+ * database a mind lived on before it moved, says nothing about this one. A write made elsewhere
+ * (a session's object) reports its bookmark through the context's `sawBookmark`.
  */
-export function readFromBookmark(ctx: MindContext, seen: MindBookmark | null): BookmarkedReads {
-  const usable = seen !== null && seen.mindId === ctx.mind.id && seen.shard === ctx.mind.shard ? seen.bookmark : null;
-  const reads = readFromReplicas(ctx.shard, usable);
+export function openMindSession(ctx: MindContext, sent: MindBookmark | null, options: { fresh?: boolean } = {}): MindSession {
+  const caller = callerOf(ctx);
+  const now = () => ctx.clock.now().getTime();
+  const usable = sent !== null && sent.mindId === ctx.mind.id && sent.shard === ctx.mind.shard ? sent.bookmark : null;
+  const known = newerBookmark(usable, positions.get(caller, now()) ?? null);
+  const reads = readFromReplicas(ctx.shard, known ?? (options.fresh ? "first-primary" : "first-unconstrained"));
+  let reported: string | null = null;
+  const newest = () => newerBookmark(reads.bookmark(), reported);
   return {
-    ctx: { ...ctx, shard: reads.db },
+    ctx: { ...ctx, shard: reads.db, sawBookmark: (bookmark) => (reported = newerBookmark(reported, bookmark)) },
     bookmark: () => {
-      const latest = reads.bookmark();
+      const latest = newest();
       return latest === null ? null : formatBookmark(ctx, latest);
     },
+    remember: () => {
+      const latest = newerBookmark(newest(), known);
+      if (latest !== null) positions.set(caller, latest, now());
+    },
   };
-}
-
-/** After a write in the mind: the bookmark that covers it, from the primary of the mind's database. */
-export async function bookmarkAfterWrite(ctx: MindContext): Promise<string | null> {
-  const latest = await newestBookmark(ctx.shard);
-  return latest === null ? null : formatBookmark(ctx, latest);
 }

@@ -23,6 +23,8 @@ export interface MindContext extends Deps {
   scope: Scope;
   /** The database that holds the mind's data (`deps.directory` stays the directory). */
   shard: Db;
+  /** Told the bookmark of a write made outside `shard`'s session (a session's object), so the caller gets one that covers it. */
+  sawBookmark?: (bookmark: string) => void;
 }
 
 /** What a front asks for: a mind (humans must name one) and an agent namespace. */

@@ -1,10 +1,39 @@
 /**
- * A D1 handle that notes the SQL of every statement it runs, one entry per statement (each
- * statement of a batch too), and runs it unchanged. `trips`, when given, gets one entry per
- * round trip to the database: a batch is one, each `first/all/run/raw` one. Sessions the handle
- * opens (`withSession`) are recorded the same way.
+ * The round trips made to one database: each one's SQL (a batch is one trip, each
+ * `first/all/run/raw` one), and how many of them were serial: the longest chain of trips each
+ * begun after the one before it answered (a Promise.all of three trips is one serial trip).
  */
-export function recordingD1(d1: D1Database, log: string[], trips: string[][] = []): D1Database {
+export class RoundTrips {
+  readonly all: string[][] = [];
+  /** The constraint or bookmark each session opened through this handle started at. */
+  readonly starts: string[] = [];
+  serial = 0;
+  // The deepest chain among the trips answered so far: a trip begun now may depend on any of them.
+  private answeredDepth = 0;
+
+  note<T>(sqls: string[], answer: Promise<T>): Promise<T> {
+    this.all.push(sqls);
+    const depth = this.answeredDepth + 1;
+    this.serial = Math.max(this.serial, depth);
+    return answer.finally(() => {
+      this.answeredDepth = Math.max(this.answeredDepth, depth);
+    });
+  }
+
+  clear(): void {
+    this.all.length = 0;
+    this.starts.length = 0;
+    this.serial = 0;
+    this.answeredDepth = 0;
+  }
+}
+
+/**
+ * A D1 handle that notes the SQL of every statement it runs, one entry per statement (each
+ * statement of a batch too), and runs it unchanged. `trips`, when given, notes each round trip.
+ * Sessions the handle opens (`withSession`) are recorded the same way, their start in `trips.starts`.
+ */
+export function recordingD1(d1: D1Database, log: string[], trips = new RoundTrips()): D1Database {
   const raws = new WeakMap<object, { raw: D1PreparedStatement; sql: string }>();
   const wrap = (statement: D1PreparedStatement, sql: string): D1PreparedStatement => {
     const proxy = new Proxy(statement, {
@@ -15,8 +44,7 @@ export function recordingD1(d1: D1Database, log: string[], trips: string[][] = [
         if (prop === "all" || prop === "raw" || prop === "first" || prop === "run") {
           return (...args: unknown[]) => {
             log.push(sql);
-            trips.push([sql]);
-            return (value as (...a: unknown[]) => unknown).apply(target, args);
+            return trips.note([sql], (value as (...a: unknown[]) => Promise<unknown>).apply(target, args));
           };
         }
         return (value as (...a: unknown[]) => unknown).bind(target);
@@ -33,12 +61,14 @@ export function recordingD1(d1: D1Database, log: string[], trips: string[][] = [
           return (list: D1PreparedStatement[]) => {
             const sqls = list.map((s) => raws.get(s)?.sql ?? "?");
             log.push(...sqls);
-            trips.push(sqls);
-            return target.batch(list.map((s) => raws.get(s)?.raw ?? s));
+            return trips.note(sqls, target.batch(list.map((s) => raws.get(s)?.raw ?? s)));
           };
         }
         if (prop === "withSession" && "withSession" in target) {
-          return (constraint?: string) => database(target.withSession(constraint));
+          return (constraint?: string) => {
+            trips.starts.push(constraint ?? "first-unconstrained");
+            return database(target.withSession(constraint));
+          };
         }
         const value: unknown = Reflect.get(target, prop, receiver);
         return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
