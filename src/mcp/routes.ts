@@ -20,14 +20,18 @@ export const mcpRoutes = new Hono<AppEnv>();
 mcpRoutes.post("/mcp", async (c) => {
   const principal = await principalOf(c.var.deps, c.executionCtx.props);
   if (!principal) throw unauthorized("/mcp needs a mind key or an OAuth access token");
+  const body = await c.req.raw.clone().text();
   // MCP 2025-06-18 removed JSON-RPC batches; accepting one would run many calls for one write.
-  if (isBatch(await c.req.raw.clone().text())) {
+  if (isBatch(body)) {
     return jsonRpcError(400, INVALID_REQUEST, "JSON-RPC batches are not supported (removed in MCP 2025-06-18): send one message per POST");
   }
   // Every MCP call is a POST of one message: each counts as a write.
   await limitRequests(c, principal);
-  // Reads from a replica at least as new as the caller's last position seen here (MCP clients send no bookmark).
-  const session = openMindSession(await resolveMindContext(c.var.deps, principal), parseMindBookmark(c.req.header(BOOKMARK_HEADER)));
+  // A reading tool reads from a replica at least as new as the caller's last position seen here
+  // (MCP clients send no bookmark); anything else starts at the primary, as a REST write does.
+  const session = openMindSession(await resolveMindContext(c.var.deps, principal), parseMindBookmark(c.req.header(BOOKMARK_HEADER)), {
+    fresh: !READING_TOOLS.has(toolCalled(body) ?? ""),
+  });
   const server = createMcpServer(session.ctx);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
@@ -43,6 +47,19 @@ mcpRoutes.on(["GET", "DELETE"], "/mcp", () =>
 
 const INVALID_REQUEST = -32600;
 const SERVER_ERROR = -32000;
+
+/** Tools that only read: they may be answered from a replica. */
+const READING_TOOLS = new Set(["memory_search", "memory_recall", "get_memory", "session_context"]);
+
+/** The tool a `tools/call` message names, or null for any other message (or a body that is not one). */
+function toolCalled(body: string): string | null {
+  try {
+    const message = JSON.parse(body) as { method?: unknown; params?: { name?: unknown } };
+    return message.method === "tools/call" && typeof message.params?.name === "string" ? message.params.name : null;
+  } catch {
+    return null;
+  }
+}
 
 /** A body that is a JSON array: a JSON-RPC batch. */
 const isBatch = (body: string) => body.trimStart().startsWith("[");

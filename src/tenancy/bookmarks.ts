@@ -69,7 +69,8 @@ export function openMindSession(ctx: MindContext, sent: MindBookmark | null, opt
   const now = () => ctx.clock.now().getTime();
   const usable = sent !== null && sent.mindId === ctx.mind.id && sent.shard === ctx.mind.shard ? sent.bookmark : null;
   const known = newerBookmark(usable, positions.get(caller, now()) ?? null);
-  const reads = readFromReplicas(ctx.shard, known ?? (options.fresh ? "first-primary" : "first-unconstrained"));
+  // A write reads what it changes at the primary, whatever this caller saw: another caller may have written since.
+  const reads = readFromReplicas(ctx.shard, options.fresh ? "first-primary" : (known ?? "first-unconstrained"));
   let reported: string | null = null;
   const newest = () => newerBookmark(reads.bookmark(), reported);
   return {

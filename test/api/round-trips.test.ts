@@ -148,6 +148,30 @@ describe("round trips of a warm request", () => {
     await client.close();
   });
 
+  it("over MCP a reading tool starts at the caller's known position or any replica, a writing tool at the primary", async () => {
+    // A new key: no position of its own is known yet, so where each call starts is the tool's choice.
+    const t = await newTenant();
+    const fresh = (await newKey(t.token, t.mind.id)).key;
+    const at = await shardOf(t.mind.id);
+    const transport = new StreamableHTTPClientTransport(new URL("https://edgemind.test/mcp"), {
+      requestInit: { headers: { Authorization: `Bearer ${fresh}` } },
+      fetch: (url, init) => w.fetch(new Request(url, init)),
+    });
+    const client = new Client({ name: "round-trips", version: "1.0.0" });
+    await client.connect(transport);
+    w.reset();
+    expect((await client.callTool({ name: "memory_search", arguments: { q: "tea" } })).isError).toBeFalsy();
+    expect(w.counts(at).starts).toEqual(["first-unconstrained"]);
+    // A write starts at the primary even with a position known, then the next read starts from it.
+    w.reset();
+    expect((await client.callTool({ name: "save_memory_note", arguments: { text: "Likes green tea" } })).isError).toBeFalsy();
+    expect(w.counts(at).starts).toEqual(["first-primary"]);
+    w.reset();
+    expect((await client.callTool({ name: "memory_search", arguments: { q: "tea" } })).isError).toBeFalsy();
+    expect(w.counts(at).starts).not.toEqual(["first-unconstrained"]);
+    await client.close();
+  });
+
   it("a caller that sends no bookmark reads from where its own last write left it", async () => {
     const written = await w.send("POST", "/memory", key, { category: "fact", key: unique("k").replace(/-/g, "_"), content: "Reads its writes" });
     w.reset();
