@@ -5,7 +5,7 @@ import type { InvocationFigures } from "../lib/limits-data";
 // tally is checked once when its invocation settles (asInvocation, and each guarded object's
 // call): the bench watches that check. A call to a Durable Object is a subrequest of its caller,
 // which the counters do not see from the caller's side: each object call is charged here to its
-// caller, the invocation of another class opened last (with the calls nested in it).
+// caller: every open invocation of the class of the one opened last (over, never under).
 
 export interface Watch {
   /** Every invocation settled since the watch began, with the object calls it made. */
