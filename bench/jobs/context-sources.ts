@@ -1,10 +1,10 @@
 import type { Semantic } from "../../src/embeddings/ports";
-import type { PackingOptions } from "../../src/context/assemble";
+import type { PackingKnobs } from "../../src/context/knobs";
 import { ABLATION, assemblyRow, baselineRow, BUDGETS, withMeaning } from "../lib/context-rows";
 import { assembled, topHitsWithin, type ContextSource } from "./context";
 
 /** Each idea of the packing taken out alone (its option set back), at 1,500 tokens; then all of them. */
-const WITHOUT: Record<string, Partial<PackingOptions>> = {
+const WITHOUT: Record<string, Partial<PackingKnobs>> = {
   "− cut only when long for the budget (every text over 80 characters cut to its matching sentences, as before)": { cut: "always" },
   "− dates beside the items (listed under their category, not their tags)": { tagHeadings: false },
   "− neighbours of the leading hits, one per 120 budget tokens beyond 800 (what was said around them)": { tokensPerNeighbours: 0 },
@@ -32,6 +32,6 @@ export function contextSources(semantic: Semantic): Record<string, ContextSource
   return {
     ...Object.fromEntries(rows),
     ...Object.fromEntries(rows.map(([name, source]) => [withMeaning(name, semantic.embedder.model), meaningful(semantic, source)])),
-    ...Object.fromEntries(Object.entries(WITHOUT).map(([name, packing]) => [`${ABLATION}${name}`, assembled(1500, packing)])),
+    ...Object.fromEntries(Object.entries(WITHOUT).map(([name, departures]) => [`${ABLATION}${name}`, assembled(1500, departures)])),
   };
 }

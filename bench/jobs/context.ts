@@ -4,7 +4,8 @@ import { memories } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
 import { inMind } from "./bench-deps";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
-import { assembleContext, type PackingOptions } from "../../src/context/assemble";
+import { assembleContextWith } from "../../src/context/assemble";
+import type { PackingKnobs } from "../../src/context/knobs";
 import { loadTokenCounter } from "../../src/llm/tokens";
 
 /** What an LLM would be handed for one question: the text, and which turns it holds. */
@@ -57,13 +58,13 @@ export const topHitsWithin =
  * hand a model) for the question as the current message, with no session dialogue: the system
  * text with its memory block. Turns inside are the memories it included (search and recall),
  * and those folded into an item it shows.
- * `packing` departs from the product's packing defaults, for the ablation.
+ * `departures` from the product's packing are the ablation's (none for the product's rows).
  */
 export const assembled =
-  (maxTokens: number, packing?: Partial<PackingOptions>): ContextSource =>
+  (maxTokens: number, departures: Partial<PackingKnobs> = {}): ContextSource =>
   async (deps, scope, question) => {
     const ctx = inMind(deps, scope);
-    const context = await assembleContext(ctx, { q: question, max_tokens: maxTokens, packing });
+    const context = await assembleContextWith(ctx, { q: question, max_tokens: maxTokens }, departures);
     const included = context.parts.filter((p) => p.included);
     const parts: Record<string, { tokens: number; items: number }> = {};
     for (const p of included) {

@@ -3,8 +3,9 @@ import type { Memory } from "../memory/model";
 import { stem, words } from "../memory/normalize";
 import { oneLine } from "../notes/document";
 import type { Note } from "../notes/notes";
-import { needing, stating, under, type ContextItem, type GroupHeading } from "./packing";
-import { isCut, trimToMatches, type CutRule } from "./trim";
+import type { PackingKnobs } from "./knobs";
+import type { PackedItem, SharedLine } from "./packing";
+import { isCut, messageStems, trimToMatches } from "./trim";
 
 // How a memory or a note is written into the memory block: one line, never able to close the
 // block or start a heading of its own; under its tags (the day it was said, its project) or its
@@ -14,13 +15,10 @@ import { isCut, trimToMatches, type CutRule } from "./trim";
 export interface Render {
   count: TokenCounter;
   budget: number;
-  markVerified: boolean;
-  groupLabels: boolean;
-  tagHeadings: boolean;
-  cut: CutRule;
+  knobs: Pick<PackingKnobs, "markVerified" | "groupLabels" | "tagHeadings" | "cut">;
   stems: ReadonlySet<string>;
-  /** The instruction line saying what each mark means, with its tokens; none when no instructions are given. */
-  notices: Record<Mark, GroupHeading> | null;
+  /** The instruction line saying what each mark means, with its tokens; none when they are not paid for by the items shown. */
+  notices: Record<Mark, SharedLine> | null;
 }
 
 /** What an item may be marked with: `[unverified]`, or `…` where a cut left words out. */
@@ -32,14 +30,42 @@ export const MARK_NOTICES: Record<Mark, string> = {
   cut: "… marks what was left out.",
 };
 
-/** The item with the notices of the marks it carries. */
-function marked<T extends ContextItem>(item: T, render: Render, marks: Record<Mark, boolean>): T {
-  for (const mark of ["unverified", "cut"] as const) if (marks[mark] && render.notices) needing(item, render.notices[mark]);
-  return item;
+/** How items are written for the message `q` at this budget: each mark's notice paid by the first item carrying it when the headings are lazy. */
+export function createRender(count: TokenCounter, budget: number, q: string | null, knobs: PackingKnobs): Render {
+  const notices = Object.fromEntries(
+    Object.entries(MARK_NOTICES).map(([mark, text]) => [mark, { text, tokens: count(text) + 1 }]), // the line's newline too
+  ) as Record<Mark, SharedLine>;
+  return { count, budget, knobs, stems: messageStems(q), notices: knobs.instructions && knobs.lazyHeadings ? notices : null };
 }
 
 /** An item's mark: `[unverified]` always, `[verified]` only when asked for. */
-const marker = (render: Render, verified: boolean) => (verified ? (render.markVerified ? "[verified] " : "") : "[unverified] ");
+const marker = (render: Render, verified: boolean) => (verified ? (render.knobs.markVerified ? "[verified] " : "") : "[unverified] ");
+
+/** A memory, note or line of context as an item: the fact it states, the notices its marks need, the heading it is listed under. */
+interface Stated {
+  part: "search" | "recall";
+  ref: string;
+  verified: boolean;
+  text: string;
+  fact: string;
+  marks: Record<Mark, boolean>;
+  /** Listed under it when labels are grouped. */
+  heading?: string;
+  /** Its tokens, when already counted. */
+  tokens?: number;
+}
+
+function statedItem(s: Stated, render: Render): PackedItem {
+  const { part, ref, verified, text, fact } = s;
+  const lines = render.notices;
+  const notices = lines === null ? [] : (["unverified", "cut"] as const).filter((m) => s.marks[m]).map((m) => lines[m]);
+  const heading = s.heading !== undefined && render.knobs.groupLabels ? { text: s.heading, tokens: render.count(s.heading) + 1 } : undefined;
+  return {
+    ...{ part, ref, verified, text, tokens: s.tokens ?? render.count(text) + 1, included: false, reason: "fits", fact },
+    ...(notices.length > 0 ? { notices } : {}),
+    ...(heading === undefined ? {} : { heading }),
+  };
+}
 
 /**
  * Stored text as one line that cannot close the data block, open another or start an item or
@@ -62,33 +88,27 @@ function keyAddsWords(key: string, text: string): boolean {
 
 /** The text as shown: whole, or cut to the message's sentences when the rule says it is long. */
 function shown(text: string, render: Render): string {
-  const rule = render.cut;
+  const rule = render.knobs.cut;
   if (render.stems.size === 0 || !isCut(rule, text, render.count(text), render.budget)) return text;
   return trimToMatches(text, render.stems, rule !== "always");
 }
 
 /** The heading a memory is listed under: its tags when it has any and they are asked for, else its category. */
 function headingOf(m: Memory, render: Render): string {
-  return `### ${asData(render.tagHeadings && m.tags.length > 0 ? m.tags.join(", ") : m.category)}`;
+  return `### ${asData(render.knobs.tagHeadings && m.tags.length > 0 ? m.tags.join(", ") : m.category)}`;
 }
 
-export function memoryItem(part: "search" | "recall", m: Memory, render: Render): ContextItem {
+export function memoryItem(part: "search" | "recall", m: Memory, render: Render): PackedItem {
   const said = shown(m.content, render);
   const fact = asData(said);
-  const label = !render.groupLabels
+  const label = !render.knobs.groupLabels
     ? `${asData(m.category)}/${asData(m.key)}: `
     : keyAddsWords(m.key, fact)
       ? `${asData(m.key)}: `
       : "";
   const text = `- ${marker(render, m.verified)}${label}${fact}`;
-  const item = marked(
-    stating({ part, ref: m.id, verified: m.verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact),
-    render,
-    { unverified: !m.verified, cut: said !== m.content },
-  );
-  if (!render.groupLabels) return item;
-  const heading = headingOf(m, render);
-  return under(item, { text: heading, tokens: render.count(heading) + 1 });
+  const marks = { unverified: !m.verified, cut: said !== m.content };
+  return statedItem({ part, ref: m.id, verified: m.verified, text, fact, marks, heading: headingOf(m, render) }, render);
 }
 
 /** A line of context longer than this share of the budget is left out rather than cut. */
@@ -99,27 +119,22 @@ const NEIGHBOUR_SHARE = 1 / 16;
  * under the hit's heading, each marked as the hit is. A line already taken is folded like any
  * repeated fact, and a later hit repeating one of them is folded into it.
  */
-export function neighbourItems(m: Memory, render: Render): ContextItem[] {
+export function neighbourItems(m: Memory, render: Render): PackedItem[] {
   const lines = (m.context ?? "").split("\n").map(asData).filter((l) => l !== "");
   const heading = headingOf(m, render);
+  const marks = { unverified: !m.verified, cut: false };
   return lines.flatMap((line, i) => {
     const text = `- ${marker(render, m.verified)}${line}`;
     const tokens = render.count(text) + 1;
     if (tokens > render.budget * NEIGHBOUR_SHARE) return [];
-    const item = marked(
-      stating({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, included: false, reason: "fits" }, line),
-      render,
-      { unverified: !m.verified, cut: false },
-    );
-    return [render.groupLabels ? under(item, { text: heading, tokens: render.count(heading) + 1 }) : item];
+    return [statedItem({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, fact: line, marks, heading }, render)];
   });
 }
 
-export function noteItem(n: Note, render: Render): ContextItem {
+export function noteItem(n: Note, render: Render): PackedItem {
   const verified = n.source === "user";
   const said = shown(n.text, render);
   const fact = asData(said);
   const text = `- ${marker(render, verified)}note: ${fact}`;
-  const item = stating({ part: "search", ref: n.id, verified, text, tokens: render.count(text) + 1, included: false, reason: "fits" }, fact);
-  return marked(item, render, { unverified: !verified, cut: said !== n.text });
+  return statedItem({ part: "search", ref: n.id, verified, text, fact, marks: { unverified: !verified, cut: said !== n.text } }, render);
 }

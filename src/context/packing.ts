@@ -11,6 +11,30 @@ export type ContextReason = (typeof CONTEXT_REASONS)[number];
 /** One item offered to the context: its one shape is fields.ts'. */
 export type ContextItem = z.output<typeof contextItemRecord>;
 
+/** A line said once however many items need it (a heading, a line of the instructions), and its tokens. */
+export interface SharedLine {
+  text: string;
+  tokens: number;
+}
+
+/** An item as the packing handles it: the part shown, and what folding and paying for shared lines read. */
+export interface PackedItem extends ContextItem {
+  /** The fact a memory or note item states, without its mark and label: what repeats are compared on (its text when absent). */
+  fact?: string;
+  /** The heading it is listed under (a memory's tags or category): the first item taken under it pays for it. */
+  heading?: SharedLine;
+  /** The lines of the instructions saying what its marks mean: the first item taken needing one pays for it, so a mark no item shows costs nothing. */
+  notices?: SharedLine[];
+}
+
+const factOf = (item: PackedItem) => item.fact ?? item.text;
+
+/** An item as its caller sees it, without what only the packing reads. */
+export function shownPart(item: PackedItem): ContextItem {
+  const { part, ref, verified, text, tokens, included, reason, duplicate_of } = item;
+  return { part, ref, verified, text, tokens, included, reason, ...(duplicate_of === undefined ? {} : { duplicate_of }) };
+}
+
 // Two facts sharing this share of their distinct stems say the same thing.
 const NEAR_DUPLICATE = 0.8;
 // Shorter facts are compared whole only: a few shared words prove nothing.
@@ -24,54 +48,15 @@ function similarity(a: Set<string>, b: Set<string>): number {
   return shared / (a.size + b.size - shared);
 }
 
-// The fact each memory or note item states, without its mark and label.
-const FACTS = new WeakMap<ContextItem, string>();
-
-/** Records the fact an item states, which is what repeats are compared on. */
-export function stating<T extends ContextItem>(item: T, fact: string): T {
-  FACTS.set(item, fact);
-  return item;
-}
-
-const factOf = (item: ContextItem) => FACTS.get(item) ?? item.text;
-
-/** A heading said once over the items grouped under it (a memory's category), and its tokens. */
-export interface GroupHeading {
-  text: string;
-  tokens: number;
-}
-
-const HEADINGS = new WeakMap<ContextItem, GroupHeading>();
-
-/** Puts an item under a heading: the first item taken under it pays for the heading. */
-export function under<T extends ContextItem>(item: T, heading: GroupHeading): T {
-  HEADINGS.set(item, heading);
-  return item;
-}
-
-const NOTICES = new WeakMap<ContextItem, GroupHeading[]>();
-
-/**
- * Says that an item needs a line of the instructions (what a mark it carries means): the first
- * item taken that needs it pays for the line, so a mark no item shows costs nothing.
- */
-export function needing<T extends ContextItem>(item: T, notice: GroupHeading): T {
-  NOTICES.set(item, [...(NOTICES.get(item) ?? []), notice]);
-  return item;
-}
-
-/** The heading an item is said under, if any. */
-export const headingOf = (item: ContextItem): string | undefined => HEADINGS.get(item)?.text;
-
 /**
  * A part's items as lines: those under no heading first, then each heading (in the order its
  * first item came) over its items, so a heading is said once however many items share it.
  */
-export function groupLines(items: readonly ContextItem[]): string[] {
+export function groupLines(items: readonly PackedItem[]): string[] {
   const groups = new Map<string, string[]>();
   const loose: string[] = [];
   for (const item of items) {
-    const heading = headingOf(item);
+    const heading = item.heading?.text;
     if (heading === undefined) loose.push(item.text);
     else groups.set(heading, [...(groups.get(heading) ?? []), item.text]);
   }
@@ -80,11 +65,11 @@ export function groupLines(items: readonly ContextItem[]): string[] {
 
 /** Takes items while they fit, first offered first; a repeated or nearly repeated fact is folded. */
 export class Fitter {
-  readonly items: ContextItem[] = [];
+  readonly items: PackedItem[] = [];
   private readonly seen = new Map<string, string>();
   private readonly facts: { stems: Set<string>; ref: string }[] = [];
   private readonly headings = new Set<string>();
-  /** The instruction lines some item taken needed (`needing`). */
+  /** The instruction lines some item taken needed (its `notices`). */
   readonly notices = new Set<string>();
   used: number;
 
@@ -103,7 +88,7 @@ export class Fitter {
   }
 
   /** Offers an item, to be taken while the total stays within `limit` (the budget unless given). */
-  offer(item: ContextItem, forced?: "latest_message", limit = this.budget): void {
+  offer(item: PackedItem, forced?: "latest_message", limit = this.budget): void {
     this.items.push(item);
     const earlier = this.repeats(item);
     if (earlier !== undefined) {
@@ -115,12 +100,12 @@ export class Fitter {
   }
 
   /** Drops an item without looking at its cost (it would break the dialogue's order). */
-  drop(item: ContextItem): void {
+  drop(item: PackedItem): void {
     this.items.push(Object.assign(item, { included: false, reason: "over_budget" }));
   }
 
   /** An item dropped for its share gets a second chance with what memory left over. */
-  retry(item: ContextItem): boolean {
+  retry(item: PackedItem): boolean {
     if (this.used + this.cost(item) > this.budget) return false;
     this.take(item, "fits");
     return true;
@@ -136,7 +121,7 @@ export class Fitter {
     for (const line of lines) this.seen.set(`fact:${factKey(line)}`, ref);
   }
 
-  private repeats(item: ContextItem): string | undefined {
+  private repeats(item: PackedItem): string | undefined {
     if (item.part === "window" || item.part === "cold") return undefined;
     if (!this.fold) return this.seen.get(`memory:${item.ref}`);
     const exact = this.seen.get(`fact:${factKey(factOf(item))}`) ?? this.seen.get(`memory:${item.ref}`);
@@ -147,21 +132,21 @@ export class Fitter {
   }
 
   /** An item's tokens, with its headings' and notices' when it is the first taken needing them. */
-  private cost(item: ContextItem): number {
-    const heading = HEADINGS.get(item);
+  private cost(item: PackedItem): number {
+    const heading = item.heading;
     const group = heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0;
     const part = this.headings.has(item.part) ? 0 : (this.partHeadings[item.part] ?? 0);
-    const notices = (NOTICES.get(item) ?? []).reduce((n, notice) => n + (this.notices.has(notice.text) ? 0 : notice.tokens), 0);
+    const notices = (item.notices ?? []).reduce((n, notice) => n + (this.notices.has(notice.text) ? 0 : notice.tokens), 0);
     return item.tokens + group + part + notices;
   }
 
-  private take(item: ContextItem, reason: ContextReason): void {
-    const heading = HEADINGS.get(item);
+  private take(item: PackedItem, reason: ContextReason): void {
+    const heading = item.heading;
     Object.assign(item, { included: true, reason, tokens: this.cost(item) });
     this.used += item.tokens;
     this.headings.add(item.part);
     if (heading) this.headings.add(`${item.part}:${heading.text}`);
-    for (const notice of NOTICES.get(item) ?? []) this.notices.add(notice.text);
+    for (const notice of item.notices ?? []) this.notices.add(notice.text);
     if (item.part === "window" || item.part === "cold") return;
     this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);
     if (item.ref.startsWith("mem_")) this.seen.set(`memory:${item.ref}`, item.ref);
