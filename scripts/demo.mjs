@@ -9,7 +9,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { DEMO_ACCOUNT, demoKey, demoLoginLink, demoMind, DEMO_TOOL, postToolOutput, restClient } from "./demo-world.mjs";
+import { DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoLoginLink, demoMind, postToolOutput, restClient } from "./demo-world.mjs";
 import { applyMigrations, ensureDevVars, localPorts, portIsFree, readVars, root, startWorker } from "./local.mjs";
 import { startModelStandIn } from "./model-stand-in.mjs";
 import { languageOf, startTelegramStandIn, telegramSettings } from "./telegram-stand-in.mjs";

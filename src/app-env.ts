@@ -1,8 +1,8 @@
-import type { Principal } from "./tenancy/principal";
 import type { Env } from "./config";
 import type { Deps } from "./deps";
-import type { MindContext } from "./tenancy/mind-context";
 import { createValidatingRouter } from "./http/router";
+import type { MindContext } from "./tenancy/mind-context";
+import type { Principal } from "./tenancy/principal";
 
 /** Hono's typing of this app: bindings, and what middleware puts on the context. */
 export interface AppEnv {

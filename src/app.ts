@@ -1,28 +1,28 @@
-import { limitBodies, type BodyLimit } from "./http/body-limit";
 import type { Context, MiddlewareHandler } from "hono";
 import { createMiddleware } from "hono/factory";
 import { routePath } from "hono/route";
 import { authRoutes } from "./api/auth";
 import { coldRoutes } from "./api/cold";
-import { handleError, noRoute } from "./http/errors";
 import { jobRoutes } from "./api/jobs";
-import { shardRoutes } from "./api/shards";
 import { memoryRoutes } from "./api/memory";
 import { IMPORT_MAX_BODY_BYTES, mindRoutes } from "./api/minds";
 import { noteRoutes } from "./api/notes";
 import { describeApi } from "./api/openapi";
-import { createRouter, type AppEnv } from "./app-env";
 import { chatRoutes, sessionRoutes } from "./api/sessions";
+import { shardRoutes } from "./api/shards";
 import { usageRoutes } from "./api/usage";
+import { type AppEnv, createRouter } from "./app-env";
 import { authenticate, requireAdmin, requireHuman, requireScope } from "./auth/middleware";
-import { systemClock, type Clock } from "./clock";
+import { type Clock, systemClock } from "./clock";
 import { createDeps } from "./deps";
 import { docsRoutes } from "./docs/routes";
+import { type BodyLimit, limitBodies } from "./http/body-limit";
+import { handleError, noRoute } from "./http/errors";
 import { mcpRoutes } from "./mcp/routes";
 import { noteRequest, observationOf } from "./observe/request";
+import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
 import { landingPage } from "./ui/landing";
 import { uiRoutes } from "./ui/routes";
-import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
 
 /** Work to finish after the response (waitUntil), where the runtime gives an execution context. */
 function deferrer(c: Context<AppEnv>): ((work: Promise<unknown>) => void) | undefined {

@@ -1,9 +1,8 @@
 import type { UserFromGetMe } from "grammy/types";
 import { notConfigured } from "./errors";
-
-import type { MindJobObject } from "./portability/job-object";
-import type { ModelLimiterObject } from "./llm/model-limiter";
 import type { RateLimiterObject } from "./limits/rate-limiter";
+import type { ModelLimiterObject } from "./llm/model-limiter";
+import type { MindJobObject } from "./portability/job-object";
 import type { WorkMessage } from "./queue/units";
 import type { SessionObject } from "./sessions/session-object";
 import type { TelegramChatObject } from "./telegram/chat-object";

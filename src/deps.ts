@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from "./clock";
+import { type Clock, systemClock } from "./clock";
 import type { Env } from "./config";
 import type { Db } from "./db/client";
 import { createShards, type Shards } from "./db/shards";

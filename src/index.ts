@@ -1,20 +1,19 @@
 import { createApp } from "./app";
 import { withOAuth } from "./auth/oauth";
 import type { Env } from "./config";
-import { HANDLERS, SCHEDULE } from "./jobs";
-import { consumeWork } from "./queue/consume";
-import { consumeDeadLetters } from "./queue/consume-dead-letters";
-import { runScheduled } from "./queue/schedule";
 import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";
-import { beginRequest, endRequest } from "./observe/request";
-import { DEAD_LETTER_QUEUE } from "./queue/units";
-
+import { HANDLERS, SCHEDULE } from "./jobs";
 import { guardObject, inInvocation } from "./limits/invocation-guard";
-import { MindJobObject as MindJobs } from "./portability/job-object";
-import { ModelLimiterObject as ModelLimiter } from "./llm/model-limiter";
 import { RateLimiterObject as RateLimiter } from "./limits/rate-limiter";
+import { ModelLimiterObject as ModelLimiter } from "./llm/model-limiter";
+import { beginRequest, endRequest } from "./observe/request";
+import { MindJobObject as MindJobs } from "./portability/job-object";
+import { consumeWork } from "./queue/consume";
+import { consumeDeadLetters } from "./queue/consume-dead-letters";
+import { runScheduled } from "./queue/schedule";
+import { DEAD_LETTER_QUEUE } from "./queue/units";
 import { SessionObject as Sessions } from "./sessions/session-object";
 import { TelegramChatObject as TelegramChats } from "./telegram/chat-object";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { backoffSeconds, UNIT_RETRY } from "../src/queue/consume";
 import { EMBED_RETRY } from "../src/memory/vectors";
 import { OPERATIONS } from "../src/portability/job-operations";
-import { givenUp, retryDelay, type RetryPolicy } from "../src/retry";
+import { backoffSeconds, UNIT_RETRY } from "../src/queue/consume";
+import { givenUp, type RetryPolicy, retryDelay } from "../src/retry";
 import { CHAT_RETRY, MAX_ATTEMPTS } from "../src/telegram/chat-object";
 
 const SECOND = 1_000;

@@ -1,17 +1,17 @@
 import { env } from "cloudflare:workers";
-import { bindMind, resolveMindContext, type MindContext } from "../../src/tenancy/mind-context";
 import type { Env } from "../../src/config";
 import { createShards, DIRECTORY } from "../../src/db/shards";
-import type { LanguageModel } from "../../src/llm/providers";
 import { createDeps, type Deps } from "../../src/deps";
-import { storeMemory } from "../../src/memory/memories";
-import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import type { Semantic } from "../../src/embeddings/ports";
 import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
-import { memoryIndex } from "../../test/support/semantic";
-import type { Endpoint } from "../lib/endpoint";
+import type { LanguageModel } from "../../src/llm/providers";
+import { storeMemory } from "../../src/memory/memories";
 import { EMBED_BATCH, embedPending, markMissing } from "../../src/memory/vectors";
-import { dateTag, turnContent, type Conversation, type Turn } from "../lib/dataset";
+import { bindMind, type MindContext, resolveMindContext } from "../../src/tenancy/mind-context";
+import { createMind, ensureAccount } from "../../src/tenancy/minds";
+import { memoryIndex } from "../../test/support/semantic";
+import { type Conversation, dateTag, type Turn, turnContent } from "../lib/dataset";
+import type { Endpoint } from "../lib/endpoint";
 
 export interface BenchDepsOptions {
   /** Every database seen through this (a recording handle), as the Worker would see it. */

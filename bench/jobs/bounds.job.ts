@@ -1,14 +1,12 @@
 import { env } from "cloudflare:workers";
-import { it } from "vitest";
-import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
-import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
-import { request, newTenant } from "./http-client";
 import { eq } from "drizzle-orm";
-import { systemClock } from "../../src/clock";
-import { createDeps } from "../../src/deps";
+import { it } from "vitest";
 import { minds } from "../../src/db/schema";
-import { createShards } from "../../src/db/shards";
+import { createDeps } from "../../src/deps";
+import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
+import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
 import { acceptImport, runImport } from "../../src/portability/import-jobs";
+import { newTenant, request } from "./http-client";
 import { largeArchive } from "./large-archive";
 import { progress, report } from "./report";
 

@@ -1,7 +1,7 @@
-import type { Semantic } from "../../src/embeddings/ports";
 import type { PackingKnobs } from "../../src/context/knobs";
-import { ABLATION, assemblyRow, baselineRow, BUDGETS, withMeaning } from "../lib/context-rows";
-import { assembled, topHitsWithin, type ContextSource } from "./context";
+import type { Semantic } from "../../src/embeddings/ports";
+import { ABLATION, assemblyRow, BUDGETS, baselineRow, withMeaning } from "../lib/context-rows";
+import { assembled, type ContextSource, topHitsWithin } from "./context";
 
 /** Each idea of the packing taken out alone (its option set back), at 1,500 tokens; then all of them. */
 const WITHOUT: Record<string, Partial<PackingKnobs>> = {

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
+import type { Semantic } from "../../src/embeddings/ports";
 import { loadTokenCounter } from "../../src/llm/tokens";
 import { add, emptyTally, measurable, reading, shares, type Tally } from "../lib/context-measures";
-import { turnContent, type Conversation } from "../lib/dataset";
-import { benchDeps, embedMind, ingestConversation, newMindScope, semanticOver } from "./bench-deps";
-import type { Endpoint } from "../lib/endpoint";
-import { contextSources } from "./context-sources";
 import { MEANING_MARK } from "../lib/context-rows";
-import type { Semantic } from "../../src/embeddings/ports";
+import { type Conversation, turnContent } from "../lib/dataset";
+import type { Endpoint } from "../lib/endpoint";
+import { benchDeps, embedMind, ingestConversation, newMindScope, semanticOver } from "./bench-deps";
 import type { ContextSource } from "./context";
+import { contextSources } from "./context-sources";
 import { progress, report } from "./report";
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; groups: Record<string, string[]>; only?: string; embeddings: Endpoint };

@@ -1,12 +1,12 @@
 import { inArray } from "drizzle-orm";
-import type { MindContext } from "../../src/tenancy/mind-context";
-import { memories } from "../../src/db/schema";
-import type { Deps } from "../../src/deps";
-import { inMind } from "./bench-deps";
-import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { assembleContextWith } from "../../src/context/assemble";
 import type { PackingKnobs } from "../../src/context/knobs";
+import { memories } from "../../src/db/schema";
+import type { Deps } from "../../src/deps";
 import { loadTokenCounter } from "../../src/llm/tokens";
+import { retrieveMemories } from "../../src/memory/hybrid-search";
+import type { MindContext } from "../../src/tenancy/mind-context";
+import { inMind } from "./bench-deps";
 
 /** What an LLM would be handed for one question: the text, and which turns it holds. */
 export interface AssembledContext {

@@ -2,12 +2,12 @@ import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { usageSince } from "../../src/llm/ledger";
 import { consolidateNotes } from "../../src/notes/consolidate";
-import { extractNotes, saveExtraction, type PlainMessage } from "../../src/notes/extraction";
+import { extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
 import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, section } from "../../test/support/scripted-model";
 import type { Conversation } from "../lib/dataset";
 import { benchDeps, inMind, newMindScope } from "./bench-deps";
-import { progress, report } from "./report";
+import { report } from "./report";
 
 const input = env.BENCH_INPUT as { conversations: Conversation[]; messages: number; extractEvery: number };
 

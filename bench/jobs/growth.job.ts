@@ -2,12 +2,12 @@ import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { recallMemories } from "../../src/memory/recall";
 import { searchMemories } from "../../src/memory/search";
-import { singleMatchSearch } from "./single-match-search";
-import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
-import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
 import type { MindContext } from "../../src/tenancy/mind-context";
+import { type CapturedQuery, GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, type GrowthInput, type GrowthResult, growthFillParams, growthText } from "../lib/growth-data";
+import { benchDeps, inMind, mindD1, newMindScope } from "./bench-deps";
 import { recordingD1 } from "./recording-d1";
 import { progress, report } from "./report";
+import { singleMatchSearch } from "./single-match-search";
 
 const input = env.BENCH_INPUT as GrowthInput;
 // Rows go in through bounded ranges generated inside SQLite: binding 100k rows from JavaScript

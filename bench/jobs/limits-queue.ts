@@ -1,11 +1,11 @@
 import { HANDLERS, QUEUE_JOBS } from "../../src/jobs";
 import { asInvocation, InvocationTally, takePassedLimits } from "../../src/limits/platform";
 import { settleMessage } from "../../src/queue/consume";
-import { runJob, type JobName } from "../../src/queue/job-runs";
+import { type JobName, runJob } from "../../src/queue/job-runs";
 import { produceJob } from "../../src/queue/produce";
 import { parseMessage, type WorkMessage } from "../../src/queue/units";
 import { call, newTenant, store } from "../../test/helpers";
-import { workDeps, type QueueDeps } from "../../test/support/jobs";
+import { type QueueDeps, workDeps } from "../../test/support/jobs";
 import { dataOf, everyDatabase } from "../../test/support/shards";
 import type { LimitsInput, ProducerResult, RetentionResult } from "../lib/limits-data";
 import { cloneRows } from "./clone-rows";

@@ -3,9 +3,9 @@ import { it } from "vitest";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { searchMemories } from "../../src/memory/search";
 import type { Conversation } from "../lib/dataset";
-import { scoreRetrieval, type Ranking } from "../lib/metrics";
-import { benchDeps, embedMind, ingestConversation, inMind, newMindScope, semanticOver } from "./bench-deps";
 import type { Endpoint } from "../lib/endpoint";
+import { type Ranking, scoreRetrieval } from "../lib/metrics";
+import { benchDeps, embedMind, ingestConversation, inMind, newMindScope, semanticOver } from "./bench-deps";
 import { progress, report } from "./report";
 
 const DEPTH = 50;

@@ -1,10 +1,10 @@
 import { everyShard } from "../../src/db/client";
-import type { JobCounts } from "../../src/queue/job-runs";
 import { roundRobin } from "../../src/db/shards";
-import { loggable } from "../../src/errors";
 import type { Deps } from "../../src/deps";
+import { loggable } from "../../src/errors";
 import { namespacesWithWaitingNotes, sweepStaleClaims } from "../../src/notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
+import type { JobCounts } from "../../src/queue/job-runs";
 
 // The hourly consolidation as it ran before work went through the queue, kept here only as the
 // benchmark's "before": one serial loop inside the cron run, at most 25 namespaces a run for the

@@ -1,6 +1,6 @@
 import { STOP_WORDS, stem, words } from "../../src/memory/normalize";
 import { asksWhen, namesTime, WHEN_LIFT } from "../../src/memory/rerank";
-import { dateTag, turnContent, type Turn } from "./dataset";
+import { dateTag, type Turn, turnContent } from "./dataset";
 
 /** One combination of retrieval ideas, applied to a raw FTS5 table. */
 export interface Variant {

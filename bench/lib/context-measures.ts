@@ -1,4 +1,4 @@
-import { dateTag, turnContent, type Conversation, type Question } from "./dataset";
+import { type Conversation, dateTag, type Question, turnContent } from "./dataset";
 
 // What a model reads, measured on the text it is handed: an evidence turn counts only when its
 // whole text is there (as whole words), the gold answer when it occurs there. Both are compared

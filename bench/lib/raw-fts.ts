@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { boosted, columns, columnWeights, COLUMN_B, feedbackTerms, fuse, orExpression, queryTermsOf, type Variant } from "./ablation";
+import { boosted, COLUMN_B, columns, columnWeights, feedbackTerms, fuse, orExpression, queryTermsOf, type Variant } from "./ablation";
 import type { Conversation } from "./dataset";
 import type { Ranking } from "./metrics";
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { percentile } from "../lib/metrics";
 import { table } from "../lib/table";
-import { isRestarted, startWranglerDev, type DevServer } from "../lib/wrangler-dev";
+import { type DevServer, isRestarted, startWranglerDev } from "../lib/wrangler-dev";
 
 // Refusals through `wrangler dev`, where a Worker that holds its isolate too long or leaves a
 // request body unread shows up as wrangler's own plain-text 503 "Your worker restarted

@@ -1,7 +1,7 @@
+import { ABLATION, assemblyRow } from "../lib/context-rows";
 import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
 import { loadLocomo } from "../lib/locomo";
 import type { Part } from "../lib/part";
-import { ABLATION, assemblyRow } from "../lib/context-rows";
 import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
 import { delta, fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";

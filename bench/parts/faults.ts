@@ -1,7 +1,7 @@
+import type { FaultTally } from "../../test/support/fault-tally";
 import type { Part } from "../lib/part";
 import { fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";
-import type { FaultTally } from "../../test/support/fault-tally";
 
 // FAULT_JOBS=n runs the fault tests in n shares of the D1 calls at once (call k goes to share
 // k mod n), each in its own workerd with fresh storage; together they fault every call.

@@ -1,6 +1,6 @@
+import type { FuzzResult } from "../../test/support/fuzz-result";
 import { percentile } from "../lib/metrics";
 import type { Part } from "../lib/part";
-import type { FuzzResult } from "../../test/support/fuzz-result";
 import { fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";
 

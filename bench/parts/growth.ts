@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, growthFillParams, growthText, type CapturedQuery, type GrowthInput, type GrowthResult } from "../lib/growth-data";
+import { type CapturedQuery, GROWTH_FILL, GROWTH_TEXT_INSERT, GROWTH_TEXTS_TABLE, type GrowthInput, type GrowthResult, growthFillParams, growthText } from "../lib/growth-data";
 import { loadLocomo } from "../lib/locomo";
 import { percentile } from "../lib/metrics";
 import type { Part } from "../lib/part";

@@ -6,9 +6,9 @@ import { performance } from "node:perf_hooks";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { STOP_WORDS, words } from "../../src/memory/normalize";
-import { turnContent, type Conversation } from "../lib/dataset";
+import { type Conversation, turnContent } from "../lib/dataset";
 import { loadLocomo } from "../lib/locomo";
-import { percentile, scoreRetrieval, type Ranking, type RetrievalScore } from "../lib/metrics";
+import { percentile, type Ranking, type RetrievalScore, scoreRetrieval } from "../lib/metrics";
 import type { Part } from "../lib/part";
 import { fmt, table } from "../lib/table";
 

@@ -1,12 +1,12 @@
-import { VARIANTS } from "../lib/ablation";
-import { scoreRetrieval, type Ranking, type RetrievalScore } from "../lib/metrics";
-import { rankVariant } from "../lib/raw-fts";
-import { loadLocomo, LOCOMO_PATH } from "../lib/locomo";
-import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
-import type { Part } from "../lib/part";
-import { delta, fmt, table } from "../lib/table";
-import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
 import { MEANING_WEIGHT } from "../../src/memory/fusion";
+import { VARIANTS } from "../lib/ablation";
+import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
+import { LOCOMO_PATH, loadLocomo } from "../lib/locomo";
+import { type Ranking, type RetrievalScore, scoreRetrieval } from "../lib/metrics";
+import type { Part } from "../lib/part";
+import { rankVariant } from "../lib/raw-fts";
+import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
+import { delta, fmt, table } from "../lib/table";
 import { runJob } from "../lib/workerd";
 
 interface JobResult {

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../app-env";
 import { issueAccountToken } from "../auth/jwt";
 import { checkAdminToken } from "../auth/middleware";
 import { readAuthConfig } from "../config";
 import { ensureAccount } from "../tenancy/minds";
-import { createRouter } from "../app-env";
 import { errorResponses, jsonBody, jsonContent } from "./schemas";
 
 const TokenRequest = z.strictObject({

@@ -1,14 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { notFound } from "../errors";
-import { listNamespaces } from "../tenancy/namespaces";
-import { listConsolidations } from "../notes/claims";
-import { getColdVersion, listColdVersions } from "../notes/cold-store";
-import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
-import { COLD_MAX_CHARS } from "../notes/merge";
-import { NoteSchema } from "./notes";
 import { createRouter } from "../app-env";
+import { notFound } from "../errors";
 import { bearerSecurity } from "../http/router";
-import { AgentQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
+import { listConsolidations } from "../notes/claims";
+import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
+import { getColdVersion, listColdVersions } from "../notes/cold-store";
+import { COLD_MAX_CHARS } from "../notes/merge";
+import { listNamespaces } from "../tenancy/namespaces";
+import { NoteSchema } from "./notes";
+import { AgentQuery, ErrorSchema, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 const ColdSchema = z
   .object({

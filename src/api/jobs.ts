@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { everyShard } from "../db/client";
-import { JOB_NAMES, listJobRuns } from "../queue/job-runs";
-import { AppError } from "../errors";
 import { createRouter } from "../app-env";
+import { everyShard } from "../db/client";
+import { AppError } from "../errors";
 import { bearerSecurity } from "../http/router";
 import { listDeadLetters, redriveDeadLetters } from "../queue/dead-letters";
+import { JOB_NAMES, listJobRuns } from "../queue/job-runs";
 import { queueBacklog } from "../queue/marks";
 import { UNIT_KINDS } from "../queue/units";
 import { errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";

@@ -1,5 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
 import { parseDuration } from "../memory/duration";
+import { memoryPatchInput, memoryRecord, memoryStoreInput, memoryTag, searchQuery } from "../memory/fields";
+import { retrieveMemories } from "../memory/hybrid-search";
+import { RECALL_LIMIT, RECALL_TOKENS, SEARCH_LIMIT } from "../memory/limits";
 import {
   deleteMemory,
   expiringMemories,
@@ -11,13 +16,8 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { memoryPatchInput, memoryRecord, memoryStoreInput, memoryTag, searchQuery } from "../memory/fields";
-import { RECALL_LIMIT, RECALL_TOKENS, SEARCH_LIMIT } from "../memory/limits";
 import { CATEGORIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
-import { retrieveMemories } from "../memory/hybrid-search";
-import { createRouter } from "../app-env";
-import { bearerSecurity } from "../http/router";
 import { AgentQuery, countQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 // The memory as the domain shapes it; only what REST adds (the names in the document, the

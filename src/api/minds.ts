@@ -1,16 +1,16 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentName } from "../tenancy/principal";
-import { archiveStream, exportMind } from "../portability/export";
-import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
-import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
-import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
+import { createRouter } from "../app-env";
 import { createLoginLink, LOGIN_LINK_TTL_MS, loginUrl } from "../auth/login-links";
 import { publicOrigin } from "../auth/oauth";
-import { eraseMind, followImportJob } from "../portability/mind-jobs";
-import { createMind, getMind, listMinds, mindInputSchema, mindPatchSchema, updateMind, type Mind } from "../tenancy/minds";
-import { mindSettingsSchema } from "../tenancy/settings";
-import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
+import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
+import { archiveStream, exportMind } from "../portability/export";
+import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
+import { eraseMind, followImportJob } from "../portability/mind-jobs";
+import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
+import { createMind, getMind, listMinds, type Mind, mindInputSchema, mindPatchSchema, updateMind } from "../tenancy/minds";
+import { agentName } from "../tenancy/principal";
+import { mindSettingsSchema } from "../tenancy/settings";
 import { ErrorSchema, guardedResponses, jsonBody, jsonContent } from "./schemas";
 
 const MindSchema = z

@@ -1,15 +1,15 @@
-import { inNamespace } from "../tenancy/mind-context";
-import { searchQuery } from "../memory/fields";
 import { createRoute, z } from "@hono/zod-openapi";
-import { agentName } from "../tenancy/principal";
+import { createRouter } from "../app-env";
+import { bearerSecurity } from "../http/router";
+import { searchQuery } from "../memory/fields";
+import { SEARCH_LIMIT } from "../memory/limits";
 import { MAX_CONTEXT_CHARS } from "../memory/model";
 import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, verifyNote } from "../notes/notes";
-import { createRouter } from "../app-env";
-import { bearerSecurity } from "../http/router";
-import { AgentQuery, countQuery, errorResponses, ErrorSchema, jsonBody, jsonContent, pageQuery } from "./schemas";
-import { SEARCH_LIMIT } from "../memory/limits";
+import { inNamespace } from "../tenancy/mind-context";
+import { agentName } from "../tenancy/principal";
+import { AgentQuery, countQuery, ErrorSchema, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 export const NoteSchema = z
   .object({

@@ -1,5 +1,5 @@
-import { z } from "@hono/zod-openapi";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
 import { BOOKMARK_HEADER } from "../auth/middleware";
 import { ErrorSchema } from "./schemas";

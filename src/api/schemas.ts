@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { LIST_LIMIT, type CountLimit } from "../memory/limits";
+import { type CountLimit, LIST_LIMIT } from "../memory/limits";
 
 /** Responses shared by routes. */
 export const ErrorSchema = z

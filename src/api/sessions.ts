@@ -1,10 +1,12 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { contextQuery, searchQuery } from "../memory/fields";
-import { invalid } from "../errors";
-import { deleteChat, listChats } from "../sessions/chats";
+import { createRouter } from "../app-env";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../context/assemble";
-import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { assembledContextRecord } from "../context/fields";
+import { invalid } from "../errors";
+import { bearerSecurity } from "../http/router";
+import { contextQuery, searchQuery } from "../memory/fields";
+import { SEARCH_LIMIT } from "../memory/limits";
+import { deleteChat, listChats } from "../sessions/chats";
 import {
   appendResultRecord,
   chatSummaryRecord,
@@ -13,6 +15,7 @@ import {
   sessionRecord,
   sessionStateRecord,
 } from "../sessions/fields";
+import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
 import { MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import {
   activateSession,
@@ -22,10 +25,7 @@ import {
   openApiSession,
 } from "../sessions/sessions";
 import { llmWindow, searchMessages, uiHistory } from "../sessions/windows";
-import { createRouter } from "../app-env";
-import { bearerSecurity } from "../http/router";
 import { countQuery, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
-import { SEARCH_LIMIT } from "../memory/limits";
 
 const SessionSchema = sessionRecord.openapi("Session");
 const SessionStateSchema = sessionStateRecord.openapi("SessionState");

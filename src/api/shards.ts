@@ -1,10 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
+import { createRouter } from "../app-env";
+import { notFound } from "../errors";
+import { bearerSecurity } from "../http/router";
 import { startJob } from "../portability/mind-jobs";
 import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
-import { createRouter } from "../app-env";
-import { bearerSecurity } from "../http/router";
-import { notFound } from "../errors";
-import { errorResponses, ErrorSchema, jsonBody, jsonContent } from "./schemas";
+import { ErrorSchema, errorResponses, jsonBody, jsonContent } from "./schemas";
 
 const ShardSchema = z
   .object({

@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
 import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
+import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
 import { errorResponses, jsonContent } from "./schemas";
 
 const UsageSchema = z

@@ -1,4 +1,4 @@
-import { SignJWT, jwtVerify } from "jose";
+import { jwtVerify, SignJWT } from "jose";
 import type { AuthConfig } from "../config";
 
 const ALGORITHM = "HS256";

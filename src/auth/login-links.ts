@@ -1,9 +1,9 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
+import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import { loginLinks } from "../db/schema";
 import type { Deps } from "../deps";
 import { unauthorized } from "../errors";
-import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import { randomToken, sha256Hex } from "../secrets";
 
 /** How long a login link works. */

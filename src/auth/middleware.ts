@@ -1,18 +1,18 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
-import { readAuthConfig, type Env } from "../config";
+import { type Env, readAuthConfig } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { isLoopbackHost } from "../http/loopback";
-import { countEvent, readRateLimits, refuseIfBlocked, type Bucket } from "../limits/rate-limits";
+import { type Bucket, countEvent, readRateLimits, refuseIfBlocked } from "../limits/rate-limits";
 import { limitRequest } from "../limits/request-limits";
-import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
-import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
-import { resolveMindContext } from "../tenancy/mind-context";
-import { knownAccount } from "../tenancy/directory-cache";
-import { verifyAccountToken } from "./jwt";
-import { AGENT_PATTERN, DEFAULT_AGENT, type Principal } from "../tenancy/principal";
 import { secretsEqual, sha256Hex } from "../secrets";
+import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
+import { knownAccount } from "../tenancy/directory-cache";
+import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
+import { resolveMindContext } from "../tenancy/mind-context";
+import { AGENT_PATTERN, type Principal } from "../tenancy/principal";
+import { verifyAccountToken } from "./jwt";
 
 export { AGENT_PATTERN };
 

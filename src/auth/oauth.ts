@@ -1,9 +1,9 @@
 import {
   AuthorizationError,
-  getOAuthApi,
-  OAuthProvider,
   type AuthRequest,
+  getOAuthApi,
   type OAuthHelpers,
+  OAuthProvider,
   type OAuthProviderOptions,
   type ResolveExternalTokenInput,
   type ResolveExternalTokenResult,
@@ -17,10 +17,10 @@ import { errorResponse, failureOfStatus, oauthErrorResponse } from "../http/erro
 import { isLoopbackHost } from "../http/loopback";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
-import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
-import { refuseReplayedRefreshToken } from "./refresh-rotation";
-import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
 import type { Principal } from "../tenancy/principal";
+import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
+import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
+import { refuseReplayedRefreshToken } from "./refresh-rotation";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
 // /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI

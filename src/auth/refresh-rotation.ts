@@ -2,7 +2,7 @@ import { systemClock } from "../clock";
 import type { Env } from "../config";
 import { createDb } from "../db/client";
 import { oauthErrorResponse } from "../http/errors";
-import { revokeReplayedGrantRecord, type GrantTokens } from "../tenancy/grants";
+import { type GrantTokens, revokeReplayedGrantRecord } from "../tenancy/grants";
 
 // Refresh tokens rotate strictly (OAuth 2.1; the Security BCP, RFC 9700 §4.14): a refresh returns
 // a new refresh token and spends the one sent. The provider keeps honouring the token just

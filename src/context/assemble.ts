@@ -1,21 +1,21 @@
 import type { z } from "zod";
-import type { MindContext } from "../tenancy/mind-context";
 import { loadTokenCounter, type TokenCounter } from "../llm/tokens";
-import { recallMemories } from "../memory/recall";
 import { reciprocalRankFusion } from "../memory/fusion";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { queryMeaning } from "../memory/query-meaning";
+import { recallMemories } from "../memory/recall";
 import { getCold } from "../notes/cold-store";
 import { retrieveNotes } from "../notes/hybrid-search";
-import type { assembledContextRecord } from "./fields";
-import { coldItem, coldSections, sectionsSharingWords, type ColdSection } from "./cold-sections";
-import { createRender, memoryItem, neighbourItems, noteItem, type Render } from "./items";
-import { packingKnobs, type PackingKnobs } from "./knobs";
-import { shownPart, type ContextItem, type Fitter, type PackedItem } from "./packing";
-import { liftBySharedTags, splitWeak } from "./rank";
-import { fitterFor, systemText } from "./system-text";
 import type { Message } from "../sessions/model";
 import { countEphemeral, llmWindow } from "../sessions/windows";
+import type { MindContext } from "../tenancy/mind-context";
+import { type ColdSection, coldItem, coldSections, sectionsSharingWords } from "./cold-sections";
+import type { assembledContextRecord } from "./fields";
+import { createRender, memoryItem, neighbourItems, noteItem, type Render } from "./items";
+import { type PackingKnobs, packingKnobs } from "./knobs";
+import { type Fitter, type PackedItem, shownPart } from "./packing";
+import { liftBySharedTags, splitWeak } from "./rank";
+import { fitterFor, systemText } from "./system-text";
 
 // Context assembly: what the model is given for one turn. Memory goes into one delimited data
 // block (never read as instructions, unverified items marked); the dialogue is the session's
@@ -34,8 +34,8 @@ const WINDOW_SHARE = 0.6;
 const PINNED_SHARE = 0.25;
 const PINNED = new Set(["high", "critical"]);
 
-export type { ContextItem, ContextPart, ContextReason } from "./packing";
 export { asData } from "./items";
+export type { ContextItem, ContextPart, ContextReason } from "./packing";
 
 export interface ContextRequest {
   /** The session whose LLM window is the dialogue; none: memory only. */

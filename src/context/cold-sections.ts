@@ -1,7 +1,7 @@
 import type { TokenCounter } from "../llm/tokens";
 import { parseDocument, SECTION_IDS } from "../notes/document";
 import { asData } from "./items";
-import { termOverlap, type Fitter, type PackedItem } from "./packing";
+import { type Fitter, type PackedItem, termOverlap } from "./packing";
 
 // Cold memory goes into the context a section at a time: those sharing words with the message
 // among what is relevant, the rest after everything else, each without the facts already taken.

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import type { CONTEXT_PARTS, CONTEXT_REASONS, contextItemRecord } from "./fields";
 import { queryTerms, stem, words } from "../memory/normalize";
 import { factKey } from "../notes/document";
+import type { CONTEXT_PARTS, CONTEXT_REASONS, contextItemRecord } from "./fields";
 
 // How the context assembly packs items into its budget: first offered, first taken while they
 // fit; a fact already taken (the same words, or nearly) is folded into the earlier item.

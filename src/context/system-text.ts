@@ -1,7 +1,7 @@
 import type { TokenCounter } from "../llm/tokens";
 import { MARK_NOTICES } from "./items";
 import type { PackingKnobs } from "./knobs";
-import { Fitter, groupLines, type ContextPart, type PackedItem } from "./packing";
+import { type ContextPart, Fitter, groupLines, type PackedItem } from "./packing";
 
 // The system text a model is given: the instructions, then memory in one delimited data block,
 // a heading over each part's items. What it costs before any item is paid up front; with lazy

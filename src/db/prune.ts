@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { InDb } from "./client";
 
 // Retention's shared parts: every step deletes in bounded rounds so one unit of it stays well

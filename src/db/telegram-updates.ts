@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
-import { isoNow } from "../clock";
 import type { Clock } from "../clock";
+import { isoNow } from "../clock";
 import type { Db } from "./client";
 import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "./prune";
 import { telegramUpdates } from "./schema";

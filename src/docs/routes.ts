@@ -1,6 +1,6 @@
 import { Hono } from "hono";
-import bundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import css from "swagger-ui-dist/swagger-ui.css";
+import bundle from "swagger-ui-dist/swagger-ui-bundle.js";
 import type { AppEnv } from "../app-env";
 
 /**

@@ -1,7 +1,7 @@
-import type { Deps } from "../deps";
 import { sql } from "drizzle-orm";
-import { sessionObject } from "../sessions/objects";
+import type { Deps } from "../deps";
 import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
+import { sessionObject } from "../sessions/objects";
 
 /** The daily collection: every session with non-ephemeral messages after its cursor, one message each. */
 export const collectionJob: QueueJob = {

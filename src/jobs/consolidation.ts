@@ -1,5 +1,5 @@
-import type { Deps } from "../deps";
 import { sql } from "drizzle-orm";
+import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import type { Deps, InShard } from "../deps";
-import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
-import { MOVE_BATCH, moveOldLayoutVectors } from "../memory/vector-layout";
 import { newId } from "../ids";
-import { jobMindContext } from "../tenancy/mind-context";
-import { produceSlice } from "../queue/produce";
+import { MOVE_BATCH, moveOldLayoutVectors } from "../memory/vector-layout";
+import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
 import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/job";
+import { produceSlice } from "../queue/produce";
+import { jobMindContext } from "../tenancy/mind-context";
 
 // What one message does at most; a unit with more left goes round again.
 const EMBED_ROUNDS = 4;

@@ -1,5 +1,5 @@
-import type { JobName } from "../queue/job-runs";
 import type { QueueJob, UnitHandlers } from "../queue/job";
+import type { JobName } from "../queue/job-runs";
 import { continueProducing } from "../queue/produce";
 import type { Schedule } from "../queue/schedule";
 import { importUnit } from "./archive-import";

@@ -1,17 +1,17 @@
-import type { Deps, InShard } from "../deps";
 import { sql } from "drizzle-orm";
 import { LOGIN_LINK_RETENTION_STEP } from "../auth/login-links";
 import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type RetentionStep } from "../db/prune";
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
+import type { Deps, InShard } from "../deps";
+import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { forgetFinishedErasures } from "../portability/erase";
 import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
-import { stalledImports } from "./archive-import";
-import { stalledErasures } from "./erasure";
-import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
-import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import type { QueueJob, UnitSource, WorkOutcome } from "../queue/job";
 import { unitText } from "../queue/units";
+import { SESSION_RETENTION_STEPS } from "../sessions/retention";
+import { stalledImports } from "./archive-import";
+import { stalledErasures } from "./erasure";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep<InShard>[] = [

@@ -1,7 +1,7 @@
-import { generateText, NoObjectGeneratedError, Output, type LanguageModelUsage } from "ai";
+import { generateText, type LanguageModelUsage, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
 import { AppError } from "../errors";
-import { assertWithinBudget, recordUsage, type Ledger, type Purpose, type TokenUsage } from "./ledger";
+import { assertWithinBudget, type Ledger, type Purpose, recordUsage, type TokenUsage } from "./ledger";
 import { rateLimitedIn } from "./limited-model";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, gte, sql } from "drizzle-orm";
-import { llmUsage } from "../db/schema";
 import type { Clock } from "../clock";
 import type { InDb } from "../db/client";
+import { llmUsage } from "../db/schema";
 import { AppError } from "../errors";
 
 /** What the ledger needs: the mind's database and the clock that says which day it is. */

@@ -1,6 +1,6 @@
 import { APICallError } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { readLlmConfig, type Env, type LlmConfig } from "../config";
+import { type Env, type LlmConfig, readLlmConfig } from "../config";
 import { AppError, notConfigured } from "../errors";
 import type { ModelLimiterObject, ModelLimits } from "./model-limiter";
 import { createLanguageModel, type LanguageModel } from "./providers";

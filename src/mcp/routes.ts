@@ -2,12 +2,12 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { BOOKMARK_HEADER, limitRequests } from "../auth/middleware";
-import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
 import { mcpAuthOf } from "../auth/oauth";
-import type { Principal } from "../tenancy/principal";
 import { unauthorized } from "../errors";
-import { resolveMindContext } from "../tenancy/mind-context";
+import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
 import { useGrant } from "../tenancy/grants";
+import { resolveMindContext } from "../tenancy/mind-context";
+import type { Principal } from "../tenancy/principal";
 import { createMcpServer } from "./server";
 
 /**

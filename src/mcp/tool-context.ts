@@ -1,8 +1,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { MindContext } from "../tenancy/mind-context";
 import { AppError } from "../errors";
 import { logFailure } from "../observe/log";
+import type { MindContext } from "../tenancy/mind-context";
 
 /** A tool module: one tool, registered on a server for one request's caller. */
 export type RegisterTool = (server: McpServer, ctx: MindContext) => void;

@@ -1,6 +1,6 @@
 import type { MindContext } from "../tenancy/mind-context";
-import { storeMemory } from "./memories";
 import { MEMORY_KEY_MAX } from "./fields";
+import { storeMemory } from "./memories";
 import type { Category } from "./model";
 import { normalizeText, STOP_WORDS, words } from "./normalize";
 

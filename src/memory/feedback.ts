@@ -1,4 +1,4 @@
-import { stem, STOP_WORDS } from "./normalize";
+import { STOP_WORDS, stem } from "./normalize";
 
 // Pseudo-relevance feedback (RM3): a question often shares no word with the memories that answer
 // it ("what activities…" against a pottery class), but the memories it does find speak of the

@@ -1,7 +1,7 @@
-import { and, eq, gt, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, isNull, or, type SQL, sql } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import type { Scope } from "../tenancy/principal";
 import { memories } from "../db/schema";
+import type { Scope } from "../tenancy/principal";
 import { normalizeTag } from "./normalize";
 
 /** A table whose rows belong to a mind and an agent namespace: memories, notes, chats, sessions. */

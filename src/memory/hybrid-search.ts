@@ -1,15 +1,13 @@
-import type { MindContext } from "../tenancy/mind-context";
-import type { Scope } from "../tenancy/principal";
-import type { Deps } from "../deps";
-import { MEANING_WEIGHT, reciprocalRankFusion } from "./fusion";
-import { searchMemories, type SearchHit, type SearchOptions } from "./search";
 import { and, inArray } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { inIdChunks } from "../db/client";
 import { memories } from "../db/schema";
-import { nearestRowIds, queryMeaning, type QueryMeaning } from "./query-meaning";
+import type { MindContext } from "../tenancy/mind-context";
 import { inScope, notExpired } from "./filters";
-import { toMemory, type Memory } from "./model";
+import { MEANING_WEIGHT, reciprocalRankFusion } from "./fusion";
+import { type Memory, toMemory } from "./model";
+import { nearestRowIds, type QueryMeaning, queryMeaning } from "./query-meaning";
+import { type SearchHit, type SearchOptions, searchMemories } from "./search";
 
 /** How a result list was found: full-text search alone, or fused with recall by meaning. */
 export const RETRIEVALS = ["hybrid", "full_text"] as const;
@@ -33,7 +31,6 @@ const CANDIDATES = 50;
 export async function retrieveMemories(
   ctx: MindContext, options: SearchOptions, meaning: QueryMeaning = queryMeaning(ctx, options.q, ["memory"]),
 ): Promise<RetrievedHits> {
-  const { scope } = ctx;
   if (!ctx.semantic) return { hits: await searchMemories(ctx, options), retrieval: "full_text" };
   const candidates = Math.max(options.limit, CANDIDATES);
   const [lexical, nearest] = await Promise.all([

@@ -1,15 +1,14 @@
-import type { MindContext } from "../tenancy/mind-context";
-import { and, asc, count, desc, eq, gt, lte, sql, type SQL } from "drizzle-orm";
-import { actorOf, isPerson, type Scope } from "../tenancy/principal";
+import { and, asc, count, desc, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { memories, memoryHistory, type FieldChanges } from "../db/schema";
-import type { Deps } from "../deps";
+import { type FieldChanges, memories, memoryHistory } from "../db/schema";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
+import type { MindContext } from "../tenancy/mind-context";
+import { actorOf, isPerson, type Scope } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
-import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import type { MemoryInput, MemoryPatch } from "./fields";
-import { boundContext, givenColumns, toMemory, toMemoryWithContext, type Category, type Memory, type Priority, type Source } from "./model";
+import { hasTag, inScope, notExpired, priorityRank } from "./filters";
+import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
 import { dropGoneVectors, embeddingMarks, embedMarked } from "./vectors";
 
@@ -53,6 +52,7 @@ export const memorySearchColumns = (mindId: string, key: string, content: string
  * Creates the memory, or updates it in place when its (category, key) already exists in the
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function storeMemory(
   ctx: MindContext,
   input: MemoryInput,

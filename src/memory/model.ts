@@ -1,21 +1,21 @@
 import { getTableColumns } from "drizzle-orm";
 import type { z } from "zod";
-import { memories, type MemoryRow } from "../db/schema";
+import { type MemoryRow, memories } from "../db/schema";
 import { MAX_CONTEXT_CHARS, memoryInput, memoryRecord } from "./fields";
 
 export {
   CATEGORIES,
+  type Category,
   MAX_CONTEXT_CHARS,
   MEMORY_CONTENT_MAX,
   MEMORY_KEY_MAX,
   MEMORY_KEY_PATTERN,
   PRIORITIES,
+  type Priority,
   SOURCES,
+  type Source,
   TAG_MAX,
   TAGS_MAX,
-  type Category,
-  type Priority,
-  type Source,
 } from "./fields";
 
 /** The context as stored: trimmed and cut to MAX_CONTEXT_CHARS. */

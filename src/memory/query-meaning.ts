@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
-import { logFailure } from "../observe/log";
 import { assertWithinBudget, recordUsage } from "../llm/ledger";
+import { logFailure } from "../observe/log";
 import type { MindContext } from "../tenancy/mind-context";
 import { MAX_TEXT_CHARS, MAX_TOP_K, SHARED_LAYOUT } from "./vectors";
 

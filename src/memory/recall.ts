@@ -1,12 +1,10 @@
-import type { MindContext } from "../tenancy/mind-context";
 import { and, desc, eq } from "drizzle-orm";
-import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { memories } from "../db/schema";
-import type { Deps } from "../deps";
 import { loadTokenCounter } from "../llm/tokens";
+import type { MindContext } from "../tenancy/mind-context";
 import { inScope, notExpired, priorityRank } from "./filters";
-import { toMemory, type Category, type Memory } from "./model";
+import { type Category, type Memory, toMemory } from "./model";
 
 export interface RecallOptions {
   limit: number;

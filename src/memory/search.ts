@@ -1,15 +1,14 @@
-import type { MindContext } from "../tenancy/mind-context";
-import { and, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
-import type { Scope } from "../tenancy/principal";
+import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { memories } from "../db/schema";
 import type { Db } from "../db/client";
+import { memories } from "../db/schema";
+import { logFailure } from "../observe/log";
+import type { MindContext } from "../tenancy/mind-context";
+import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { hasTag, inScope, notExpired } from "./filters";
-import { toMemoryWithContext, type Category, type Memory } from "./model";
+import { type Category, type Memory, toMemoryWithContext } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
-import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
-import { logFailure } from "../observe/log";
 
 export interface SearchOptions {
   q: string;

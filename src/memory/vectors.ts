@@ -1,14 +1,14 @@
-import { and, asc, eq, inArray, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import { embeddings, memories, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
-import { logFailure } from "../observe/log";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
+import { logFailure } from "../observe/log";
+import { type RetryPolicy, retryDelay } from "../retry";
 import { jobMindContext, type MindContext } from "../tenancy/mind-context";
-import { retryDelay, type RetryPolicy } from "../retry";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the

@@ -1,8 +1,8 @@
 import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { consolidations, notes, type ConsolidationRow } from "../db/schema";
+import { type ConsolidationRow, consolidations, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { newId } from "../ids";
-import { toNote, type Note } from "./notes";
+import { type Note, toNote } from "./notes";
 
 // A consolidation claims a batch of notes by writing its id on them. The claim is released
 // when the consolidation fails, and the notes are deleted in the batch that writes cold

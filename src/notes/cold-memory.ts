@@ -1,12 +1,11 @@
-import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
-import type { MindContext } from "../tenancy/mind-context";
-import { actorOf, type Scope } from "../tenancy/principal";
+import { formatPatch, type StructuredPatch, structuredPatch } from "diff";
 import { isoNow } from "../clock";
-import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
+import type { MindContext } from "../tenancy/mind-context";
+import { actorOf, } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
-import { claimNotes, getConsolidation, type Claim } from "./claims";
-import { compareAndSwapCold, getCold, getColdVersion, type Cold } from "./cold-store";
+import { type Claim, claimNotes, getConsolidation } from "./claims";
+import { type Cold, compareAndSwapCold, getCold, getColdVersion } from "./cold-store";
 
 // What the HTTP and MCP fronts do with cold memory, in a scope: read, compare-and-swap write
 // (optionally closing a consolidation the client ran itself), diff and rollback.

@@ -1,7 +1,7 @@
 import { and, desc, eq, exists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import type { Db } from "../db/client";
+import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { newId } from "../ids";
 
@@ -46,6 +46,7 @@ export async function getCold({ shard }: Pick<InShard, "shard">, mindId: string,
  * every later statement of the batch checks that this very write landed before it records
  * the version, deletes the folded notes or closes the consolidation. A stale write changes nothing.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<ColdWriteResult> {
   const writeId = newId("cw");
   const { mindId, agent, consolidationId, now } = write;

@@ -1,8 +1,8 @@
-import { AppError } from "../errors";
-import { logFailure } from "../observe/log";
 import type { Deps } from "../deps";
+import { AppError } from "../errors";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
+import { logFailure } from "../observe/log";
 import { jobMindContext } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { claimNotes, releaseClaim } from "./claims";

@@ -1,4 +1,3 @@
-import type { MindContext } from "../tenancy/mind-context";
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
@@ -7,9 +6,10 @@ import { minds, noteExtractions, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor } from "../llm/generate";
+import { queryTerms } from "../memory/normalize";
+import type { MindContext } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
-import { queryTerms } from "../memory/normalize";
 import { noteValues } from "./notes";
 
 /** A message of a session's history as extraction reads it (non-ephemeral ones only). */
@@ -169,6 +169,7 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
  * and the same fact is not already waiting, so a second run over the same messages adds
  * nothing. Callers add the cursor move to the same batch.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export function extractionWrites(deps: InShard, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
   if (plan.status !== "extracted") return [];
   const { shard } = deps;

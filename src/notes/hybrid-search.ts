@@ -1,12 +1,12 @@
 import { and, inArray } from "drizzle-orm";
+import { inIdChunks } from "../db/client";
 import { notes } from "../db/schema";
 import { inScope } from "../memory/filters";
 import { MEANING_WEIGHT, reciprocalRankFusion } from "../memory/fusion";
-import { retrieveMemories, type RetrievedHits, type Retrieval } from "../memory/hybrid-search";
-import { inIdChunks } from "../db/client";
-import { nearestRowIds, queryMeaning, type QueryMeaning } from "../memory/query-meaning";
+import { type Retrieval, type RetrievedHits, retrieveMemories } from "../memory/hybrid-search";
+import { nearestRowIds, type QueryMeaning, queryMeaning } from "../memory/query-meaning";
 import type { MindContext } from "../tenancy/mind-context";
-import { searchNotes, toNote, type Note } from "./notes";
+import { type Note, searchNotes, toNote } from "./notes";
 
 export interface RetrievedNotes {
   hits: { note: Note; score: number }[];

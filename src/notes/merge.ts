@@ -4,16 +4,16 @@ import { generateObjectFor, type ModelAnswer } from "../llm/generate";
 import type { TokenUsage } from "../llm/ledger";
 import type { LanguageModel } from "../llm/providers";
 import {
+  type ColdDocument,
+  type DocumentLocale,
   factKey,
   oneLine,
   parseDocument,
   renderDocument,
   SECTION_IDS,
   sectionForHint,
-  type ColdDocument,
-  type DocumentLocale,
 } from "./document";
-import { MODEL_FACT_CHARS, notesInParts, windowFor, withinAnswerBound, type DocumentWindow, type Sections } from "./merge-window";
+import { type DocumentWindow, MODEL_FACT_CHARS, notesInParts, type Sections, windowFor, withinAnswerBound } from "./merge-window";
 import type { Note } from "./notes";
 
 export { MODEL_ANSWER_CHARS, MODEL_SECTION_FACTS } from "./merge-window";

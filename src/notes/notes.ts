@@ -1,17 +1,16 @@
-import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, eq, getTableColumns, isNull, sql } from "drizzle-orm";
-import { isPerson } from "../tenancy/principal";
 import { isoNow } from "../clock";
-import { notes, sessions, type NoteRow } from "../db/schema";
-import type { Deps } from "../deps";
+import { type NoteRow, notes, sessions } from "../db/schema";
 import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { boundContext } from "../memory/model";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
 import { embeddingMarks, embedMarked } from "../memory/vectors";
+import type { MindContext } from "../tenancy/mind-context";
+import { isPerson } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
-import { factKey, type CategoryHint } from "./document";
+import { type CategoryHint, factKey } from "./document";
 
 /** A note as every front shows it. */
 export interface Note {

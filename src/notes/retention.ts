@@ -1,4 +1,4 @@
-import { sql, type SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { DAY_MS, deleteWhere, inRounds, type RetentionStep } from "../db/prune";
 import { memories, memoryHistory } from "../db/schema";
 import type { InShard } from "../deps";

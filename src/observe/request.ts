@@ -1,5 +1,5 @@
 import { createD1Meter, type D1Meter } from "./d1-meter";
-import { logEvent, type LogFields } from "./log";
+import { type LogFields, logEvent } from "./log";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 

@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { agentName, DEFAULT_AGENT } from "../tenancy/principal";
 import { memoryRecord } from "../memory/fields";
 import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, SOURCES } from "../memory/model";
 import { COLD_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import { LOCALES } from "../tenancy/minds";
+import { agentName, DEFAULT_AGENT } from "../tenancy/principal";
 import { mindSettingsSchema } from "../tenancy/settings";
 
 // The JSONL archive of a mind: a header line, then one line per row. Ids are the exporting

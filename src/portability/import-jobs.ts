@@ -1,21 +1,21 @@
 import { and, asc, count, eq, inArray, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db } from "../db/client";
-import { chats, coldMemory, coldVersions, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions, type ImportJobRow, type ImportState } from "../db/schema";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
+import { chats, coldMemory, coldVersions, type ImportJobRow, type ImportState, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions } from "../db/schema";
 import type { Deps, InShard } from "../deps";
 import { AppError, conflict, mindMoving, notFound } from "../errors";
-import { logFailure } from "../observe/log";
 import { newId } from "../ids";
 import { dropGoneVectors, embedPending, markMissing } from "../memory/vectors";
+import { logFailure } from "../observe/log";
 import { messageSearchText } from "../sessions/history";
-import { ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive, type ArchiveBody } from "./import-archive";
-import { checkArchive } from "./import-check";
-import { yieldToOthers, type Pause } from "./import-pace";
-import { dropStagedRows, stageArchive } from "./import-stage";
-import { nextOutsideSlice, sliceStatements, type SliceRow } from "./import-write";
 import { copySettingsToDirectory, getMind, getMindById } from "../tenancy/minds";
 import { checkQuota, readUsage, writeWithinStoredQuota } from "../tenancy/quotas";
+import { type ArchiveBody, ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive } from "./import-archive";
+import { checkArchive } from "./import-check";
+import { type Pause, yieldToOthers } from "./import-pace";
+import { dropStagedRows, stageArchive } from "./import-stage";
+import { nextOutsideSlice, type SliceRow, sliceStatements } from "./import-write";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
 // An import as a job: its request stores the archive (import-archive.ts); the import's Durable

@@ -1,17 +1,17 @@
 import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { importJobs, type ImportJobRow } from "../db/schema";
+import { type ImportJobRow, importJobs } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../ids";
+import { checkQuota, readUsage } from "../tenancy/quotas";
 import { resolveSettings } from "../tenancy/settings";
 import type { Line } from "./archive";
 import { parseLine } from "./archive-lines";
 import { dropArchive, readArchive } from "./import-archive";
-import { checkArchive, type CheckedArchive } from "./import-check";
-import { yieldToOthers, type Pause } from "./import-pace";
-import { checkQuota, readUsage } from "../tenancy/quotas";
+import { type CheckedArchive, checkArchive } from "./import-check";
+import { type Pause, yieldToOthers } from "./import-pace";
 import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
 
 // The first step of an import's object: the archive its request stored is checked as a whole

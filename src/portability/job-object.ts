@@ -1,12 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import { logFailure } from "../observe/log";
 import type { Env } from "../config";
-import { objectDeps, type Deps } from "../deps";
+import { type Deps, objectDeps } from "../deps";
 import { createSemantic } from "../embeddings/providers";
+import { logFailure } from "../observe/log";
 import { givenUp, retryDelay } from "../retry";
 import { serialQueue } from "../serial";
 import { createPacer } from "./import-pace";
-import { jobKey, operationOf, type JobRef } from "./job-operations";
+import { type JobRef, jobKey, operationOf } from "./job-operations";
 
 export type { JobRef } from "./job-operations";
 

@@ -1,8 +1,8 @@
-import type { RetryPolicy } from "../retry";
 import type { Deps } from "../deps";
+import type { RetryPolicy } from "../retry";
 import { eraseSlice, readErasure } from "./erase";
-import type { Pause } from "./import-pace";
 import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
+import type { Pause } from "./import-pace";
 import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move";
 
 // The long operations on a mind, as its job object runs them: each is the domain's own steps

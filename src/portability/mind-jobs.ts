@@ -1,8 +1,8 @@
 import type { Deps } from "../deps";
 import { conflict } from "../errors";
 import { beginErasure, readErasure } from "./erase";
-import { getImportJob, IMPORT_STALLED_MS, isImportUnfinished, type ImportJob } from "./import-jobs";
-import { mindJobObject, type JobRef } from "./job-object";
+import { getImportJob, IMPORT_STALLED_MS, type ImportJob, isImportUnfinished } from "./import-jobs";
+import { type JobRef, mindJobObject } from "./job-object";
 import { countMindRows } from "./shard-rows";
 
 // The requests' side of the mind's job object: a request does the quick checks and the first

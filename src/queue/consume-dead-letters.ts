@@ -1,7 +1,7 @@
+import type { Deps } from "../deps";
 import { logEvent, logFailure } from "../observe/log";
 import { recordDeadLetter } from "./dead-letters";
 import { parseMessage, unitSubject } from "./units";
-import type { Deps } from "../deps";
 
 /** The dead-letter queue's consumer: records each message (kind, mind, namespace, error code) for GET /jobs, and logs it. */
 export async function consumeDeadLetters(deps: Deps, batch: MessageBatch<unknown>): Promise<void> {

@@ -1,12 +1,12 @@
+import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { rateLimitedIn } from "../llm/limited-model";
 import { createD1Meter } from "../observe/d1-meter";
-import { logEvent, logFailure, type LogFields } from "../observe/log";
-import { retryDelay, type RetryPolicy } from "../retry";
-import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
-import { parseMessage, sendAll, unitSubject, type Unit, type WorkMessage } from "./units";
-import type { Deps } from "../deps";
+import { type LogFields, logEvent, logFailure } from "../observe/log";
+import { type RetryPolicy, retryDelay } from "../retry";
 import type { UnitHandlers, WorkOutcome } from "./job";
+import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
+import { parseMessage, sendAll, type Unit, unitSubject, type WorkMessage } from "./units";
 
 /** Backoff of a failed unit: 30 s, 1, 2, 4, 8 min, then every 15 min, each ±20 % so retries spread. */
 export const UNIT_RETRY: RetryPolicy = { firstMs: 30_000, maxMs: 15 * 60_000, jitter: 0.2 };

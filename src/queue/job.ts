@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
-import type { JobCounts, JobName } from "./job-runs";
 import type { Deps, InShard } from "../deps";
+import type { JobCounts, JobName } from "./job-runs";
 import type { Unit } from "./units";
 
 /** What handling one unit came to. */

@@ -1,9 +1,9 @@
 import { everyShard } from "../db/client";
+import type { Deps } from "../deps";
+import type { QueueJob, UnitSource, WorkOutcome } from "./job";
 import type { JobCounts } from "./job-runs";
 import { markPage } from "./marks";
 import { sendAll, unitText, type WorkMessage } from "./units";
-import type { Deps } from "../deps";
-import type { QueueJob, UnitSource, WorkOutcome } from "./job";
 
 /** Due units read, marked and sent per page: one statement and one send a page. */
 export const PAGE = 100;

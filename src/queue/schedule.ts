@@ -1,12 +1,12 @@
 import type { Clock } from "../clock";
 import type { Env } from "../config";
-import { runJob, type JobName, type JobRun } from "./job-runs";
-import { produceJob } from "./produce";
 import { createDeps, type Deps } from "../deps";
 import { createD1Meter } from "../observe/d1-meter";
 import { logEvent } from "../observe/log";
 import type { DepsWith } from "./consume";
 import type { QueueJob } from "./job";
+import { type JobName, type JobRun, runJob } from "./job-runs";
+import { produceJob } from "./produce";
 
 /** What the crons run: each expression's jobs in order (must match `[triggers] crons` in wrangler.toml), and each job's producer. */
 export interface Schedule {

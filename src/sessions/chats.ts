@@ -1,15 +1,15 @@
-import type { z } from "zod";
-import type { MindContext } from "../tenancy/mind-context";
 import { and, count, eq, inArray } from "drizzle-orm";
+import type { z } from "zod";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
-import { DEFAULT_AGENT } from "../tenancy/principal";
 import { inScope } from "../memory/filters";
+import type { MindContext } from "../tenancy/mind-context";
+import { DEFAULT_AGENT } from "../tenancy/principal";
 import type { chatSummaryRecord } from "./fields";
-import { storedExternalId, toChat, type Chat, type ChatKind, type MindScope } from "./model";
+import { type Chat, type ChatKind, storedExternalId, toChat } from "./model";
 import { forgetSessionObjects } from "./objects";
 
 /** The mind's chat of this kind and name in a namespace, created when it does not exist yet. */

@@ -1,12 +1,12 @@
 import { and, asc, eq, gt } from "drizzle-orm";
-import { messages, sessions } from "../db/schema";
-import { AppError } from "../errors";
-import type { Deps } from "../deps";
-import { jobMindContext } from "../tenancy/mind-context";
 import type { z } from "zod";
+import { messages, sessions } from "../db/schema";
+import type { Deps } from "../deps";
+import { AppError } from "../errors";
+import { type ExtractionInput, extractNotes, saveExtraction } from "../notes/extraction";
+import { jobMindContext } from "../tenancy/mind-context";
 import type { sessionExtractionRecord } from "./fields";
 import type { SessionTarget } from "./model";
-import { extractNotes, saveExtraction, type ExtractionInput } from "../notes/extraction";
 
 /** What one extraction over a session did: its one shape is fields.ts'. */
 export type SessionExtraction = z.output<typeof sessionExtractionRecord>;

@@ -1,14 +1,13 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
-import type { Db } from "../db/client";
 import { messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
-import type { MindSettings } from "../tenancy/settings";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
-import { toMessage, type Message, type NewMessage, type SessionTarget } from "./model";
+import type { MindSettings } from "../tenancy/settings";
+import { type Message, type NewMessage, type SessionTarget, toMessage } from "./model";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
 

@@ -1,8 +1,8 @@
-import type { MindContext } from "../tenancy/mind-context";
 import { AppError } from "../errors";
-import type { NewMessage } from "./model";
-import { sessionObject, type AppendResult, type ObjectResult, type SessionState } from "./objects";
+import type { MindContext } from "../tenancy/mind-context";
 import type { SessionExtraction } from "./extract-notes";
+import type { NewMessage } from "./model";
+import { type AppendResult, type ObjectResult, type SessionState, sessionObject } from "./objects";
 import { getSession } from "./sessions";
 
 // Writes to a session's history go through its object, which checks the tenant in SQL.

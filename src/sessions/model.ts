@@ -1,7 +1,7 @@
-import { DEFAULT_AGENT, type Scope } from "../tenancy/principal";
 import type { z } from "zod";
 import type { ChatRow, MessageRow } from "../db/schema";
-import { CHAT_KINDS, ROLES, type chatRecord, type messageRecord, type sessionRecord } from "./fields";
+import { DEFAULT_AGENT, type Scope } from "../tenancy/principal";
+import { CHAT_KINDS, type chatRecord, type messageRecord, ROLES, type sessionRecord } from "./fields";
 
 export { CHAT_KINDS, ROLES };
 export type ChatKind = (typeof CHAT_KINDS)[number];

@@ -1,5 +1,5 @@
-import type { SessionCounters } from "./counters";
 import type { z } from "zod";
+import type { SessionCounters } from "./counters";
 import type { appendResultRecord, sessionStateRecord } from "./fields";
 import type { SessionObject } from "./session-object";
 

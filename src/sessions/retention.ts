@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
-import { resolveSettings } from "../tenancy/settings";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
+import { resolveSettings } from "../tenancy/settings";
 
 const DEFAULT_HISTORY_CAP = resolveSettings({}).history_cap;
 

@@ -1,18 +1,18 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import type { Env } from "../config";
+import { readFromReplicas } from "../db/replicas";
 import { minds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
+import { type Deps, type InShard, objectDeps } from "../deps";
 import { AppError, isMindMoving, mindMoving } from "../errors";
-import { objectDeps, type Deps, type InShard } from "../deps";
-import { extractSession, type SessionExtraction } from "./extract-notes";
+import { serialQueue } from "../serial";
+import type { MindSettings } from "../tenancy/settings";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
+import { extractSession, type SessionExtraction } from "./extract-notes";
 import { clearEphemeral, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
-import type { MindSettings } from "../tenancy/settings";
-import { toSessionState, type AppendResult, type ObjectResult, type SessionState } from "./objects";
-import { serialQueue } from "../serial";
-import { readFromReplicas } from "../db/replicas";
+import { type AppendResult, type ObjectResult, type SessionState, toSessionState } from "./objects";
 
 /** The bookmark of the database after an object's write, or null. */
 interface WrittenAt {

@@ -1,14 +1,14 @@
-import type { MindContext } from "../tenancy/mind-context";
-import { and, count, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
+import type { MindContext } from "../tenancy/mind-context";
 import { ensureChat, getChat } from "./chats";
-import { DEFAULT_CHAT, DEFAULT_TASK, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, type Chat, type Session, type MindScope } from "./model";
-import { forgetSessionObjects, sessionObject, type SessionState } from "./objects";
+import { type Chat, DEFAULT_CHAT, DEFAULT_TASK, type Session, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath } from "./model";
+import { forgetSessionObjects, type SessionState, sessionObject } from "./objects";
 
 export interface SessionInput {
   repo_path?: string | null;
@@ -62,7 +62,6 @@ export async function getSessionWithState(
   ctx: MindContext,
   sessionId: string,
 ): Promise<Session & { state: SessionState }> {
-  const { scope } = ctx;
   const session = await getSession(ctx, sessionId);
   return { ...session, state: await sessionObject(ctx.sessionObjects, sessionId).state() };
 }

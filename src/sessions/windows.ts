@@ -1,10 +1,9 @@
-import type { MindContext } from "../tenancy/mind-context";
 import { and, asc, count, desc, eq, getTableColumns, gt, sql } from "drizzle-orm";
 import { messages, sessions } from "../db/schema";
-import type { Deps } from "../deps";
 import { inScope } from "../memory/filters";
 import { toMatchExpression } from "../memory/normalize";
-import { toMessage, type Message, type MindScope } from "./model";
+import type { MindContext } from "../tenancy/mind-context";
+import { type Message, type MindScope, toMessage } from "./model";
 import { getSession } from "./sessions";
 
 // The read side of a session's history: what the model sees and what a person sees.

@@ -1,8 +1,8 @@
-import type { Deps } from "../deps";
-import type { MindContext } from "../tenancy/mind-context";
 import type { Context } from "grammy";
 import type { MessageEntity } from "grammy/types";
+import type { Deps } from "../deps";
 import type { LanguageModel } from "../llm/providers";
+import type { MindContext } from "../tenancy/mind-context";
 import type { BotLocale, Translate } from "./i18n";
 import type { TelegramIdentity } from "./identity";
 import type { Journal } from "./journal";

@@ -2,6 +2,7 @@ import { Bot, type MiddlewareFn } from "grammy";
 import type { TelegramConfig } from "../config";
 import { AppError, type ErrorCode } from "../errors";
 import { logEvent } from "../observe/log";
+import { bindMind } from "../tenancy/mind-context";
 import { journaledCalls } from "./api";
 import type { BotContext, BotServices } from "./bot-context";
 import { chatFeature } from "./features/chat";
@@ -11,7 +12,6 @@ import { startFeature } from "./features/start";
 import { taskFeature } from "./features/tasks";
 import { localeOf, translator } from "./i18n";
 import { keptTelegramIdentity } from "./identity";
-import { bindMind } from "../tenancy/mind-context";
 
 /**
  * The bot for one update's handling: grammY with the configured botInfo (no getMe call),

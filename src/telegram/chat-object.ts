@@ -1,19 +1,19 @@
-import type { Deps } from "../deps";
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
-import { readTelegramConfig, type Env, type TelegramConfig } from "../config";
+import { type Env, readTelegramConfig, type TelegramConfig } from "../config";
+import type { Deps } from "../deps";
 import { objectDeps } from "../deps";
 import { rateLimitedIn } from "../llm/limited-model";
+import { logFailure } from "../observe/log";
+import { givenUp, type RetryPolicy, retryDelay } from "../retry";
+import { serialQueue } from "../serial";
 import { RetryLater } from "./api";
 import { createBot } from "./bot";
-import { localeOf, translator } from "./i18n";
 import type { ChatState } from "./bot-context";
+import { localeOf, translator } from "./i18n";
 import { kvJournal } from "./journal";
 import { chatOfUpdate } from "./updates";
-import { logFailure } from "../observe/log";
-import { givenUp, retryDelay, type RetryPolicy } from "../retry";
-import { serialQueue } from "../serial";
 
 const SEQUENCE_KEY = "sequence";
 const QUEUE_PREFIX = "queue:";

@@ -1,14 +1,14 @@
 import { eq } from "drizzle-orm";
-import type { Scope } from "../tenancy/principal";
 import { isoNow } from "../clock";
 import { accounts, telegramChats } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
-import { bindMind, resolveMindContext } from "../tenancy/mind-context";
-import { createMind, getMindById, type Mind } from "../tenancy/minds";
 import { ensureChat, getChat } from "../sessions/chats";
 import type { Chat } from "../sessions/model";
+import { bindMind, resolveMindContext } from "../tenancy/mind-context";
+import { createMind, getMindById, type Mind } from "../tenancy/minds";
+import type { Scope } from "../tenancy/principal";
 import type { ChatState } from "./bot-context";
 import type { BotLocale } from "./i18n";
 

@@ -1,18 +1,18 @@
-import type { Context } from "hono";
 import { Api } from "grammy";
 import type { Update } from "grammy/types";
+import type { Context } from "hono";
 import { z } from "zod";
-import { createRouter, type AppEnv } from "../app-env";
+import { type AppEnv, createRouter } from "../app-env";
 import { failAuthentication, refuseBlockedClient, requireAdmin } from "../auth/middleware";
-import { secretsEqual } from "../secrets";
 import { readTelegramConfig, type TelegramConfig } from "../config";
+import { claimUpdate, releaseUpdate } from "../db/telegram-updates";
 import { AppError } from "../errors";
-import { logEvent } from "../observe/log";
 import { readBodyWithin } from "../http/body-limit";
 import { holdsLoneSurrogate } from "../json-text";
+import { logEvent } from "../observe/log";
+import { secretsEqual } from "../secrets";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
-import { claimUpdate, releaseUpdate } from "../db/telegram-updates";
 import { chatOfUpdate } from "./updates";
 
 /** Update types the bot handles; Telegram sends no others once the webhook is registered. */

@@ -1,6 +1,6 @@
 import { D1_BOOKMARK, newerBookmark, readFromReplicas } from "../db/replicas";
-import { Lru } from "../lru";
 import { invalid } from "../errors";
+import { Lru } from "../lru";
 import type { MindContext } from "./mind-context";
 
 /**

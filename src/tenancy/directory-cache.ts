@@ -1,9 +1,9 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, } from "drizzle-orm";
 import { accounts, minds } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { Lru } from "../lru";
-import { toMind, type Mind } from "./minds";
+import { type Mind, toMind } from "./minds";
 import type { Principal } from "./principal";
 
 // What a request needs from the directory (its credential's principal, the mind with its

@@ -1,4 +1,3 @@
-import { logFailure } from "../observe/log";
 import { and, desc, eq, isNull } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { minds, oauthGrants } from "../db/schema";
@@ -6,6 +5,7 @@ import type { Deps } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
 import { Lru } from "../lru";
+import { logFailure } from "../observe/log";
 import { DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
 
 // A grant lets one OAuth client (a hosted assistant, an IDE) use one mind, optionally one agent

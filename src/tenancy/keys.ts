@@ -1,14 +1,14 @@
-import { logFailure } from "../observe/log";
 import { and, asc, count, desc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Principal } from "./principal";
-import { randomToken, secretsEqual, sha256Hex } from "../secrets";
 import { isoNow } from "../clock";
-import { minds, mindKeys } from "../db/schema";
+import { mindKeys, minds } from "../db/schema";
 import type { Deps } from "../deps";
 import { conflict, describeZodError, invalid, notFound } from "../errors";
-import { forgetKey, knownKeys, rememberMind, type KnownKey } from "./directory-cache";
 import { newId } from "../ids";
+import { logFailure } from "../observe/log";
+import { randomToken, secretsEqual, sha256Hex } from "../secrets";
+import { forgetKey, type KnownKey, knownKeys, rememberMind } from "./directory-cache";
+import type { Principal } from "./principal";
 
 const KEY_PREFIX = "emk_";
 const LAST_USED_RESOLUTION_MS = 5 * 60 * 1000;

@@ -1,16 +1,16 @@
-import {
-  checkAgentName,
-  boundMindOf,
-  DEFAULT_AGENT,
-  namespaceLimitOf,
-  type Principal,
-  type Scope,
-} from "./principal";
 import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";
 import { knownMindById, knownMindOf } from "./directory-cache";
 import { getMindById, type Mind } from "./minds";
+import {
+  boundMindOf,
+  checkAgentName,
+  DEFAULT_AGENT,
+  namespaceLimitOf,
+  type Principal,
+  type Scope,
+} from "./principal";
 
 /**
  * Everything domain code needs to work in one mind, resolved once at the edge: the mind's

@@ -1,14 +1,14 @@
 import { and, desc, eq, isNull, notExists, sql } from "drizzle-orm";
+import { z } from "zod";
 import { isoNow } from "../clock";
-import { accounts, minds, mindUsage, shardMinds, type MindRow } from "../db/schema";
-import { everyShard, type Db } from "../db/client";
+import { type Db, everyShard } from "../db/client";
+import { accounts, type MindRow, minds, mindUsage, shardMinds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { z } from "zod";
 import { forgetMind } from "./directory-cache";
-import { mindSettingsPatchSchema, resolveSettings, type MindSettings } from "./settings";
+import { type MindSettings, mindSettingsPatchSchema, resolveSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
 export type Locale = (typeof LOCALES)[number];

@@ -1,7 +1,7 @@
 import { and, count, eq } from "drizzle-orm";
-import { DEFAULT_AGENT } from "./principal";
 import { coldMemory, memories, notes } from "../db/schema";
 import type { MindContext } from "./mind-context";
+import { DEFAULT_AGENT } from "./principal";
 
 /** One agent namespace of a mind, with what it holds. */
 export interface Namespace {

@@ -1,10 +1,10 @@
-import { and, eq, gt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gt, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { mindUsage, minds, quotaGuard } from "../db/schema";
+import { minds, mindUsage, quotaGuard } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
-import { resolveSettings, type MindSettings } from "./settings";
+import { type MindSettings, resolveSettings } from "./settings";
 
 /** What a write adds to a mind: new memories, new notes, bytes of stored text. */
 export interface QuotaNeed {

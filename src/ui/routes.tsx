@@ -1,14 +1,15 @@
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { getCookie, setCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { createMiddleware } from "hono/factory";
-import { handleError } from "../http/errors";
 import { AppError } from "../errors";
+import { handleError } from "../http/errors";
+import { secretsEqual } from "../secrets";
 import { resolveMindContext } from "../tenancy/mind-context";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
-import { appPages, authorizePages } from "./pages/connect";
 import { coldPages } from "./pages/cold";
+import { appPages, authorizePages } from "./pages/connect";
 import { dataPages } from "./pages/data";
 import { keyPages } from "./pages/keys";
 import { loginRoutes } from "./pages/login";
@@ -17,7 +18,6 @@ import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
 import { settingsPages } from "./pages/settings";
 import { page } from "./render";
-import { secretsEqual } from "../secrets";
 import { csrfToken, readUiSession, switchUiMind } from "./session";
 import type { UiEnv } from "./ui-env";
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
+import { type Env, readAuthConfig } from "../config";
 import { randomToken, sha256Hex } from "../secrets";
-import { readAuthConfig, type Env } from "../config";
 
 type WithEnv = { Bindings: Env };
 

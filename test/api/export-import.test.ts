@@ -2,12 +2,12 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
+import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
 import { recordGrant } from "../../src/tenancy/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
-import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
+import { append, openSession, storedState } from "../sessions/session-helpers";
 import { depsOfMind, testDeps } from "../support/deps";
 import { faultyD1, InjectedFault } from "../support/faulty-d1";
-import { append, openSession, storedState } from "../sessions/session-helpers";
 import { countEverywhere, dataOf, firstEverywhere } from "../support/shards";
 
 type Auth = { token: string; mind: string };

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+
 import { describe, expect, it } from "vitest";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/portability/archive";
 import { call, followImport, newMind, newTenant, store } from "../helpers";

@@ -1,14 +1,14 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { withOAuth } from "../../src/auth/oauth";
 import { writeAppend } from "../../src/sessions/history";
-import { contextOfMind, depsOfMind, manualClock } from "../support/deps";
-import { recordingD1, RoundTrips } from "../support/recording-d1";
 import { newKey, newTenant, unique } from "../helpers";
+import { contextOfMind, depsOfMind, manualClock } from "../support/deps";
+import { RoundTrips, recordingD1 } from "../support/recording-d1";
 
 // Round trips of a warm request, counted, not timed: every D1 statement or batch is a trip to a
 // database in production. A change that adds one to a request below fails here; lower the

@@ -1,10 +1,10 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
-import { asSchema, generateText, stepCountIs, type FlexibleSchema, type ToolExecutionOptions } from "ai";
+import { asSchema, type FlexibleSchema, generateText, stepCountIs, type ToolExecutionOptions } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { edgemindTools } from "../../packages/client/src/ai";
-import { connectMcp } from "../support/mcp";
 import { unique } from "../helpers";
+import { connectMcp } from "../support/mcp";
 import { BASE_URL, tenantClients, toWorker } from "./client-helpers";
 
 const key = (base: string) => unique(base).replace(/-/g, "_");

@@ -5,9 +5,9 @@ import checkedInDocument from "../../packages/client/openapi.json?raw";
 import { BOOKMARK_HEADER, EdgemindError, type EdgemindOptions } from "../../packages/client/src/index";
 import worker from "../../src/index";
 import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move";
+import { unique } from "../helpers";
 import { testDeps } from "../support/deps";
 import { passMoveFence } from "../support/moves";
-import { unique } from "../helpers";
 import { BASE_URL, tenantClients, toWorker } from "./client-helpers";
 
 const key = (base: string) => unique(base).replace(/-/g, "_");

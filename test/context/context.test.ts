@@ -1,19 +1,19 @@
-import { env } from "cloudflare:workers";
 import { runInDurableObject } from "cloudflare:test";
-import { dataOf } from "../support/shards";
-import { describe, expect, it } from "vitest";
-import { updateCold } from "../../src/notes/cold-memory";
+import { env } from "cloudflare:workers";
 import { countTokens } from "gpt-tokenizer/encoding/cl100k_base";
+import { describe, expect, it } from "vitest";
+import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/context/rank";
 import { createTokenCounter, loadTokenCounter, MAX_RUN_CHARS } from "../../src/llm/tokens";
-import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
 import type { Memory } from "../../src/memory/model";
 import type { SearchHit } from "../../src/memory/search";
-import { liftBySharedTags, splitWeak, TAG_LEAD, WEAK_SHARE } from "../../src/context/rank";
+import { updateCold } from "../../src/notes/cold-memory";
+import { MAX_MESSAGE_CHARS } from "../../src/sessions/model";
 import { call, newKey, store } from "../helpers";
-import { testDeps, inMind } from "../support/deps";
+import { type Auth, append, newAuth, openSession } from "../sessions/session-helpers";
+import { inMind, testDeps } from "../support/deps";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
+import { dataOf } from "../support/shards";
 import { newPerson, send, standInTelegram, textUpdate, useModel } from "../support/telegram";
-import { append, newAuth, openSession, type Auth } from "../sessions/session-helpers";
 
 const telegram = standInTelegram();
 

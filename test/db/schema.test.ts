@@ -1,10 +1,10 @@
 import { env } from "cloudflare:workers";
-import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { is } from "drizzle-orm";
+import { getTableConfig, SQLiteTable } from "drizzle-orm/sqlite-core";
 import { describe, expect, it } from "vitest";
+import * as schema from "../../src/db/schema";
 import * as directory from "../../src/db/schema/directory";
 import * as shard from "../../src/db/schema/shard";
-import * as schema from "../../src/db/schema";
 import { MIND_TABLES } from "../../src/portability/shard-rows";
 
 // The schema says where each table lives: the directory's in schema/directory.ts, a shard's in

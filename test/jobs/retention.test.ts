@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DAY_MS, DEFAULT_RETENTION, retentionUnitStatements } from "../../src/db/prune";
-import { QUEUE_JOBS } from "../../src/jobs";
 import { newId } from "../../src/ids";
+import { QUEUE_JOBS } from "../../src/jobs";
 import { runJob } from "../../src/queue/job-runs";
 import { produceJob } from "../../src/queue/produce";
 import { parseUnit } from "../../src/queue/units";

@@ -1,18 +1,18 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { readLlmConfig, type Env } from "../../src/config";
+import { answer } from "../../scripts/model-stand-in-answers.mjs";
+import { type Env, readLlmConfig } from "../../src/config";
+import { assembleContext } from "../../src/context/assemble";
 import { AppError } from "../../src/errors";
 import { generateObjectFor, generateTextFor, type ModelRequest } from "../../src/llm/generate";
 import { usageSince, utcDay } from "../../src/llm/ledger";
 import { createLanguageModel } from "../../src/llm/providers";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { type ExtractionInput, extractNotes, saveExtraction } from "../../src/notes/extraction";
 import { newTenant } from "../helpers";
-import { scriptedModel, SCRIPTED_USAGE } from "../support/scripted-model";
 import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { coldOf, newNotesMind } from "../support/long-term";
-import { consolidateNotes } from "../../src/notes/consolidate";
-import { extractNotes, saveExtraction, type ExtractionInput } from "../../src/notes/extraction";
-import { assembleContext } from "../../src/context/assemble";
-import { answer } from "../../scripts/model-stand-in-answers.mjs";
+import { SCRIPTED_USAGE, scriptedModel } from "../support/scripted-model";
 
 const Answer = z.object({ facts: z.array(z.string()) });
 

@@ -1,9 +1,9 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { env, exports } from "cloudflare:workers";
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { revokeReplayedGrantRecord } from "../../src/tenancy/grants";
 import { call, newKey, newMind, newTenant, store, unique } from "../helpers";

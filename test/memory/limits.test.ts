@@ -1,8 +1,8 @@
+import { ARGUMENT_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
-import { RECALL_LIMIT, SEARCH_LIMIT } from "../../src/memory/limits";
 import { MEMORY_LIMITS } from "../../packages/client/src/generated/memory-shape";
-import { ARGUMENT_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
+import { RECALL_LIMIT, SEARCH_LIMIT } from "../../src/memory/limits";
 import { call, newKey, newTenant, store } from "../helpers";
 import { connectMcp } from "../support/mcp";
 

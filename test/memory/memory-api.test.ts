@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
 import { desc, eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
 import { memories } from "../../src/db/schema";
 import { priorityRank } from "../../src/memory/filters";
 import { call, newKey, newTenant, store } from "../helpers";

@@ -1,11 +1,11 @@
-import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
-import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { storeMemory } from "../../src/memory/memories";
-import { asksWhen, namesTime, rankByCoverage, WHEN_LIFT } from "../../src/memory/rerank";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FEEDBACK_WEIGHT, feedbackCandidates, feedbackTerms } from "../../src/memory/feedback";
+import { storeMemory } from "../../src/memory/memories";
+import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
+import { asksWhen, namesTime, rankByCoverage, WHEN_LIFT } from "../../src/memory/rerank";
 import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";

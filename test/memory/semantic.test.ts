@@ -1,23 +1,23 @@
 import { env } from "cloudflare:workers";
-import { dataOf, firstEverywhere } from "../support/shards";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Scope } from "../../src/tenancy/principal";
-import { drain, memoryQueue, runNow, runCronWith } from "../support/jobs";
+import { assembleContext, DEFAULT_CONTEXT_TOKENS } from "../../src/context/assemble";
+import { createDeps, type Deps } from "../../src/deps";
+import type { Embedder } from "../../src/embeddings/ports";
+import { recordUsage, usageSince } from "../../src/llm/ledger";
 import { MEANING_WEIGHT, reciprocalRankFusion } from "../../src/memory/fusion";
 import { retrieveMemories } from "../../src/memory/hybrid-search";
-import { assembleContext, DEFAULT_CONTEXT_TOKENS } from "../../src/context/assemble";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
-import { createDeps, type Deps } from "../../src/deps";
-import { OPERATIONS, type JobRef } from "../../src/portability/job-operations";
-import { recordUsage, usageSince } from "../../src/llm/ledger";
+import { type JobRef, OPERATIONS } from "../../src/portability/job-operations";
+import type { Scope } from "../../src/tenancy/principal";
 import { call, newTenant } from "../helpers";
-import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
-import type { Embedder } from "../../src/embeddings/ports";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
-import { holdingD1 } from "../support/recording-d1";
 import { freshDatabases } from "../support/fresh-databases";
+import { drain, memoryQueue, runCronWith, runNow } from "../support/jobs";
+import { holdingD1 } from "../support/recording-d1";
+import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";
+import { dataOf, firstEverywhere } from "../support/shards";
 
 // The backfill sweeps every mind and it counts what it did: it starts from empty databases.
 beforeAll(freshDatabases);

@@ -4,7 +4,7 @@ import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test } from "node:test";
-import { DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoMind, postToolOutput, type Api } from "../../scripts/demo-world.mjs";
+import { type Api, DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoMind, postToolOutput } from "../../scripts/demo-world.mjs";
 import { LOCAL_USER_ID, startTelegramStandIn } from "../../scripts/telegram-stand-in.mjs";
 
 interface Call {

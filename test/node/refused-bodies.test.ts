@@ -1,7 +1,7 @@
 // A refused body must leave its connection serving the next request: checked against a real
 // `wrangler dev` (fresh local D1 on a free port), over one kept-alive connection.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";

@@ -6,7 +6,7 @@ import path from "node:path";
 import { test } from "node:test";
 import { HunspellReader } from "hunspell-reader";
 import snowball from "snowball-stemmers";
-import { queryTerms, stem, STOP_WORDS } from "../../src/memory/normalize";
+import { queryTerms, STOP_WORDS, stem } from "../../src/memory/normalize";
 
 const require = createRequire(import.meta.url);
 const dictionary = path.dirname(require.resolve("dictionary-ru"));

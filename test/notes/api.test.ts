@@ -1,10 +1,10 @@
-import { env } from "cloudflare:workers";
+
 import { describe, expect, it, vi } from "vitest";
-import { consolidateNotes } from "../../src/notes/consolidate";
-import { testDeps } from "../support/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
-import { openSession } from "../sessions/session-helpers";
+import { consolidateNotes } from "../../src/notes/consolidate";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
+import { openSession } from "../sessions/session-helpers";
+import { testDeps } from "../support/deps";
 import { dataOf } from "../support/shards";
 
 type Auth = { token: string; mind?: string };

@@ -2,11 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { QUEUED_TTL_MS } from "../../src/queue/marks";
 import type { WorkMessage } from "../../src/queue/units";
 import { manualClock } from "../support/deps";
-import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
-import { drain, memoryQueue, workDeps, settleMessage, runCronWith } from "../support/jobs";
+import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultyD1 } from "../support/faulty-d1";
+import { freshDatabases } from "../support/fresh-databases";
+import { memoryQueue, runCronWith, settleMessage, workDeps } from "../support/jobs";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { scriptedModel } from "../support/scripted-model";
-import { freshDatabases } from "../support/fresh-databases";
 
 // The hourly job sweeps every mind and it counts its D1 calls: it starts from empty databases.
 beforeAll(freshDatabases);

@@ -3,12 +3,12 @@ import { recordUsage, usageSince } from "../../src/llm/ledger";
 import { updateCold } from "../../src/notes/cold-memory";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { mergeOffline } from "../../src/notes/merge";
-import { runNow } from "../support/jobs";
 import { call } from "../helpers";
-import { DAY, manualClock, testDeps, inMind, depsOfMind } from "../support/deps";
+import { DAY, depsOfMind, inMind, manualClock, testDeps } from "../support/deps";
+import { freshDatabases } from "../support/fresh-databases";
+import { runNow } from "../support/jobs";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, storedNotes, versionsOf } from "../support/long-term";
 import { SCRIPTED_USAGE, scriptedModel } from "../support/scripted-model";
-import { freshDatabases } from "../support/fresh-databases";
 
 // The hourly job sweeps every mind and it counts what it did: it starts from empty databases.
 beforeAll(freshDatabases);

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { extractSession } from "../../src/sessions/extract-notes";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind } from "../support/deps";
-import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
+import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultyD1 } from "../support/faulty-d1";
 import { mindState } from "../support/mind-state";
 import { scriptedModel } from "../support/scripted-model";
 

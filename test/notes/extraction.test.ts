@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { jobRuns } from "../../src/db/schema";
 import { usageSince } from "../../src/llm/ledger";
 import { consolidateNotes } from "../../src/notes/consolidate";
-import { extractNotes, saveExtraction, type ExtractionInput, type PlainMessage } from "../../src/notes/extraction";
-import { testDeps, contextOfMind } from "../support/deps";
+import { type ExtractionInput, extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
+import { contextOfMind, testDeps } from "../support/deps";
 import { coldOf, foldingTurn, newNotesMind, occurrences, storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/tenancy/principal";
 import { assembleContext } from "../../src/context/assemble";
-import { retrieveMemoriesAndNotes, retrieveNotes } from "../../src/notes/hybrid-search";
 import { storeMemory } from "../../src/memory/memories";
+import { retrieveMemoriesAndNotes, retrieveNotes } from "../../src/notes/hybrid-search";
 import { addNote } from "../../src/notes/notes";
+import type { Scope } from "../../src/tenancy/principal";
 import { call, newKey, newTenant } from "../helpers";
 import { inMind } from "../support/deps";
 import { conceptEmbedder, memoryIndex, semanticDeps } from "../support/semantic";

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createD1Meter } from "../../src/observe/d1-meter";
-import { recordingD1, RoundTrips } from "../support/recording-d1";
+import { RoundTrips, recordingD1 } from "../support/recording-d1";
 
 describe("counting D1 work", () => {
   it("the meter counts a batch as one round trip and sees statements run through a session", async () => {

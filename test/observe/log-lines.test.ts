@@ -1,16 +1,16 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { DrizzleQueryError } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loggable } from "../../src/errors";
 import worker from "../../src/index";
 import { consumeWork } from "../../src/queue/consume";
-import type { UnitHandlers, QueueJob } from "../../src/queue/job";
+import type { QueueJob, UnitHandlers } from "../../src/queue/job";
 import type { JobName } from "../../src/queue/job-runs";
 import { runScheduled } from "../../src/queue/schedule";
 import { WORK_QUEUE } from "../../src/queue/units";
-import { faultyD1 } from "../support/faulty-d1";
-import { testDeps } from "../support/deps";
 import { call, newTenant, store, unique } from "../helpers";
+import { testDeps } from "../support/deps";
+import { faultyD1 } from "../support/faulty-d1";
 
 type Line = Record<string, unknown>;
 

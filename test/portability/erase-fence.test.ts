@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { deleteMind } from "../../src/portability/erase";
 import { isMindMoving } from "../../src/errors";
 import { addNote } from "../../src/notes/notes";
-import { call, newHuman, newMind, type CallResult } from "../helpers";
+import { deleteMind } from "../../src/portability/erase";
+import { type CallResult, call, newHuman, newMind } from "../helpers";
 import { inMind, testDeps } from "../support/deps";
 
 /** A mind of a new person on the named database (minds go to the emptier one, so a few are made). */

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { beginErasure, ERASE_SLICE } from "../../src/portability/erase";
-import { ERASE_SLICES_PER_RUN, OPERATIONS, type Left } from "../../src/portability/job-operations";
-import { MIND_TABLES } from "../../src/portability/shard-rows";
 import type { Deps } from "../../src/deps";
+import { beginErasure, ERASE_SLICE } from "../../src/portability/erase";
+import { ERASE_SLICES_PER_RUN, type Left, OPERATIONS } from "../../src/portability/job-operations";
+import { MIND_TABLES } from "../../src/portability/shard-rows";
 import { call, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 import { recordingD1 } from "../support/recording-d1";

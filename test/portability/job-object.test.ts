@@ -1,10 +1,10 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { Deps } from "../../src/deps";
 import { importMind } from "../../src/portability/import";
 import { acceptImport } from "../../src/portability/import-jobs";
-import { mindJobObject, type JobRef } from "../../src/portability/job-object";
-import type { Deps } from "../../src/deps";
+import { type JobRef, } from "../../src/portability/job-object";
 import { OPERATIONS } from "../../src/portability/job-operations";
 import { eraseMind, startJob } from "../../src/portability/mind-jobs";
 import { moveProgress, startMove } from "../../src/portability/move";
@@ -12,9 +12,9 @@ import { retryDelay } from "../../src/retry";
 import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
 import { ADMIN_TOKEN, call, newMind, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
-import { faultyD1, type FaultPlan } from "../support/faulty-d1";
-import { runJobNow, workDeps } from "../support/jobs";
+import { type FaultPlan, faultyD1 } from "../support/faulty-d1";
 import { driveJobObject, jobObjectOf } from "../support/job-object";
+import { runJobNow, workDeps } from "../support/jobs";
 import { mindState } from "../support/mind-state";
 import { countEverywhere, dataOf } from "../support/shards";
 

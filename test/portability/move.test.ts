@@ -1,25 +1,24 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
-import { recordUsage } from "../../src/llm/ledger";
-import { SCHEDULE } from "../../src/jobs";
-import { runCron } from "../../src/queue/schedule";
 import type { Deps } from "../../src/deps";
+import { SCHEDULE } from "../../src/jobs";
+import { recordUsage } from "../../src/llm/ledger";
 import { abandonMove, advanceMove, isMoveRunning, moveProgress, startMove } from "../../src/portability/move";
 import { countMindRows, MIND_TABLES, type RowBounds } from "../../src/portability/shard-rows";
+import { runCron } from "../../src/queue/schedule";
 import { ADMIN_TOKEN, call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { depsOfMind, testDeps } from "../support/deps";
-import { checkEachFault, faultPoints, faultSample, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
-import { mindState } from "../support/mind-state";
+import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultSample, faultyD1 } from "../support/faulty-d1";
 import { freshDatabases } from "../support/fresh-databases";
+import { mindState } from "../support/mind-state";
 import { passMoveFence } from "../support/moves";
 
 // Its jobs sweep every mind of both shards, a bounded number a run: it starts from empty databases.
 beforeAll(freshDatabases);
 
 type Auth = { token: string; mind: string };
-const SHARDS = ["DB", "SHARD_1"] as const;
 const database = (name: string) => (env as unknown as Record<string, D1Database>)[name]!;
 const other = (name: string) => (name === "DB" ? "SHARD_1" : "DB");
 

@@ -1,14 +1,14 @@
+import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { runInDurableObject } from "cloudflare:test";
-import { runNow } from "../support/jobs";
-import { driveJobObject } from "../support/job-object";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
 import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";
-import { checkEachFault, faultPoints, faultSample, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
+import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultSample, faultyD1 } from "../support/faulty-d1";
+import { driveJobObject } from "../support/job-object";
+import { runNow } from "../support/jobs";
 import { mindState } from "../support/mind-state";
 import { countEverywhere } from "../support/shards";
 

@@ -4,7 +4,7 @@ import { newId } from "../../src/ids";
 import { PAGE, PRODUCER_PAGES } from "../../src/queue/produce";
 import { parseUnit, type WorkMessage } from "../../src/queue/units";
 import { manualClock } from "../support/deps";
-import { runCronWith, settleMessage, workDeps, type QueueDeps } from "../support/jobs";
+import { type QueueDeps, runCronWith, settleMessage, workDeps } from "../support/jobs";
 import { conceptEmbedder, memoryIndex } from "../support/semantic";
 
 // More minds due for a vector than one producer run may page through: the hourly cron sends

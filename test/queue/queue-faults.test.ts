@@ -8,8 +8,8 @@ import type { WorkMessage } from "../../src/queue/units";
 import { call } from "../helpers";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind, HOUR, inMind, manualClock, testDeps } from "../support/deps";
-import { checkEachFault, faultPoints, faultyD1, type FaultMode, type FaultPlan } from "../support/faulty-d1";
-import { memoryQueue, workDeps, settleMessage, runCronWith } from "../support/jobs";
+import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultyD1 } from "../support/faulty-d1";
+import { memoryQueue, runCronWith, settleMessage, workDeps } from "../support/jobs";
 
 // The daily run's producers (sessions to extract, each database's retention, erasures to finish)
 // and the retention consumer, each D1 call faulted in turn (see consolidation-faults.test.ts for

@@ -1,15 +1,15 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import wranglerToml from "../../wrangler.toml?raw";
 import worker from "../../src/index";
 import { recordUsage } from "../../src/llm/ledger";
 import { ModelRateLimited } from "../../src/llm/limited-model";
 import { QUEUED_TTL_MS, readMark } from "../../src/queue/marks";
-import { DEAD_LETTER_QUEUE, parseMessage, parseUnit, unitText, WORK_QUEUE, type Unit, type WorkMessage } from "../../src/queue/units";
+import { DEAD_LETTER_QUEUE, parseMessage, parseUnit, type Unit, unitText, WORK_QUEUE, type WorkMessage } from "../../src/queue/units";
+import wranglerToml from "../../wrangler.toml?raw";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, manualClock } from "../support/deps";
-import { memoryQueue, workDeps, settleMessage, runCronWith } from "../support/jobs";
+import { runCronWith, settleMessage, workDeps } from "../support/jobs";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { scriptedModel } from "../support/scripted-model";
 

@@ -2,7 +2,7 @@ import { exports } from "cloudflare:workers";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { OAUTH_MAX_BODY_BYTES } from "../../src/auth/oauth";
-import { mindMoving, unauthorized, type AppError } from "../../src/errors";
+import { type AppError, mindMoving, unauthorized } from "../../src/errors";
 import { errorResponse, handleError } from "../../src/http/errors";
 import { RateLimited } from "../../src/limits/rate-limits";
 

@@ -1,9 +1,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { CLIENT_NAME_MAX_CHARS, REDIRECT_URIS_MAX, UNAUTHORIZED_CLIENT_TTL_SECONDS, URI_MAX_CHARS } from "../../src/auth/client-registration";
 import { OAUTH_MAX_BODY_BYTES } from "../../src/auth/oauth";
+import worker from "../../src/index";
 import { unique } from "../helpers";
 
 const GOOD = { client_name: "Assistant", redirect_uris: ["https://assistant.example/callback"], token_endpoint_auth_method: "none" };

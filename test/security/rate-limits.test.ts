@@ -1,9 +1,9 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { dataOf } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { ADMIN_TOKEN, newKey, newTenant, unique, type CallResult } from "../helpers";
+import { ADMIN_TOKEN, type CallResult, newKey, newTenant, unique } from "../helpers";
+import { dataOf } from "../support/shards";
 
 // The suite runs with the limits raised (vitest.config.ts); here the Worker gets low ones. A
 // window of years keeps a test from straddling two windows.

@@ -1,10 +1,10 @@
-import { dataOf, rowsEverywhere } from "../support/shards";
 import { env } from "cloudflare:workers";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { mindSearchToken, toMatchExpression } from "../../src/memory/normalize";
-import { call, newKey, newTenant, store, type CallResult } from "../helpers";
+import { type CallResult, call, newKey, newTenant, store } from "../helpers";
 import { readApiDocument, sample } from "../support/openapi";
+import { dataOf, rowsEverywhere } from "../support/shards";
 
 const JWT_SECRET = new TextEncoder().encode("test-jwt-secret-0123456789abcdef");
 const SECRET_CONTENT = "victim-secret-content-7f3a";

@@ -5,11 +5,11 @@ import worker from "../../src/index";
 import type { LanguageModel } from "../../src/llm/providers";
 import { extractSession } from "../../src/sessions/extract-notes";
 import { call } from "../helpers";
-import { append, newAuth, openSession, runAlarmToEnd, type Auth } from "./session-helpers";
 import { depsOfMind } from "../support/deps";
+import { freshDatabases } from "../support/fresh-databases";
 import { storedNotes } from "../support/long-term";
 import { scriptedModel, section, useObjectModel } from "../support/scripted-model";
-import { freshDatabases } from "../support/fresh-databases";
+import { type Auth, append, newAuth, openSession, runAlarmToEnd } from "./session-helpers";
 
 // The daily collection sweeps every session and it counts what it did: it starts from empty databases.
 beforeAll(freshDatabases);

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink, redeemLoginLink } from "../../src/auth/login-links";
-import { runNow } from "../support/jobs";
 import { call } from "../helpers";
 import { DAY, manualClock, testDeps } from "../support/deps";
+import { runNow } from "../support/jobs";
 import { append, channel, contents, newAuth, openSession, patchSettings } from "./session-helpers";
 
 describe("daily retention of sessions", () => {

@@ -1,11 +1,11 @@
-import { countEverywhere, rowsEverywhere } from "../support/shards";
-import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { call, newTenant, unique } from "../helpers";
+import { env } from "cloudflare:workers";
 import { toMatchExpression } from "../../src/memory/normalize";
 import type { AppendCaller } from "../../src/sessions/session-object";
 import { getMindById } from "../../src/tenancy/minds";
+import { call, newTenant, unique } from "../helpers";
 import { testDeps } from "../support/deps";
+import { countEverywhere, rowsEverywhere } from "../support/shards";
 
 export interface Auth {
   token: string;

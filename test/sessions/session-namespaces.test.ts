@@ -1,12 +1,12 @@
-import { dataOf } from "../support/shards";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, newKey, newTenant } from "../helpers";
-import { scriptedModel, useObjectModel } from "../support/scripted-model";
-import { append, openSession, storedState, type Auth } from "./session-helpers";
 import { connectMcp } from "../support/mcp";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
+import { dataOf } from "../support/shards";
+import { type Auth, append, openSession, storedState } from "./session-helpers";
 
 interface Tenant {
   human: Auth;

@@ -1,11 +1,11 @@
 import { abortAllDurableObjects, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { rowsEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
 import { INITIAL_COUNTERS, planAppend, type SessionCounters } from "../../src/sessions/counters";
 import { SessionObject } from "../../src/sessions/session-object";
 import { call } from "../helpers";
-import { append, callerOf, channel, contents, countRows, newAuth, openSession, patchSettings, runAlarmToEnd, storedState, type Auth } from "./session-helpers";
+import { rowsEverywhere } from "../support/shards";
+import { type Auth, append, callerOf, channel, contents, countRows, newAuth, openSession, patchSettings, runAlarmToEnd, storedState } from "./session-helpers";
 
 const stubOf = (sessionId: string) => env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
 const uiContents = async (auth: Auth, id: string) => contents(await channel(auth, id, "ui", "&limit=200"));

@@ -1,8 +1,8 @@
-import { dataOf } from "../support/shards";
-import { env } from "cloudflare:workers";
+
 import { beforeAll, describe, expect, it } from "vitest";
 import { call, newKey, newMind } from "../helpers";
-import { append, channel, contents, newAuth, openSession, storedState, type Auth } from "./session-helpers";
+import { dataOf } from "../support/shards";
+import { type Auth, append, channel, contents, newAuth, openSession, storedState } from "./session-helpers";
 
 interface Victim {
   auth: Auth & { accountId: string };

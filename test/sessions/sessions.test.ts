@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest";
 import { call, unique } from "../helpers";
 import {
   append,
+  callerOf,
   channel,
   contents,
-  callerOf,
   countRows,
   indexedRowids,
   newAuth,

@@ -1,14 +1,14 @@
 import { env } from "cloudflare:workers";
-import { DEFAULT_AGENT, type Scope } from "../../src/tenancy/principal";
 import type { Clock } from "../../src/clock";
-import { createDeps, type Deps, type InShard } from "../../src/deps";
-import { bindMind, type MindContext } from "../../src/tenancy/mind-context";
-import { getMindById } from "../../src/tenancy/minds";
 import { createDb } from "../../src/db/client";
 import { singleShard } from "../../src/db/shards";
-import { dataOf } from "./shards";
-import type { LanguageModel } from "../../src/llm/providers";
+import { createDeps, type Deps, type InShard } from "../../src/deps";
 import { countingD1, openInvocations } from "../../src/limits/platform";
+import type { LanguageModel } from "../../src/llm/providers";
+import { bindMind, type MindContext } from "../../src/tenancy/mind-context";
+import { getMindById } from "../../src/tenancy/minds";
+import { DEFAULT_AGENT, type Scope } from "../../src/tenancy/principal";
+import { dataOf } from "./shards";
 
 /** A clock tests move by hand. */
 export function manualClock(start: string | Date): Clock & { set(at: string | Date): void; advance(ms: number): void } {

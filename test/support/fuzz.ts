@@ -2,7 +2,7 @@ import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
 import { fuzzCase, mutateArchive, mutateBody } from "./fuzz-inputs";
 import type { FuzzResult } from "./fuzz-result";
-import { readApiDocument, sample, type JsonSchema } from "./openapi";
+import { type JsonSchema, readApiDocument, sample } from "./openapi";
 
 // Fuzzing every route of the Worker's own OpenAPI document, every MCP tool it lists and the
 // import format (./fuzz-inputs.ts). The Worker must answer every request below 500, with no

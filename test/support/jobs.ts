@@ -1,14 +1,14 @@
-import { settleMessage as settleWith, type Settled } from "../../src/queue/consume";
-import { produceJob } from "../../src/queue/produce";
-import { HANDLERS, QUEUE_JOBS, SCHEDULE } from "../../src/jobs";
-import { runCronWith as runCronOf } from "../../src/queue/schedule";
-import { runJob, type JobCounts, type JobName, type JobRun } from "../../src/queue/job-runs";
 import type { Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
+import { HANDLERS, QUEUE_JOBS, SCHEDULE } from "../../src/jobs";
+import { asInvocation, InvocationTally, openInvocations } from "../../src/limits/platform";
 import type { LanguageModel } from "../../src/llm/providers";
+import { type Settled, settleMessage as settleWith } from "../../src/queue/consume";
+import { type JobCounts, type JobName, type JobRun, runJob } from "../../src/queue/job-runs";
+import { produceJob } from "../../src/queue/produce";
+import { runCronWith as runCronOf } from "../../src/queue/schedule";
 import type { WorkMessage, WorkQueue } from "../../src/queue/units";
 import { testDeps } from "./deps";
-import { asInvocation, InvocationTally, openInvocations } from "../../src/limits/platform";
 
 /** One delivered message handled as the Worker's queue() consumer handles it, with the product's handlers. */
 export const settleMessage = (deps: Deps, body: unknown, attempts: number): Promise<Settled> =>

@@ -1,8 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
 import { coldVersions, consolidations, notes } from "../../src/db/schema";
 import { getCold } from "../../src/notes/cold-store";
-import { noteValues } from "../../src/notes/notes";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
+import { noteValues } from "../../src/notes/notes";
 import { call, newHuman, newMind } from "../helpers";
 import { depsOfMind } from "./deps";
 import { section } from "./scripted-model";

@@ -1,6 +1,6 @@
+import { exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { exports } from "cloudflare:workers";
 
 /** The official SDK client, talking to the Worker over streamable HTTP with a Bearer token. */
 export async function connectMcp(token: string): Promise<Client> {

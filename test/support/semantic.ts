@@ -1,6 +1,6 @@
 import type { Deps } from "../../src/deps";
 import type { Embedder, Semantic, VectorItem, VectorKind } from "../../src/embeddings/ports";
-import { vectorizeIndex, type VectorizeBinding } from "../../src/embeddings/vectorize-index";
+import { type VectorizeBinding, vectorizeIndex } from "../../src/embeddings/vectorize-index";
 import { testDeps } from "./deps";
 
 const DIMENSIONS = 64;

@@ -4,7 +4,7 @@ import type { Message, Update, User } from "grammy/types";
 import { vi } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { call } from "../helpers";
-import { useObjectModel, type ModelSettings } from "./scripted-model";
+import { type ModelSettings, useObjectModel } from "./scripted-model";
 
 // A stand-in for the Telegram Bot API: every call the bot makes to TELEGRAM_API_ROOT is
 // captured here (the bot's code runs in the test isolate), answered like Telegram would.

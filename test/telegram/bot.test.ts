@@ -1,15 +1,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/tenancy/principal";
 import { redeemLoginLink } from "../../src/auth/login-links";
 import { storeMemory } from "../../src/memory/memories";
-import { updateMind } from "../../src/tenancy/minds";
 import { updateCold } from "../../src/notes/cold-memory";
 import { appendMessage } from "../../src/sessions/messages";
 import { messageIds } from "../../src/telegram/i18n";
 import { splitMessage } from "../../src/telegram/split";
-import { manualClock, testDeps, inMind } from "../support/deps";
+import { updateMind } from "../../src/tenancy/minds";
+import type { Scope } from "../../src/tenancy/principal";
+import { inMind, manualClock, testDeps } from "../support/deps";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { dataOf, firstEverywhere, rowsEverywhere } from "../support/shards";
 import {
@@ -18,13 +18,13 @@ import {
   inGroup,
   newPerson,
   nextId,
+  type Person,
   postUpdate,
   send,
   sentTexts,
   standInTelegram,
   textUpdate,
   useModel,
-  type Person,
 } from "../support/telegram";
 
 const telegram = standInTelegram();

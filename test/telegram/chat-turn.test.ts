@@ -9,7 +9,7 @@ import { testDeps } from "../support/deps";
 import { recordingD1 } from "../support/recording-d1";
 import { scriptedModel } from "../support/scripted-model";
 import { rowsEverywhere } from "../support/shards";
-import { chatObject, newPerson, sentTexts, settled, standInTelegram, textUpdate, useModel, WEBHOOK_SECRET, type Person } from "../support/telegram";
+import { chatObject, newPerson, type Person, sentTexts, settled, standInTelegram, textUpdate, useModel, WEBHOOK_SECRET } from "../support/telegram";
 
 const telegram = standInTelegram();
 

@@ -9,7 +9,7 @@ import { inMind, testDeps } from "../support/deps";
 import { coldOf, foldingTurn } from "../support/long-term";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { firstEverywhere, rowsEverywhere } from "../support/shards";
-import { newPerson, send, sentTexts, standInTelegram, textUpdate, type Person } from "../support/telegram";
+import { newPerson, type Person, send, sentTexts, standInTelegram, textUpdate } from "../support/telegram";
 
 // What the bot says is what happens: list numbers /forget understands, where /remember's facts
 // go, headings in the reader's language, a person's own heading kept, /done with nothing to clear.

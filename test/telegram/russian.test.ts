@@ -1,23 +1,23 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { FluentResource } from "@fluent/bundle";
-import { dataOf, firstEverywhere } from "../support/shards";
 import { describe, expect, it } from "vitest";
-import type { Scope } from "../../src/tenancy/principal";
 import type { LanguageModel } from "../../src/llm/providers";
-import { CATEGORIES, PRIORITIES } from "../../src/memory/model";
 import { storeMemory } from "../../src/memory/memories";
-import { updateMind } from "../../src/tenancy/minds";
+import { CATEGORIES, PRIORITIES } from "../../src/memory/model";
 import { claimNotes } from "../../src/notes/claims";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { addNote } from "../../src/notes/notes";
 import { appendMessage } from "../../src/sessions/messages";
 import en from "../../src/telegram/locales/en";
 import ru from "../../src/telegram/locales/ru";
+import { updateMind } from "../../src/tenancy/minds";
+import type { Scope } from "../../src/tenancy/principal";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
-import { callbackUpdate, inGroup, newPerson, nextId, send, sentTexts, standInTelegram, textUpdate, useModel, type Person } from "../support/telegram";
+import { dataOf, firstEverywhere } from "../support/shards";
+import { callbackUpdate, inGroup, newPerson, nextId, type Person, send, sentTexts, standInTelegram, textUpdate, useModel } from "../support/telegram";
 
 const telegram = standInTelegram();
 

@@ -1,12 +1,12 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import { deleteMind } from "../../src/portability/erase";
 import { readTelegramConfig } from "../../src/config";
-import { RETENTION_STEPS } from "../../src/jobs/retention";
 import { DEFAULT_RETENTION } from "../../src/db/prune";
-import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
 import { TELEGRAM_RETENTION_STEPS } from "../../src/db/telegram-updates";
+import { RETENTION_STEPS } from "../../src/jobs/retention";
+import { deleteMind } from "../../src/portability/erase";
+import { MAX_ATTEMPTS } from "../../src/telegram/chat-object";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { testDeps } from "../support/deps";
 import { scriptedModel } from "../support/scripted-model";

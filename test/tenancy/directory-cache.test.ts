@@ -6,10 +6,10 @@ import { withOAuth } from "../../src/auth/oauth";
 import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
 import { authenticateMindKey } from "../../src/tenancy/keys";
 import { resolveMindContext } from "../../src/tenancy/mind-context";
+import { call, newKey, newMind, newTenant, unique } from "../helpers";
 import { manualClock, testDeps } from "../support/deps";
 import { recordingD1 } from "../support/recording-d1";
 import { dataOf } from "../support/shards";
-import { call, newKey, newMind, newTenant, unique } from "../helpers";
 
 // The directory's tables: a statement naming one of them is a round trip to the directory.
 const DIRECTORY_TABLE = /\b"?(mind_keys|minds|accounts|oauth_grants)"?\b/;

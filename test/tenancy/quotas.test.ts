@@ -1,21 +1,21 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
+import { storeMemory } from "../../src/memory/memories";
+import { updateCold } from "../../src/notes/cold-memory";
+import { consolidateNotes } from "../../src/notes/consolidate";
+import { addNote } from "../../src/notes/notes";
+import { writeAppend } from "../../src/sessions/history";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
-import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
-import { storeMemory } from "../../src/memory/memories";
-import { addNote } from "../../src/notes/notes";
-import { updateCold } from "../../src/notes/cold-memory";
-import { connectMcp } from "../support/mcp";
-import { dataOf } from "../support/shards";
-import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
-import { runNow } from "../support/jobs";
-import { consolidateNotes } from "../../src/notes/consolidate";
-import { writeAppend } from "../../src/sessions/history";
 import { freshDatabases } from "../support/fresh-databases";
+import { runNow } from "../support/jobs";
+import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
+import { connectMcp } from "../support/mcp";
+import { scriptedModel, useObjectModel } from "../support/scripted-model";
+import { dataOf } from "../support/shards";
 
 // The hourly job sweeps every mind and it reads its latest run: it starts from empty databases.
 beforeAll(freshDatabases);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { recordUsage } from "../../src/llm/ledger";
 import { DICTIONARIES } from "../../src/ui/i18n";
-import { counted, type CountedPhrase } from "../../src/ui/labels";
+import { type CountedPhrase, counted } from "../../src/ui/labels";
 import { call, newKey, newTenant } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { depsOfMind } from "../support/deps";

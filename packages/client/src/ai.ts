@@ -1,8 +1,8 @@
-import { tool, type Tool } from "ai";
+import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { createEdgemind, type EdgemindClient, type EdgemindOptions } from "./client.js";
-import { ARGUMENT_DESCRIPTIONS as ARGS, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
 import { MEMORY_FIELDS, MEMORY_LIMITS } from "./generated/memory-shape.js";
+import { ARGUMENT_DESCRIPTIONS as ARGS, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
 
 // The values, bounds and defaults the API accepts, as the Worker's OpenAPI document declares
 // them (generated): the tools check what the Worker would and say what it does.

@@ -4,7 +4,7 @@ import { memoryResource } from "./memory.js";
 import { mindsResource } from "./minds.js";
 import { coldResource, notesResource } from "./notes.js";
 import { sessionsResource } from "./sessions.js";
-import { Transport, type FetchLike, type RetryOptions } from "./transport.js";
+import { type FetchLike, type RetryOptions, Transport } from "./transport.js";
 
 export interface EdgemindOptions {
   /** The Worker's origin, e.g. `http://127.0.0.1:8787`. */

@@ -1,4 +1,4 @@
-import { answered, dataOf, type Api } from "./call.js";
+import { type Api, answered, dataOf } from "./call.js";
 import type { AgentOption, Memory, MemoryInput, MemoryListQuery, MemoryPatch, MemoryRecallQuery, MemorySearchQuery, PageQuery } from "./types.js";
 
 type Include = { include?: "context" };

@@ -1,4 +1,4 @@
-import { answered, dataOf, type Api } from "./call.js";
+import { type Api, answered, dataOf } from "./call.js";
 import { EdgemindError } from "./errors.js";
 import type { ImportCounts, ImportJob } from "./types.js";
 

@@ -1,4 +1,4 @@
-import { dataOf, type Api } from "./call.js";
+import { type Api, dataOf } from "./call.js";
 import type { AgentOption, ColdInput, NoteInput, NoteSearchQuery, PageQuery } from "./types.js";
 
 /** Notes: raw facts appended for the hourly consolidation into cold memory. */

@@ -1,4 +1,4 @@
-import { answered, dataOf, type Api } from "./call.js";
+import { type Api, answered, dataOf } from "./call.js";
 import type { ContextQuery, MessageInput, MessagesQuery, Session, SessionInput, SessionListQuery } from "./types.js";
 
 /** Sessions: one isolated task per chat, its history, and the context a model gets for a turn. */

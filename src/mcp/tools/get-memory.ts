@@ -1,5 +1,5 @@
 import { readCold } from "../../notes/cold-memory";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { forgetMemory } from "../../memory/memories";
-import { memoryInput, memoryKey } from "../../memory/fields";
 import { invalid } from "../../errors";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
+import { memoryInput, memoryKey } from "../../memory/fields";
+import { forgetMemory } from "../../memory/memories";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

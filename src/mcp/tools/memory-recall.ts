@@ -1,9 +1,9 @@
+import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 import { z } from "zod";
 import { countWithin, memoryInput } from "../../memory/fields";
 import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
-import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

@@ -1,8 +1,8 @@
-import { countWithin, memoryInput, memoryTag, searchQuery } from "../../memory/fields";
-import { SEARCH_LIMIT } from "../../memory/limits";
-import { retrieveMemories } from "../../memory/hybrid-search";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
+import { countWithin, memoryInput, memoryTag, searchQuery } from "../../memory/fields";
+import { retrieveMemories } from "../../memory/hybrid-search";
+import { SEARCH_LIMIT } from "../../memory/limits";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

@@ -1,7 +1,7 @@
-import { storeMemory } from "../../memory/memories";
-import { memoryStoreInput } from "../../memory/fields";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
+import { memoryStoreInput } from "../../memory/fields";
+import { storeMemory } from "../../memory/memories";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

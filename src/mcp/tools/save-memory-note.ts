@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_CONTEXT_CHARS } from "../../memory/model";
 import { addNote } from "../../notes/notes";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

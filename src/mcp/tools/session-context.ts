@@ -1,8 +1,8 @@
-import { z } from "zod";
-import { contextQuery } from "../../memory/fields";
-import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../context/assemble";
-import { jsonResult, runTool, type RegisterTool } from "../tool-context";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
+import { z } from "zod";
+import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../context/assemble";
+import { contextQuery } from "../../memory/fields";
+import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

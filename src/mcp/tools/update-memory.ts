@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "../../errors";
 import { readCold, updateCold } from "../../notes/cold-memory";
 import { COLD_MAX_CHARS } from "../../notes/merge";
-import { errorResult, jsonResult, runTool, type RegisterTool } from "../tool-context";
+import { errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, ctx) =>
   server.registerTool(

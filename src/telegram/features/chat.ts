@@ -1,8 +1,8 @@
 import { Composer } from "grammy";
-import { MAX_MESSAGE_CHARS } from "../../sessions/model";
 import { answerInSession } from "../../context/answer";
 import { appendMessage } from "../../sessions/messages";
-import { replyLong, type BotContext } from "../bot-context";
+import { MAX_MESSAGE_CHARS } from "../../sessions/model";
+import { type BotContext, replyLong } from "../bot-context";
 import { activeTask, shownTaskName } from "./tasks";
 
 /**

@@ -1,19 +1,19 @@
 import { Composer, InlineKeyboard } from "grammy";
+import { AppError } from "../../errors";
 import { rememberFact } from "../../memory/facts";
+import { RECALL_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } from "../../memory/memories";
 import { memoryTitle } from "../../memory/model";
 import { recallMemories } from "../../memory/recall";
-import { RECALL_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { readCold } from "../../notes/cold-memory";
 import { localizeHeadings } from "../../notes/document";
-import { AppError } from "../../errors";
 import { retrieveMemoriesAndNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
-import { argumentsOf, replyLong, type BotContext } from "../bot-context";
+import { argumentsOf, type BotContext, replyLong } from "../bot-context";
 import { coldMessage } from "../cold-message";
+import { type ListedItem, listedItem, saveListing } from "../listing";
 import { activeTask } from "./tasks";
-import { listedItem, saveListing, type ListedItem } from "../listing";
 
 const MAX_FACT_CHARS = 2000;
 const RECALL_REPLY_TOKENS = 1500;
@@ -83,7 +83,6 @@ memoryFeature.command("memory", async (ctx) => {
 });
 
 memoryFeature.command("recall", async (ctx) => {
-  const { deps } = ctx.services;
   const recall = await recallMemories(ctx.mindContext, { limit: RECALL_LIMIT.default, maxTokens: RECALL_REPLY_TOKENS });
   if (recall.memories.length === 0) return void (await ctx.reply(ctx.t("recall-empty")));
   const verified = recall.memories.filter((m) => m.verified).length;
@@ -113,7 +112,6 @@ memoryFeature.command("search", async (ctx) => {
 // One review for everything no person has confirmed: memories agents wrote and facts taken
 // from the dialogue (notes waiting for consolidation). Both are "memories" to the person.
 memoryFeature.command("verify", async (ctx) => {
-  const { deps } = ctx.services;
   const [{ memories }, notes] = await Promise.all([
     listMemories(ctx.mindContext, { verified: false, source: "agent", limit: VERIFY_LIMIT, offset: 0 }),
     listUnverifiedNotes(ctx.mindContext, VERIFY_LIMIT),
@@ -146,7 +144,7 @@ memoryFeature.callbackQuery(/^mem:([vd]):(.+)$/, async (ctx) => {
 });
 
 memoryFeature.callbackQuery(/^note:([vd]):(.+)$/, async (ctx) => {
-  const { deps, journal } = ctx.services;
+  const { journal } = ctx.services;
   const id = ctx.match[2]!;
   const verify = ctx.match[1] === "v";
   const note = await journal.once("review", () => (verify ? verifyNote(ctx.mindContext, id) : deleteNote(ctx.mindContext, id)));

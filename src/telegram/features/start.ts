@@ -1,6 +1,6 @@
 import { Composer } from "grammy";
-import { commandMenu } from "../commands";
 import type { BotContext } from "../bot-context";
+import { commandMenu } from "../commands";
 
 /** /start greets (the account and mind were made on first contact), /help lists the commands. */
 export const startFeature = new Composer<BotContext>();

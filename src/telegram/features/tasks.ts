@@ -1,9 +1,9 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { completeSession } from "../../sessions/messages";
-import { DEFAULT_TASK, type Chat, type Session } from "../../sessions/model";
+import { type Chat, DEFAULT_TASK, type Session } from "../../sessions/model";
 import { activateSession, activeSession, deleteSession, getSessionWithState, listSessions, openSession } from "../../sessions/sessions";
-import { argumentsOf, replyLong, type BotContext } from "../bot-context";
 import type { MindContext } from "../../tenancy/mind-context";
+import { argumentsOf, type BotContext, replyLong } from "../bot-context";
 
 const MAX_TASKS_LISTED = 50;
 

@@ -1,10 +1,10 @@
 import { Hono } from "hono";
 import { AGENT_PATTERN } from "../../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../../llm/ledger";
-import { readingNamespace } from "../../tenancy/mind-context";
-import { listNamespaces } from "../../tenancy/namespaces";
 import { listConsolidations } from "../../notes/claims";
 import { deleteNote, listNotes, verifyNote } from "../../notes/notes";
+import { readingNamespace } from "../../tenancy/mind-context";
+import { listNamespaces } from "../../tenancy/namespaces";
 import { counted, label, namespaceLabel } from "../labels";
 import { PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";

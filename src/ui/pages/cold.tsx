@@ -1,12 +1,12 @@
-import { Hono, type Context } from "hono";
-import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";
-import { inNamespace } from "../../tenancy/mind-context";
+import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
-import { listNamespaces } from "../../tenancy/namespaces";
-import { listColdVersions } from "../../notes/cold-store";
 import { diffCold, readCold, rollbackCold, updateCold } from "../../notes/cold-memory";
-import { documentLocale, localizeHeadings, type DocumentLocale } from "../../notes/document";
+import { listColdVersions } from "../../notes/cold-store";
+import { type DocumentLocale, documentLocale, localizeHeadings } from "../../notes/document";
 import { COLD_MAX_CHARS } from "../../notes/merge";
+import { inNamespace } from "../../tenancy/mind-context";
+import { listNamespaces } from "../../tenancy/namespaces";
+import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";
 import { authorLabel, counted } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";

@@ -1,12 +1,12 @@
 import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
-import { checkAgentName } from "../../tenancy/principal";
 import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers, requirePkceS256 } from "../../auth/oauth";
-import { listConnectedGrants, recordGrant, revokeGrant, type GrantInfo } from "../../tenancy/grants";
+import { type GrantInfo, listConnectedGrants, recordGrant, revokeGrant } from "../../tenancy/grants";
 import { resolveMindContext } from "../../tenancy/mind-context";
-import { listNamespaces } from "../../tenancy/namespaces";
 import { getMind, listMinds, type Mind } from "../../tenancy/minds";
+import { listNamespaces } from "../../tenancy/namespaces";
+import { checkAgentName } from "../../tenancy/principal";
 import type { Dictionary } from "../i18n";
 import { namespaceLabel } from "../labels";
 import { CsrfField, Layout, PostButton } from "../layout";

@@ -1,7 +1,7 @@
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
-import { importMind, type ImportJob } from "../../portability/import";
+import { type ImportJob, importMind } from "../../portability/import";
 import { mindIsEmpty } from "../../portability/import-jobs";
 import { eraseMind, followImportJob } from "../../portability/mind-jobs";
 import { label } from "../labels";
@@ -73,7 +73,7 @@ dataPages.get("/export", async (c) => {
 });
 
 dataPages.post("/import", async (c) => {
-  const { t, deps, session, mindContext: { mind } } = c.var;
+  const { deps, session, mindContext: { mind } } = c.var;
   const file = (await c.req.parseBody())["archive"];
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");

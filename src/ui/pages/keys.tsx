@@ -1,6 +1,6 @@
-import { Hono, type Context } from "hono";
-import { checkAgentName } from "../../tenancy/principal";
+import { type Context, Hono } from "hono";
 import { createMindKey, listMindKeys, revokeMindKey } from "../../tenancy/keys";
+import { checkAgentName } from "../../tenancy/principal";
 import { namespaceLabel } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";

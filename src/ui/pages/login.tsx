@@ -1,16 +1,16 @@
 import { Hono } from "hono";
 import { verifyAccountToken } from "../../auth/jwt";
-import { addressOf, countAuthFailure, refuseBlockedCaller } from "../../auth/middleware";
-import { RateLimited } from "../../limits/rate-limits";
 import { redeemLoginLink } from "../../auth/login-links";
+import { addressOf, countAuthFailure, refuseBlockedCaller } from "../../auth/middleware";
 import { AUTHORIZE_PATH } from "../../auth/oauth";
 import { readAuthConfig } from "../../config";
 import { AppError } from "../../errors";
+import { RateLimited } from "../../limits/rate-limits";
 import { accountExists, listMinds } from "../../tenancy/minds";
 import { DICTIONARIES, type UiLocale } from "../i18n";
 import { Layout } from "../layout";
-import type { UiEnv } from "../ui-env";
 import { endUiSession, readUiSession, startUiSession } from "../session";
+import type { UiEnv } from "../ui-env";
 
 /**
  * Login: a one-time link from the bot opens a confirmation page whose POST redeems it (so a

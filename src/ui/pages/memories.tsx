@@ -1,10 +1,10 @@
 import { Hono } from "hono";
-import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { memoryInput } from "../../memory/fields";
-import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
-import { CATEGORIES, memoryTitle, PRIORITIES, SOURCES, TAG_MAX, type Memory } from "../../memory/model";
-import { retrieveMemories } from "../../memory/hybrid-search";
 import { describeZodError, invalid } from "../../errors";
+import { memoryInput } from "../../memory/fields";
+import { retrieveMemories } from "../../memory/hybrid-search";
+import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
+import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
+import { CATEGORIES, type Memory, memoryTitle, PRIORITIES, SOURCES, TAG_MAX } from "../../memory/model";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, localTime, page, shortTime } from "../render";

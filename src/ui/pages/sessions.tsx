@@ -1,9 +1,9 @@
 import { Hono } from "hono";
 import { invalid } from "../../errors";
 import { listChats } from "../../sessions/chats";
-import { uiHistory } from "../../sessions/windows";
 import { completeSession } from "../../sessions/messages";
 import { getSessionWithState, listSessions } from "../../sessions/sessions";
+import { uiHistory } from "../../sessions/windows";
 import { chatLabel, counted, label } from "../labels";
 import { PostButton } from "../layout";
 import { formText, page, shortTime } from "../render";

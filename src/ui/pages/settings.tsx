@@ -1,6 +1,6 @@
-import { Hono, type Context } from "hono";
+import { type Context, Hono } from "hono";
 import { z } from "zod";
-import { getMind, LOCALES, mindPatchSchema, updateMind, type Mind } from "../../tenancy/minds";
+import { getMind, LOCALES, type Mind, mindPatchSchema, updateMind } from "../../tenancy/minds";
 import { mindSettingsSchema } from "../../tenancy/settings";
 import type { Dictionary } from "../i18n";
 import { CsrfField } from "../layout";
