@@ -120,7 +120,7 @@ for (const withModel of [false, true]) {
         const expected = await finalState(baseline.mindId);
         expect(expected).toMatchObject({ waiting: 0, done: 1, cold: { version: 1 } });
         const calls = counting.calls;
-        expect(calls).toBeGreaterThanOrEqual(withModel ? 8 : 6);
+        expect(calls).toBeGreaterThanOrEqual(withModel ? 8 : 5);
 
         await checkEachFault(`consolidation consumer (${setup}), fault ${mode} the call`, calls, faultPoints(calls, Infinity, 0), async (failAt) => {
           const m = await mindWithNotes();
