@@ -33,46 +33,87 @@ export interface SliceRow {
 type Data<T extends ArchiveLine["type"]> = Line<T>;
 type Statement = BatchItem<"sqlite">;
 
+/** A batch's statements, rows of one table that follow one another gathered into one insert. */
+interface StatementBatch {
+  insert(table: SQLiteTable, values: Record<string, unknown>): void;
+  add(statement: Statement): void;
+  /** Ends the insert being gathered and gives every statement, in order. */
+  finish(): Statement[];
+}
+
+/** What writing a slice's rows shares. */
+interface SliceWriter {
+  db: Db;
+  mindId: string;
+  batch: StatementBatch;
+  need: Required<QuotaNeed>;
+  paced: (chars: number) => Promise<void>;
+  /** The indexed text of each searchable message of the slice, by seq, for its neighbours. */
+  searchText: Map<number, string>;
+  nextOutside: Map<number, string>;
+  /** The latest searchable message of each session written so far, within the slice. */
+  before: Map<string, number>;
+}
+
 /**
  * The statements writing a slice, and what they add to the mind (for its quotas). A message is
  * indexed with its neighbours: the one before it, when an earlier slice wrote it, is read by the
  * statement itself; the one after it, when a later slice writes it, is in `nextOutside` by seq.
  * Pauses between rows once INDEXED_PER_PAUSE characters have been indexed.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function sliceStatements(
   db: Db, mindId: string, rows: SliceRow[], nextOutside: Map<number, string>, pause: Pause,
 ): Promise<{ statements: Statement[]; need: Required<QuotaNeed> }> {
+  const paced = createPacer(pause);
+  const searchText = await indexMessages(mindId, rows, paced);
+  const need = { memories: 0, notes: 0, bytes: 0 };
+  const writer: SliceWriter = { db, mindId, batch: createStatementBatch(db), need, paced, searchText, nextOutside, before: new Map() };
+  for (const row of rows) await writeRow(writer, row);
+  return { statements: writer.batch.finish(), need };
+}
+
+/** Pauses once INDEXED_PER_PAUSE characters have been indexed since the last pause. */
+function createPacer(pause: Pause): (chars: number) => Promise<void> {
   let indexed = 0;
-  const paced = async (chars: number) => {
+  return async (chars) => {
     indexed += chars;
     if (indexed < INDEXED_PER_PAUSE) return;
     indexed = 0;
     await pause();
   };
+}
+
+function createStatementBatch(db: Db): StatementBatch {
   const statements: Statement[] = [];
-  const need = { memories: 0, notes: 0, bytes: 0 };
-  let pending: { table: SQLiteTable; values: Record<string, unknown>[]; bytes: number; columns: number } | null = null;
+  let pending: { table: SQLiteTable; values: Record<string, unknown>[]; bytes: number } | null = null;
   const end = () => {
     if (pending) statements.push(db.insert(pending.table).values(pending.values as never) as unknown as Statement);
     pending = null;
   };
-  const insert = (table: SQLiteTable, values: Record<string, unknown>) => {
-    const columns = Object.keys(values).length;
-    let bytes = 0;
-    for (const v of Object.values(values)) if (typeof v === "string") bytes += v.length * 3;
-    if (pending && (pending.table !== table || (pending.values.length + 1) * columns > MAX_PARAMS || pending.bytes + bytes > BYTES_PER_STATEMENT)) end();
-    if (!pending) pending = { table, values: [], bytes: 0, columns };
-    pending.values.push(values);
-    pending.bytes += bytes;
+  return {
+    insert(table, values) {
+      const columns = Object.keys(values).length;
+      let bytes = 0;
+      for (const v of Object.values(values)) if (typeof v === "string") bytes += v.length * 3;
+      if (pending && (pending.table !== table || (pending.values.length + 1) * columns > MAX_PARAMS || pending.bytes + bytes > BYTES_PER_STATEMENT)) end();
+      if (!pending) pending = { table, values: [], bytes: 0 };
+      pending.values.push(values);
+      pending.bytes += bytes;
+    },
+    add(statement) {
+      end();
+      statements.push(statement);
+    },
+    finish() {
+      end();
+      return statements;
+    },
   };
-  const statement = (s: Statement) => {
-    end();
-    statements.push(s);
-  };
-  // The indexed text of each searchable message of the slice, by seq, for its neighbours.
+}
+
+/** The indexed text of each searchable message of the slice, by seq. */
+async function indexMessages(mindId: string, rows: SliceRow[], paced: SliceWriter["paced"]): Promise<Map<number, string>> {
   const searchText = new Map<number, string>();
-  const textOf = (seq: number) => searchText.get(seq) ?? nextOutside.get(seq) ?? "";
   for (const row of rows) {
     if (row.kind === "message" && !(row.data as Data<"message">).ephemeral) {
       const { content } = row.data as Data<"message">;
@@ -80,108 +121,109 @@ export async function sliceStatements(
       await paced(content.length);
     }
   }
-  // The latest searchable message of each session written so far, within the slice.
-  const before = new Map<string, number>();
+  return searchText;
+}
 
-  for (const { seq, kind, data } of rows) {
-    switch (kind) {
-      case "memory": {
-        const m = data as Data<"memory">;
-        need.memories++;
-        need.bytes += storedBytes(m.key, m.content, JSON.stringify(m.tags));
-        const { type, context, ...memory } = m;
-        insert(memories, { ...toMemoryColumns({ ...memory, mind_id: mindId }), ...memorySearchColumns(mindId, m.key, m.content, m.tags, context) });
-        await paced(m.content.length + (m.context?.length ?? 0));
-        break;
-      }
-      case "memory_history": {
-        const h = data as Data<"memory_history">;
-        insert(memoryHistory, { mindId, memoryId: h.memory_id, action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at, changes: h.changes ?? null });
-        break;
-      }
-      case "chat": {
-        const c = data as Data<"chat">;
-        insert(chats, { id: c.id, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at });
-        break;
-      }
-      case "session": {
-        const s = data as Data<"session"> & { agent: string };
-        insert(sessions, {
-          id: s.id, mindId, agent: s.agent, chatId: s.chat_id, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
-          conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
-        });
-        break;
-      }
-      case "chat_active": {
-        const { chat_id, session_id } = data as { chat_id: string; session_id: string };
-        statement(db.update(chats).set({ activeSessionId: session_id }).where(and(eq(chats.id, chat_id), eq(chats.mindId, mindId))) as unknown as Statement);
-        break;
-      }
-      case "message": {
-        const m = data as Data<"message"> & { next: number | null };
-        need.bytes += storedBytes(m.content);
-        const own = searchText.get(seq) ?? "";
-        const next = m.next === null ? "" : textOf(m.next);
-        const prior = before.get(m.session_id);
-        const values = {
-          mindId, sessionId: m.session_id, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
-          createdAt: m.created_at, searchContent: own, searchNear: "",
-        };
-        if (m.ephemeral) {
-          insert(messages, values);
-        } else if (prior !== undefined) {
-          insert(messages, { ...values, searchNear: `${textOf(prior)} ${next}`.trim() });
-        } else {
-          // The message before it was written by an earlier slice (or there is none): read there.
-          const latest = sql`coalesce((select m.search_content from messages m where m.session_id = ${m.session_id}
-            and m.mind_id = ${mindId} and m.ephemeral = 0 order by m.id desc limit 1), '')`;
-          statement(db.insert(messages).values({ ...values, searchNear: sql`trim(${latest} || ' ' || ${next})` }) as unknown as Statement);
-        }
-        if (!m.ephemeral) before.set(m.session_id, seq);
-        break;
-      }
-      case "cursor": {
-        // The extraction cursor moves to the same message in the new ids.
-        const { session_id, read } = data as { session_id: string; read: number };
-        statement(
-          db
-            .update(sessions)
-            .set({
-              extractedThroughMessageId: sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${session_id} order by ${messages.id} limit 1 offset ${read - 1})`,
-            })
-            .where(and(eq(sessions.id, session_id), eq(sessions.mindId, mindId))) as unknown as Statement,
-        );
-        break;
-      }
-      case "note": {
-        const n = data as Data<"note">;
-        need.notes++;
-        need.bytes += storedBytes(n.text);
-        const fields = { mindId, agent: n.agent, text: n.text, sessionId: n.session_id, categoryHint: n.category_hint, source: n.source, confidence: n.confidence };
-        insert(notes, { ...noteValues(fields, n.created_at, n.context) });
-        await paced(n.text.length + (n.context?.length ?? 0));
-        break;
-      }
-      case "cold_memory": {
-        const c = data as Data<"cold_memory">;
-        insert(coldMemory, { mindId, agent: c.agent, text: c.text, version: c.version, writeId: newId("cw"), updatedAt: c.updated_at });
-        break;
-      }
-      case "cold_version": {
-        const v = data as Data<"cold_version">;
-        need.bytes += storedBytes(v.text);
-        insert(coldVersions, { mindId, agent: v.agent, version: v.version, text: v.text, author: v.author, consolidationId: v.consolidation_id, createdAt: v.created_at });
-        break;
-      }
-      case "settings": {
-        const s = data as { locale: string; retention_hours: number | null; settings: Record<string, unknown> };
-        statement(db.update(minds).set({ locale: s.locale, retentionHours: s.retention_hours, settings: s.settings }).where(eq(minds.id, mindId)) as unknown as Statement);
-        break;
-      }
+async function writeRow(w: SliceWriter, { seq, kind, data }: SliceRow): Promise<void> {
+  const { batch, mindId } = w;
+  switch (kind) {
+    case "memory":
+      return writeMemory(w, data as Data<"memory">);
+    case "memory_history": {
+      const h = data as Data<"memory_history">;
+      return batch.insert(memoryHistory, { mindId, memoryId: h.memory_id, action: h.action, actor: h.actor, oldContent: h.old_content, newContent: h.new_content, at: h.at, changes: h.changes ?? null });
+    }
+    case "chat": {
+      const c = data as Data<"chat">;
+      return batch.insert(chats, { id: c.id, mindId, agent: c.agent, kind: c.kind, externalId: storedExternalId(c.agent, c.external_id), createdAt: c.created_at });
+    }
+    case "session":
+      return writeSession(w, data as Data<"session"> & { agent: string });
+    case "chat_active": {
+      const { chat_id, session_id } = data as { chat_id: string; session_id: string };
+      return batch.add(w.db.update(chats).set({ activeSessionId: session_id }).where(and(eq(chats.id, chat_id), eq(chats.mindId, mindId))) as unknown as Statement);
+    }
+    case "message":
+      return writeMessage(w, seq, data as Data<"message"> & { next: number | null });
+    case "cursor":
+      return writeCursor(w, data as { session_id: string; read: number });
+    case "note":
+      return writeNote(w, data as Data<"note">);
+    case "cold_memory": {
+      const c = data as Data<"cold_memory">;
+      return batch.insert(coldMemory, { mindId, agent: c.agent, text: c.text, version: c.version, writeId: newId("cw"), updatedAt: c.updated_at });
+    }
+    case "cold_version":
+      return writeColdVersion(w, data as Data<"cold_version">);
+    case "settings": {
+      const s = data as { locale: string; retention_hours: number | null; settings: Record<string, unknown> };
+      return batch.add(w.db.update(minds).set({ locale: s.locale, retentionHours: s.retention_hours, settings: s.settings }).where(eq(minds.id, mindId)) as unknown as Statement);
     }
   }
-  end();
-  return { statements, need };
+}
+
+async function writeMemory({ batch, mindId, need, paced }: SliceWriter, m: Data<"memory">): Promise<void> {
+  need.memories++;
+  need.bytes += storedBytes(m.key, m.content, JSON.stringify(m.tags));
+  const { type, context, ...memory } = m;
+  batch.insert(memories, { ...toMemoryColumns({ ...memory, mind_id: mindId }), ...memorySearchColumns(mindId, m.key, m.content, m.tags, context) });
+  await paced(m.content.length + (m.context?.length ?? 0));
+}
+
+function writeSession({ batch, mindId }: SliceWriter, s: Data<"session"> & { agent: string }): void {
+  batch.insert(sessions, {
+    id: s.id, mindId, agent: s.agent, chatId: s.chat_id, repoPath: storedRepoPath(s.repo_path), taskName: s.task_name,
+    conversationId: s.conversation_id, extractedThroughMessageId: 0, createdAt: s.created_at, lastMessageAt: s.last_message_at,
+  });
+}
+
+/** A message, indexed with its neighbours' text. */
+function writeMessage(w: SliceWriter, seq: number, m: Data<"message"> & { next: number | null }): void {
+  const { batch, mindId } = w;
+  w.need.bytes += storedBytes(m.content);
+  const textOf = (s: number) => w.searchText.get(s) ?? w.nextOutside.get(s) ?? "";
+  const next = m.next === null ? "" : textOf(m.next);
+  const prior = w.before.get(m.session_id);
+  const values = {
+    mindId, sessionId: m.session_id, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool,
+    createdAt: m.created_at, searchContent: w.searchText.get(seq) ?? "", searchNear: "",
+  };
+  if (m.ephemeral) {
+    batch.insert(messages, values);
+  } else if (prior !== undefined) {
+    batch.insert(messages, { ...values, searchNear: `${textOf(prior)} ${next}`.trim() });
+  } else {
+    // The message before it was written by an earlier slice (or there is none): read there.
+    const latest = sql`coalesce((select m.search_content from messages m where m.session_id = ${m.session_id}
+      and m.mind_id = ${mindId} and m.ephemeral = 0 order by m.id desc limit 1), '')`;
+    batch.add(w.db.insert(messages).values({ ...values, searchNear: sql`trim(${latest} || ' ' || ${next})` }) as unknown as Statement);
+  }
+  if (!m.ephemeral) w.before.set(m.session_id, seq);
+}
+
+/** The extraction cursor moves to the same message in the new ids. */
+function writeCursor({ db, batch, mindId }: SliceWriter, { session_id, read }: { session_id: string; read: number }): void {
+  batch.add(
+    db
+      .update(sessions)
+      .set({
+        extractedThroughMessageId: sql`(select ${messages.id} from ${messages} where ${messages.sessionId} = ${session_id} order by ${messages.id} limit 1 offset ${read - 1})`,
+      })
+      .where(and(eq(sessions.id, session_id), eq(sessions.mindId, mindId))) as unknown as Statement,
+  );
+}
+
+async function writeNote({ batch, mindId, need, paced }: SliceWriter, n: Data<"note">): Promise<void> {
+  need.notes++;
+  need.bytes += storedBytes(n.text);
+  const fields = { mindId, agent: n.agent, text: n.text, sessionId: n.session_id, categoryHint: n.category_hint, source: n.source, confidence: n.confidence };
+  batch.insert(notes, { ...noteValues(fields, n.created_at, n.context) });
+  await paced(n.text.length + (n.context?.length ?? 0));
+}
+
+function writeColdVersion({ batch, mindId, need }: SliceWriter, v: Data<"cold_version">): void {
+  need.bytes += storedBytes(v.text);
+  batch.insert(coldVersions, { mindId, agent: v.agent, version: v.version, text: v.text, author: v.author, consolidationId: v.consolidation_id, createdAt: v.created_at });
 }
 
 /** Seqs of messages after the slice that its messages name as their next neighbour. */
