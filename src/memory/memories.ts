@@ -1,5 +1,6 @@
 import { and, asc, count, desc, eq, gt, lte, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { type FieldChanges, memories, memoryHistory } from "../db/schema";
 import { forbidden, notFound } from "../errors";
 import { newId } from "../ids";
@@ -52,94 +53,112 @@ export const memorySearchColumns = (mindId: string, key: string, content: string
  * Creates the memory, or updates it in place when its (category, key) already exists in the
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function storeMemory(
   ctx: MindContext,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
-  const { scope } = ctx;
-  const { shard, clock } = ctx;
-  const now = isoNow(clock);
+  const { scope, shard } = ctx;
+  const now = isoNow(ctx.clock);
   const id = newId("mem");
-  const { source, verified, confidence } = provenance(scope, input.confidence);
   const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
-  const searchContent = toIndexText(scope.mindId, input.content);
-  const actor = actorOf(scope.principal);
-  const sameKey = and(
-    eq(memories.mindId, scope.mindId),
-    eq(memories.agent, scope.agent),
-    eq(memories.category, input.category),
-    eq(memories.key, input.key),
-  );
-  // History rows are written from the table itself in the same batch, so they see exactly
-  // the row before (an update) or after (a creation) the upsert, whatever races with it.
-  const historyOf = (action: "update" | "create", where: SQL | undefined) =>
-    shard.insert(memoryHistory).select(
-      shard
-        .select({
-          id: sql<number>`null`.as("id"),
-          mindId: memories.mindId,
-          memoryId: memories.id,
-          action: sql<string>`${action}`.as("action"),
-          actor: sql<string>`${actor}`.as("actor"),
-          oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
-          newContent: sql<string>`${input.content}`.as("new_content"),
-          at: sql<string>`${now}`.as("at"),
-          changes: sql<null>`null`.as("changes"),
-        })
-        .from(memories)
-        .where(where),
-    );
-
+  const sameKey = sameKeyOf(scope, input);
+  const change = { actor: actorOf(scope.principal), content: input.content, at: now };
   const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
   // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
   const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
   const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
   const marks = embeddingMarks(ctx, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
   const [, rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
-    historyOf("update", sameKey),
-    shard
-      .insert(memories)
-      .values({
-        id,
-        mindId: scope.mindId,
-        agent: scope.agent,
-        category: input.category,
-        key: input.key,
-        content: input.content,
-        tags: tags ?? [],
-        priority: "normal",
-        source,
-        verified,
-        confidence,
-        expiresAt: null,
-        createdAt: now,
-        updatedAt: now,
-        ...givenColumns(input),
-        ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
-      })
-      .onConflictDoUpdate({
-        target: [memories.mindId, memories.agent, memories.category, memories.key],
-        set: {
-          content: input.content,
-          searchContent,
-          source,
-          verified,
-          confidence,
-          updatedAt: now,
-          ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
-          ...givenColumns(input),
-          ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
-        },
-      })
-      .returning(),
-    historyOf("create", and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
+    historyFromTable(shard, "update", change, sameKey),
+    upsertMemory(shard, scope, input, { id, tags, now }),
+    historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
     guard,
     ...marks,
   ]), { inBatch, replaces });
   const row = rows[0]!;
   embedMarked(ctx, [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
+}
+
+/** The memory of the scope's mind and agent namespace with the input's (category, key). */
+const sameKeyOf = (scope: Scope, input: MemoryInput) =>
+  and(
+    eq(memories.mindId, scope.mindId),
+    eq(memories.agent, scope.agent),
+    eq(memories.category, input.category),
+    eq(memories.key, input.key),
+  );
+
+/**
+ * A history row written from the table itself in the same batch, so it sees exactly the row
+ * before (an update) or after (a creation) the upsert, whatever races with it.
+ */
+function historyFromTable(
+  shard: Db,
+  action: "update" | "create",
+  change: { actor: string; content: string; at: string },
+  where: SQL | undefined,
+) {
+  return shard.insert(memoryHistory).select(
+    shard
+      .select({
+        id: sql<number>`null`.as("id"),
+        mindId: memories.mindId,
+        memoryId: memories.id,
+        action: sql<string>`${action}`.as("action"),
+        actor: sql<string>`${change.actor}`.as("actor"),
+        oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
+        newContent: sql<string>`${change.content}`.as("new_content"),
+        at: sql<string>`${change.at}`.as("at"),
+        changes: sql<null>`null`.as("changes"),
+      })
+      .from(memories)
+      .where(where),
+  );
+}
+
+/**
+ * Inserts the memory under `id`, or, when its (category, key) exists, changes the stored row in
+ * place: content and provenance always, tags and context only when given.
+ */
+function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: string; tags: string[] | undefined; now: string }) {
+  const { id, tags, now } = row;
+  const { source, verified, confidence } = provenance(scope, input.confidence);
+  return shard
+    .insert(memories)
+    .values({
+      id,
+      mindId: scope.mindId,
+      agent: scope.agent,
+      category: input.category,
+      key: input.key,
+      content: input.content,
+      tags: tags ?? [],
+      priority: "normal",
+      source,
+      verified,
+      confidence,
+      expiresAt: null,
+      createdAt: now,
+      updatedAt: now,
+      ...givenColumns(input),
+      ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
+    })
+    .onConflictDoUpdate({
+      target: [memories.mindId, memories.agent, memories.category, memories.key],
+      set: {
+        content: input.content,
+        searchContent: toIndexText(scope.mindId, input.content),
+        source,
+        verified,
+        confidence,
+        updatedAt: now,
+        ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
+        ...givenColumns(input),
+        ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
+      },
+    })
+    .returning();
 }
 
 /** One memory of the scope; its context too when `withContext`. */

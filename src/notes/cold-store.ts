@@ -1,4 +1,4 @@
-import { and, desc, eq, exists, sql } from "drizzle-orm";
+import { and, desc, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
@@ -46,59 +46,88 @@ export async function getCold({ shard }: Pick<InShard, "shard">, mindId: string,
  * every later statement of the batch checks that this very write landed before it records
  * the version, deletes the folded notes or closes the consolidation. A stale write changes nothing.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<ColdWriteResult> {
   const writeId = newId("cw");
-  const { mindId, agent, consolidationId, now } = write;
-  const one = { one: sql<number>`1` };
-  const landed = exists(
-    shard.select(one).from(coldMemory).where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
-  );
-  const claimHeld = (id: string) =>
-    and(eq(consolidations.id, id), eq(consolidations.mindId, mindId), eq(consolidations.status, "running"));
-
-  let swap;
-  if (write.expectedVersion > 0) {
-    swap = shard
-      .update(coldMemory)
-      .set({ text: write.text, version: sql`${coldMemory.version} + 1`, writeId, updatedAt: now })
-      .where(
-        and(
-          eq(coldMemory.mindId, mindId),
-          eq(coldMemory.agent, agent),
-          eq(coldMemory.version, write.expectedVersion),
-          consolidationId ? exists(shard.select(one).from(consolidations).where(claimHeld(consolidationId))) : undefined,
-        ),
-      )
-      .returning({ version: coldMemory.version });
-  } else if (consolidationId) {
-    // The first write of a consolidation: the row comes from its own claim, so a lost claim inserts nothing.
-    swap = shard
-      .insert(coldMemory)
-      .select(
-        shard
-          .select({
-            mindId: sql<string>`${mindId}`.as("mind_id"),
-            agent: sql<string>`${agent}`.as("agent"),
-            text: sql<string>`${write.text}`.as("text"),
-            version: sql<number>`1`.as("version"),
-            writeId: sql<string>`${writeId}`.as("write_id"),
-            updatedAt: sql<string>`${now}`.as("updated_at"),
-          })
-          .from(consolidations)
-          .where(claimHeld(consolidationId)),
-      )
-      .onConflictDoNothing()
-      .returning({ version: coldMemory.version });
-  } else {
-    swap = shard
-      .insert(coldMemory)
-      .values({ mindId, agent, text: write.text, version: 1, writeId, updatedAt: now })
-      .onConflictDoNothing()
-      .returning({ version: coldMemory.version });
+  const swap = swapCold(shard, write, writeId);
+  const record = recordColdVersion(shard, write, writeId);
+  if (!write.consolidationId) {
+    const [swapped] = await shard.batch([swap, record, write.guard]);
+    return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
   }
+  const landed = exists(shard.select({ one: sql<number>`1` }).from(coldMemory).where(writtenBy(write, writeId)));
+  const [swapped, , folded] = await shard.batch([
+    swap,
+    record,
+    deleteFoldedNotes(shard, write, write.consolidationId, landed),
+    closeConsolidation(shard, write, write.consolidationId, landed),
+    write.guard,
+  ]);
+  return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
+}
 
-  const recordVersion = shard.insert(coldVersions).select(
+/** The namespace's cold memory row, only as this very write left it. */
+const writtenBy = ({ mindId, agent }: ColdWrite, writeId: string) =>
+  and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId));
+
+/** The consolidation, only while it is still running: while it holds its claim. */
+const claimHeld = (mindId: string, consolidationId: string) =>
+  and(eq(consolidations.id, consolidationId), eq(consolidations.mindId, mindId), eq(consolidations.status, "running"));
+
+/** The statement that writes the text: an update of the expected version, or the first row. */
+function swapCold(shard: Db, write: ColdWrite, writeId: string) {
+  if (write.expectedVersion > 0) return updateCold(shard, write, writeId);
+  if (write.consolidationId) return insertFirstColdOfClaim(shard, write, write.consolidationId, writeId);
+  return shard
+    .insert(coldMemory)
+    .values({ mindId: write.mindId, agent: write.agent, text: write.text, version: 1, writeId, updatedAt: write.now })
+    .onConflictDoNothing()
+    .returning({ version: coldMemory.version });
+}
+
+/** Bumps the version, only while it is still the expected one (and a consolidation still holds its claim). */
+function updateCold(shard: Db, write: ColdWrite, writeId: string) {
+  const { mindId, agent, consolidationId } = write;
+  return shard
+    .update(coldMemory)
+    .set({ text: write.text, version: sql`${coldMemory.version} + 1`, writeId, updatedAt: write.now })
+    .where(
+      and(
+        eq(coldMemory.mindId, mindId),
+        eq(coldMemory.agent, agent),
+        eq(coldMemory.version, write.expectedVersion),
+        consolidationId
+          ? exists(shard.select({ one: sql<number>`1` }).from(consolidations).where(claimHeld(mindId, consolidationId)))
+          : undefined,
+      ),
+    )
+    .returning({ version: coldMemory.version });
+}
+
+/** The first write of a consolidation: the row comes from its own claim, so a lost claim inserts nothing. */
+function insertFirstColdOfClaim(shard: Db, write: ColdWrite, consolidationId: string, writeId: string) {
+  const { mindId, agent } = write;
+  return shard
+    .insert(coldMemory)
+    .select(
+      shard
+        .select({
+          mindId: sql<string>`${mindId}`.as("mind_id"),
+          agent: sql<string>`${agent}`.as("agent"),
+          text: sql<string>`${write.text}`.as("text"),
+          version: sql<number>`1`.as("version"),
+          writeId: sql<string>`${writeId}`.as("write_id"),
+          updatedAt: sql<string>`${write.now}`.as("updated_at"),
+        })
+        .from(consolidations)
+        .where(claimHeld(mindId, consolidationId)),
+    )
+    .onConflictDoNothing()
+    .returning({ version: coldMemory.version });
+}
+
+/** Copies the text this write left into the version history; nothing when the write did not land. */
+function recordColdVersion(shard: Db, write: ColdWrite, writeId: string) {
+  return shard.insert(coldVersions).select(
     shard
       .select({
         mindId: coldMemory.mindId,
@@ -106,37 +135,34 @@ export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<C
         version: coldMemory.version,
         text: coldMemory.text,
         author: sql<string>`${write.author}`.as("author"),
-        consolidationId: sql<string | null>`${consolidationId ?? null}`.as("consolidation_id"),
+        consolidationId: sql<string | null>`${write.consolidationId ?? null}`.as("consolidation_id"),
         createdAt: coldMemory.updatedAt,
       })
       .from(coldMemory)
-      .where(and(eq(coldMemory.mindId, mindId), eq(coldMemory.agent, agent), eq(coldMemory.writeId, writeId))),
+      .where(writtenBy(write, writeId)),
   );
+}
 
-  if (!consolidationId) {
-    const [swapped] = await shard.batch([swap, recordVersion, write.guard]);
-    return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
-  }
-  const [swapped, , folded] = await shard.batch([
-    swap,
-    recordVersion,
-    shard
-      .delete(notes)
-      .where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, consolidationId), landed))
-      .returning({ id: notes.id }),
-    shard
-      .update(consolidations)
-      .set({
-        status: "done",
-        fromVersion: write.expectedVersion,
-        toVersion: write.expectedVersion + 1,
-        attempts: write.attempts ?? 1,
-        finishedAt: now,
-      })
-      .where(and(claimHeld(consolidationId), landed)),
-    write.guard,
-  ]);
-  return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
+/** Deletes the notes the consolidation folded in, once its write `landed`. */
+function deleteFoldedNotes(shard: Db, { mindId }: ColdWrite, consolidationId: string, landed: SQL) {
+  return shard
+    .delete(notes)
+    .where(and(eq(notes.mindId, mindId), eq(notes.consolidationId, consolidationId), landed))
+    .returning({ id: notes.id });
+}
+
+/** Marks the consolidation done, from the version it read to the one it wrote, once its write `landed`. */
+function closeConsolidation(shard: Db, write: ColdWrite, consolidationId: string, landed: SQL) {
+  return shard
+    .update(consolidations)
+    .set({
+      status: "done",
+      fromVersion: write.expectedVersion,
+      toVersion: write.expectedVersion + 1,
+      attempts: write.attempts ?? 1,
+      finishedAt: write.now,
+    })
+    .where(and(claimHeld(write.mindId, consolidationId), landed));
 }
 
 export interface ColdVersionInfo {

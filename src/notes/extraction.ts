@@ -1,7 +1,8 @@
-import { and, eq, notExists, sql } from "drizzle-orm";
+import { and, eq, notExists, type SQLWrapper, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { z } from "zod";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { minds, noteExtractions, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError } from "../errors";
@@ -169,69 +170,18 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
  * and the same fact is not already waiting, so a second run over the same messages adds
  * nothing. Callers add the cursor move to the same batch.
  */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: to be split into named steps
 export function extractionWrites(deps: InShard, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
   if (plan.status !== "extracted") return [];
   const { shard } = deps;
   const now = isoNow(deps.clock);
-  const after = input.cursor ?? "";
-  const one = { one: sql<number>`1` };
-  const recorded = shard
-    .select(one)
-    .from(noteExtractions)
-    .where(
-      and(
-        eq(noteExtractions.mindId, input.mindId),
-        eq(noteExtractions.sessionId, input.sessionId),
-        eq(noteExtractions.afterMessageId, after),
-      ),
-    );
-  const inserts = plan.notes.map((draft) => {
-    const v = noteValues(
-      {
-        mindId: input.mindId,
-        agent: input.agent,
-        text: draft.text,
-        sessionId: input.sessionId,
-        categoryHint: draft.category_hint,
-        source: "agent",
-        confidence: draft.confidence,
-      },
-      now,
-      draft.context,
-    );
-    const waiting = shard
-      .select(one)
-      .from(notes)
-      .where(and(eq(notes.mindId, input.mindId), eq(notes.agent, input.agent), eq(notes.textKey, v.textKey)));
-    // Selected from the mind's own row: the note is written only while the mind exists.
-    const row = shard
-      .select({
-        id: sql<string>`${v.id}`.as("id"),
-        mindId: minds.id,
-        agent: sql<string>`${v.agent}`.as("agent"),
-        sessionId: sql<string>`${v.sessionId}`.as("session_id"),
-        text: sql<string>`${v.text}`.as("text"),
-        categoryHint: sql<string>`${v.categoryHint}`.as("category_hint"),
-        source: sql<string>`${v.source}`.as("source"),
-        confidence: sql<number>`${v.confidence}`.as("confidence"),
-        consolidationId: sql<null>`null`.as("consolidation_id"),
-        createdAt: sql<string>`${v.createdAt}`.as("created_at"),
-        searchText: sql<string>`${v.searchText}`.as("search_text"),
-        context: sql<string>`${v.context}`.as("context"),
-        searchContext: sql<string>`${v.searchContext}`.as("search_context"),
-        textKey: sql<string>`${v.textKey}`.as("text_key"),
-      })
-      .from(minds)
-      .where(and(eq(minds.id, input.mindId), notExists(recorded), notExists(waiting)));
-    return shard.insert(notes).select(row).returning({ id: notes.id });
-  });
+  const recorded = extractionRecorded(shard, input);
+  const inserts = plan.notes.map((draft) => insertNewNote(shard, draftValues(input, draft, now), recorded));
   const record = shard
     .insert(noteExtractions)
     .values({
       mindId: input.mindId,
       sessionId: input.sessionId,
-      afterMessageId: after,
+      afterMessageId: startedAfter(input),
       throughMessageId: plan.cursor,
       agent: input.agent,
       noteCount: plan.notes.length,
@@ -239,6 +189,69 @@ export function extractionWrites(deps: InShard, input: ExtractionInput, plan: Ex
     })
     .onConflictDoNothing();
   return [...inserts, record];
+}
+
+/** The message an extraction is keyed by: the one it started after, the empty id at the session's start. */
+const startedAfter = (input: ExtractionInput) => input.cursor ?? "";
+
+/** The record of an extraction from the input's cursor. */
+function extractionRecorded(shard: Db, input: ExtractionInput) {
+  return shard
+    .select({ one: sql<number>`1` })
+    .from(noteExtractions)
+    .where(
+      and(
+        eq(noteExtractions.mindId, input.mindId),
+        eq(noteExtractions.sessionId, input.sessionId),
+        eq(noteExtractions.afterMessageId, startedAfter(input)),
+      ),
+    );
+}
+
+/** A drafted note as the agent's note of the session, its sources as its context. */
+function draftValues(input: ExtractionInput, draft: NoteDraft, now: string) {
+  return noteValues(
+    {
+      mindId: input.mindId,
+      agent: input.agent,
+      text: draft.text,
+      sessionId: input.sessionId,
+      categoryHint: draft.category_hint,
+      source: "agent",
+      confidence: draft.confidence,
+    },
+    now,
+    draft.context,
+  );
+}
+
+/** Inserts the note unless the extraction was `recorded` already or the same fact is waiting in the namespace. */
+function insertNewNote(shard: Db, v: ReturnType<typeof noteValues>, recorded: SQLWrapper) {
+  const waiting = shard
+    .select({ one: sql<number>`1` })
+    .from(notes)
+    .where(and(eq(notes.mindId, v.mindId), eq(notes.agent, v.agent), eq(notes.textKey, v.textKey)));
+  // Selected from the mind's own row: the note is written only while the mind exists.
+  const row = shard
+    .select({
+      id: sql<string>`${v.id}`.as("id"),
+      mindId: minds.id,
+      agent: sql<string>`${v.agent}`.as("agent"),
+      sessionId: sql<string>`${v.sessionId}`.as("session_id"),
+      text: sql<string>`${v.text}`.as("text"),
+      categoryHint: sql<string>`${v.categoryHint}`.as("category_hint"),
+      source: sql<string>`${v.source}`.as("source"),
+      confidence: sql<number>`${v.confidence}`.as("confidence"),
+      consolidationId: sql<null>`null`.as("consolidation_id"),
+      createdAt: sql<string>`${v.createdAt}`.as("created_at"),
+      searchText: sql<string>`${v.searchText}`.as("search_text"),
+      context: sql<string>`${v.context}`.as("context"),
+      searchContext: sql<string>`${v.searchContext}`.as("search_context"),
+      textKey: sql<string>`${v.textKey}`.as("text_key"),
+    })
+    .from(minds)
+    .where(and(eq(minds.id, v.mindId), notExists(recorded), notExists(waiting)));
+  return shard.insert(notes).select(row).returning({ id: notes.id });
 }
 
 /**
