@@ -96,8 +96,7 @@ coldRoutes
     }),
     async (c) => {
       const { limit, offset } = c.req.valid("query");
-      const { mindId, agent } = c.var.mindContext.scope;
-      return c.json({ versions: await listColdVersions(c.var.mindContext, mindId, agent, { limit, offset }) }, 200);
+      return c.json({ versions: await listColdVersions(c.var.mindContext, { limit, offset }) }, 200);
     },
   )
   .openapi(
@@ -108,7 +107,7 @@ coldRoutes
     }),
     async (c) => {
       const v = c.req.valid("param").version;
-      const found = await getColdVersion(c.var.mindContext, c.var.mindContext.scope.mindId, c.var.mindContext.scope.agent, v);
+      const found = await getColdVersion(c.var.mindContext, v);
       if (!found) throw notFound(`cold memory version ${v}`);
       return c.json(found, 200);
     },

@@ -117,7 +117,7 @@ async function gather(ctx: MindContext, { q, sessionId, budget, knobs }: { q: st
       ? retrieveMemories(ctx, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    getCold(ctx, ctx.scope.mindId, ctx.scope.agent),
+    getCold(ctx),
   ]);
   return { window, ephemeral, recall, memorySearch, noteSearch, cold };
 }

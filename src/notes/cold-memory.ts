@@ -40,7 +40,7 @@ const memoryChanged = (current: number, expected: number) =>
 
 /** The scope's cold memory: its text and version. */
 export async function readCold(ctx: MindContext): Promise<Cold> {
-  return getCold(ctx, ctx.scope.mindId, ctx.scope.agent);
+  return getCold(ctx);
 }
 
 /**
@@ -66,9 +66,9 @@ export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<
   );
   if (!result.ok) {
     if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
-    throw memoryChanged((await getCold(ctx, mindId, agent)).version, update.version);
+    throw memoryChanged((await getCold(ctx)).version, update.version);
   }
-  return { ...(await getCold(ctx, mindId, agent)), folded_notes: result.foldedNotes };
+  return { ...(await getCold(ctx)), folded_notes: result.foldedNotes };
 }
 
 async function openConsolidation(ctx: MindContext, id: string): Promise<void> {
@@ -81,9 +81,9 @@ async function openConsolidation(ctx: MindContext, id: string): Promise<void> {
 /** Writes the text of an earlier version as the new current version. */
 export async function rollbackCold(ctx: MindContext, version: number): Promise<Cold> {
   const { scope } = ctx;
-  const target = await getColdVersion(ctx, scope.mindId, scope.agent, version);
+  const target = await getColdVersion(ctx, version);
   if (!target) throw notFound(`cold memory version ${version}`);
-  const current = await getCold(ctx, scope.mindId, scope.agent);
+  const current = await getCold(ctx);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
   const result = await writeWithinQuota(ctx, { bytes: storedBytes(target.text) }, (guard) =>
     compareAndSwapCold(ctx.shard, {
@@ -96,8 +96,8 @@ export async function rollbackCold(ctx: MindContext, version: number): Promise<C
       guard,
     }),
   );
-  if (!result.ok) throw memoryChanged((await getCold(ctx, scope.mindId, scope.agent)).version, current.version);
-  return getCold(ctx, scope.mindId, scope.agent);
+  if (!result.ok) throw memoryChanged((await getCold(ctx)).version, current.version);
+  return getCold(ctx);
 }
 
 /**
@@ -149,9 +149,8 @@ function wholeReplacement(oldName: string, newName: string, before: string, afte
 }
 
 async function versionText(ctx: MindContext, version: number): Promise<string> {
-  const { scope } = ctx;
   if (version === 0) return "";
-  const found = await getColdVersion(ctx, scope.mindId, scope.agent, version);
+  const found = await getColdVersion(ctx, version);
   if (!found) throw notFound(`cold memory version ${version}`);
   return found.text;
 }
@@ -167,5 +166,5 @@ export async function startClientConsolidation(
   const { scope } = ctx;
   const claim = await claimNotes(ctx, { mindId: scope.mindId, agent: scope.agent, mode: "client", limit });
   if (!claim) return null;
-  return { ...claim, cold: await getCold(ctx, scope.mindId, scope.agent) };
+  return { ...claim, cold: await getCold(ctx) };
 }

@@ -2,8 +2,8 @@ import { and, desc, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
-import type { InShard } from "../deps";
 import { newId } from "../ids";
+import type { Scope } from "../tenancy/principal";
 
 export interface Cold {
   text: string;
@@ -28,10 +28,17 @@ export interface ColdWrite {
   guard: BatchItem<"sqlite">;
 }
 
+/** Where a cold memory lives: the mind's shard and the scope's namespace (a `MindContext` is one). */
+export interface ColdNamespace {
+  shard: Db;
+  scope: Pick<Scope, "mindId" | "agent">;
+}
+
 export type ColdWriteResult = { ok: true; version: number; foldedNotes: number } | { ok: false };
 
 /** The cold memory of a mind's agent namespace; an empty document at version 0 before any write. */
-export async function getCold({ shard }: Pick<InShard, "shard">, mindId: string, agent: string): Promise<Cold> {
+export async function getCold({ shard, scope }: ColdNamespace): Promise<Cold> {
+  const { mindId, agent } = scope;
   const row = await shard
     .select({ text: coldMemory.text, version: coldMemory.version, updatedAt: coldMemory.updatedAt })
     .from(coldMemory)
@@ -174,12 +181,8 @@ export interface ColdVersionInfo {
 }
 
 /** Every version of the namespace's cold memory, newest first. */
-export async function listColdVersions(
-  { shard }: Pick<InShard, "shard">,
-  mindId: string,
-  agent: string,
-  page: { limit: number; offset: number },
-): Promise<ColdVersionInfo[]> {
+export async function listColdVersions({ shard, scope }: ColdNamespace, page: { limit: number; offset: number }): Promise<ColdVersionInfo[]> {
+  const { mindId, agent } = scope;
   const rows = await shard
     .select({
       version: coldVersions.version,
@@ -203,12 +206,8 @@ export async function listColdVersions(
 }
 
 /** One stored version's text, or null when the namespace has no such version. */
-export async function getColdVersion(
-  { shard }: Pick<InShard, "shard">,
-  mindId: string,
-  agent: string,
-  version: number,
-): Promise<(ColdVersionInfo & { text: string }) | null> {
+export async function getColdVersion({ shard, scope }: ColdNamespace, version: number): Promise<(ColdVersionInfo & { text: string }) | null> {
+  const { mindId, agent } = scope;
   const row = await shard
     .select()
     .from(coldVersions)

@@ -61,7 +61,7 @@ export async function consolidateNotes(
   let offlineParts = 0;
   try {
     for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
-      const cold = await getCold(ctx, target.mindId, target.agent);
+      const cold = await getCold(ctx);
       const input = { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes };
       let text: string;
       if (model) {

@@ -50,7 +50,8 @@ export async function storedNotes(mindId: string) {
 }
 
 export async function coldOf(mindId: string, agent = "default") {
-  return getCold(await depsOfMind(mindId), mindId, agent);
+  const { shard } = await depsOfMind(mindId);
+  return getCold({ shard, scope: { mindId, agent } });
 }
 
 export async function versionsOf(mindId: string, agent = "default") {

@@ -43,7 +43,7 @@ async function coldPage(c: Context<UiEnv>, agent: string, draft?: Draft) {
   const here = inNamespace(c.var.mindContext, agent);
   const [cold, versions, namespaces] = await Promise.all([
     readCold(here),
-    listColdVersions(here, here.scope.mindId, agent, { limit: 100, offset: 0 }),
+    listColdVersions(here, { limit: 100, offset: 0 }),
     listNamespaces(c.var.mindContext),
   ]);
   const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
