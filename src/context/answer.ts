@@ -1,6 +1,6 @@
 import { generateTextFor } from "../llm/generate";
 import type { LanguageModel } from "../llm/providers";
-import type { MindContext } from "../tenancy/mind-context";
+import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { assembleContext } from "./assemble";
 
 const MAX_ANSWER_TOKENS = 1500;
@@ -12,9 +12,8 @@ const MAX_ANSWER_TOKENS = 1500;
 export async function answerInSession(ctx: MindContext, model: LanguageModel, sessionId: string, message: string): Promise<string> {
   const context = await assembleContext(ctx, { session_id: sessionId, q: message });
   const answer = await generateTextFor(ctx, model, {
-    mindId: ctx.mind.id,
+    account: tokenAccountOf(ctx),
     purpose: "chat",
-    budget: ctx.mind.settings.daily_token_budget,
     system: context.system,
     prompt: context.prompt,
     maxOutputTokens: MAX_ANSWER_TOKENS,

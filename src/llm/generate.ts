@@ -1,16 +1,15 @@
 import { generateText, type LanguageModelUsage, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
 import { AppError } from "../errors";
-import { assertWithinBudget, type Ledger, type Purpose, recordUsage, type TokenUsage } from "./ledger";
+import { assertWithinBudget, type Ledger, type Purpose, recordUsage, type TokenAccount, type TokenUsage } from "./ledger";
 import { rateLimitedIn } from "./limited-model";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";
 
 export interface ModelRequest {
-  mindId: string;
+  /** The mind that pays, with its daily budget (`tokenAccountOf` a mind's context). */
+  account: TokenAccount;
   purpose: Purpose;
-  /** The mind's daily_token_budget; null means unlimited. */
-  budget: number | null;
   system: string;
   prompt: string;
   maxOutputTokens?: number;
@@ -43,11 +42,11 @@ export async function generateObjectFor<T>(
 ): Promise<ModelAnswer<T>> {
   const total: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   for (let attempt = 1; attempt <= OBJECT_ATTEMPTS; attempt++) {
-    await assertWithinBudget(deps, request.mindId, request.budget);
+    await assertWithinBudget(deps, request.account);
     const outcome = await callForObject(model, request, schema);
     // Refused by the shared limiter before reaching the provider: no call to record.
     if (!outcome.ok) throwIfRateLimited(outcome.error);
-    await recordUsage(deps, request.mindId, request.purpose, outcome.usage, !outcome.ok);
+    await recordUsage(deps, request.account.mindId, request.purpose, outcome.usage, !outcome.ok);
     total.inputTokens += outcome.usage.inputTokens;
     total.outputTokens += outcome.usage.outputTokens;
     if (outcome.ok) return { value: outcome.value, usage: total, calls: attempt };
@@ -58,7 +57,7 @@ export async function generateObjectFor<T>(
 
 /** Asks the model for plain text, within the budget and recorded in the ledger. */
 export async function generateTextFor(deps: Ledger, model: LanguageModel, request: ModelRequest): Promise<ModelAnswer<string>> {
-  await assertWithinBudget(deps, request.mindId, request.budget);
+  await assertWithinBudget(deps, request.account);
   let outcome: Outcome<string>;
   try {
     const result = await generateText({ model, ...callSettings(request) });
@@ -67,7 +66,7 @@ export async function generateTextFor(deps: Ledger, model: LanguageModel, reques
     throwIfRateLimited(error);
     outcome = { ok: false, malformed: false, error, usage: { inputTokens: 0, outputTokens: 0 } };
   }
-  await recordUsage(deps, request.mindId, request.purpose, outcome.usage, !outcome.ok);
+  await recordUsage(deps, request.account.mindId, request.purpose, outcome.usage, !outcome.ok);
   if (!outcome.ok) throw modelFailed(outcome.error);
   return { value: outcome.value, usage: outcome.usage, calls: 1 };
 }

@@ -22,6 +22,12 @@ export interface UsageRow extends TokenUsage {
   failures: number;
 }
 
+/** Whose tokens a model call spends, and that mind's daily limit (null: none). */
+export interface TokenAccount {
+  mindId: string;
+  dailyBudget: number | null;
+}
+
 /** The ledger's day: the UTC date, so a budget resets at the same instant everywhere. */
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
@@ -36,11 +42,11 @@ export async function tokensUsedToday({ shard, clock }: Ledger, mindId: string):
 }
 
 /** Throws budget_exceeded when the mind has used its daily tokens; null means no limit. */
-export async function assertWithinBudget(deps: Ledger, mindId: string, budget: number | null): Promise<void> {
-  if (budget === null) return;
+export async function assertWithinBudget(deps: Ledger, { mindId, dailyBudget }: TokenAccount): Promise<void> {
+  if (dailyBudget === null) return;
   const used = await tokensUsedToday(deps, mindId);
-  if (used >= budget) {
-    throw new AppError("budget_exceeded", `the mind has used ${used} of its ${budget} daily tokens; work waits for tomorrow`);
+  if (used >= dailyBudget) {
+    throw new AppError("budget_exceeded", `the mind has used ${used} of its ${dailyBudget} daily tokens; work waits for tomorrow`);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
 import { assertWithinBudget, recordUsage } from "../llm/ledger";
 import { logFailure } from "../observe/log";
-import type { MindContext } from "../tenancy/mind-context";
+import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { MAX_TEXT_CHARS, MAX_TOP_K, SHARED_LAYOUT } from "./vectors";
 
 // The query side of recall by meaning. One request's searches (memories and notes, in a context
@@ -33,7 +33,7 @@ export function queryMeaning(ctx: MindContext, q: string, kinds: readonly Vector
     // Which kinds have vectors and what the budget leaves are read together, before any embedding.
     const [present, budget] = await Promise.all([
       kindsWithVectors(ctx, kinds),
-      checked(assertWithinBudget(ctx, ctx.scope.mindId, ctx.mind.settings.daily_token_budget)),
+      checked(assertWithinBudget(ctx, tokenAccountOf(ctx))),
     ]);
     return { present, vector: present.size === 0 ? null : await embedQuery(ctx, semantic, q, budget) };
   };

@@ -8,7 +8,7 @@ import { AppError } from "../errors";
 import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
 import { logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
-import { jobMindContext, type MindContext } from "../tenancy/mind-context";
+import { jobMindContext, type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
@@ -102,7 +102,7 @@ async function embedRowsOfMind(
   const present = rows.filter((r) => texts.has(r.rowId));
   try {
     const mind = known ?? (await jobMindContext(deps, "embeddings", mindId)).mind;
-    await assertWithinBudget(deps, mindId, mind.settings.daily_token_budget);
+    await assertWithinBudget(deps, tokenAccountOf({ mind }));
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== "budget_exceeded") throw err;
     // Over budget: the rows wait for tomorrow without spending an attempt.

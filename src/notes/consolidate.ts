@@ -3,7 +3,7 @@ import { AppError } from "../errors";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
 import { logFailure } from "../observe/log";
-import { jobMindContext } from "../tenancy/mind-context";
+import { jobMindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { claimNotes, releaseClaim } from "./claims";
 import { compareAndSwapCold, getCold } from "./cold-store";
@@ -49,10 +49,10 @@ export async function consolidateNotes(
 ): Promise<ConsolidationOutcome> {
   const ctx = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
   const { mind } = ctx;
-  const budget = mind.settings.daily_token_budget;
+  const account = tokenAccountOf(ctx);
   const model = ctx.model();
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.
-  if (model && budget !== null && (await tokensUsedToday(ctx, mind.id)) >= budget) return { status: "budget" };
+  if (model && account.dailyBudget !== null && (await tokensUsedToday(ctx, account.mindId)) >= account.dailyBudget) return { status: "budget" };
 
   const claim = await claimNotes(ctx, { ...target, mode: model ? "model" : "offline", limit: options.maxNotes });
   if (!claim) return { status: "nothing" };
@@ -65,7 +65,7 @@ export async function consolidateNotes(
       const input = { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes };
       let text: string;
       if (model) {
-        const answer = await mergeWithModel(ctx, model, { ...input, mindId: mind.id, budget });
+        const answer = await mergeWithModel(ctx, model, { ...input, account });
         modelCalls += answer.calls;
         offlineParts += answer.offlineParts;
         text = answer.value;

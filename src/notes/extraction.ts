@@ -8,7 +8,7 @@ import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor } from "../llm/generate";
 import { queryTerms } from "../memory/normalize";
-import type { MindContext } from "../tenancy/mind-context";
+import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { noteValues } from "./notes";
@@ -99,9 +99,8 @@ export async function extractNotes(ctx: MindContext, input: ExtractionInput): Pr
       ctx,
       model,
       {
-        mindId: mind.id,
+        account: tokenAccountOf(ctx),
         purpose: "extraction",
-        budget: mind.settings.daily_token_budget,
         system: SYSTEM,
         prompt: `The person's usual language: ${documentLocale(mind.locale) === "ru" ? "Russian" : "English"}.\n\n<conversation>\n${transcript}\n</conversation>`,
       },

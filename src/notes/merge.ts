@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { InShard } from "../deps";
 import { generateObjectFor, type ModelAnswer } from "../llm/generate";
-import type { TokenUsage } from "../llm/ledger";
+import type { TokenAccount, TokenUsage } from "../llm/ledger";
 import type { LanguageModel } from "../llm/providers";
 import {
   type ColdDocument,
@@ -119,7 +119,7 @@ export interface ModelMerge extends ModelAnswer<string> {
 export async function mergeWithModel(
   deps: Pick<InShard, "shard" | "clock">,
   model: LanguageModel,
-  input: MergeInput & { mindId: string; budget: number | null },
+  input: MergeInput & { account: TokenAccount },
 ): Promise<ModelMerge> {
   const doc = parseDocument(input.current);
   removeDuplicates(doc);
@@ -131,7 +131,7 @@ export async function mergeWithModel(
     const answer = await generateObjectFor(
       deps,
       model,
-      { mindId: input.mindId, purpose: "consolidation", budget: input.budget, system: systemPrompt(input.locale), prompt: userPrompt(input, part, window) },
+      { account: input.account, purpose: "consolidation", system: systemPrompt(input.locale), prompt: userPrompt(input, part, window) },
       MergedSections,
     );
     calls += answer.calls;

@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";
+import type { TokenAccount } from "../llm/ledger";
 import { knownMindById, knownMindOf } from "./directory-cache";
 import { getMindById, type Mind } from "./minds";
 import {
@@ -102,6 +103,11 @@ export function readingNamespace(ctx: MindContext, agent: string | null): MindCo
   const limit = namespaceLimitOf(ctx.scope.principal);
   if (limit !== null && agent !== null && agent !== limit) throw outsideNamespace(limit);
   return { ...ctx, scope: { ...ctx.scope, agentFilter: limit ?? agent } };
+}
+
+/** The account a model call in this mind spends from: the mind and its daily token budget. */
+export function tokenAccountOf({ mind }: { mind: Pick<Mind, "id" | "settings"> }): TokenAccount {
+  return { mindId: mind.id, dailyBudget: mind.settings.daily_token_budget };
 }
 
 const outsideNamespace = (limit: string) => forbidden(`this key is limited to the agent namespace "${limit}"`);

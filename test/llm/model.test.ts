@@ -18,7 +18,7 @@ const Answer = z.object({ facts: z.array(z.string()) });
 
 async function request(budget: number | null = null): Promise<ModelRequest> {
   const { mind } = await newTenant();
-  return { mindId: mind.id, purpose: "extraction", budget, system: "Answer in JSON.", prompt: "Say one fact." };
+  return { account: { mindId: mind.id, dailyBudget: budget }, purpose: "extraction", system: "Answer in JSON.", prompt: "Say one fact." };
 }
 
 async function ledger(mindId: string) {
@@ -38,11 +38,11 @@ describe("model calls through the AI SDK", () => {
   it("returns a validated object and records the call and its tokens", async () => {
     const req = await request();
     const scripted = scriptedModel(['{"facts":["likes tea"]}']);
-    const answer = await generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.account.mindId), scripted.model, req, Answer);
     expect(answer.value).toEqual({ facts: ["likes tea"] });
     expect(answer.calls).toBe(1);
     expect(scripted.systems[0]).toContain("Answer in JSON.");
-    expect(await ledger(req.mindId)).toEqual([
+    expect(await ledger(req.account.mindId)).toEqual([
       { day: utcDay(new Date()), purpose: "extraction", calls: 1, failures: 0, ...SCRIPTED_USAGE },
     ]);
   });
@@ -50,38 +50,38 @@ describe("model calls through the AI SDK", () => {
   it("retries a broken-JSON answer once and then succeeds", async () => {
     const req = await request();
     const scripted = scriptedModel(['{"facts": ["unterminated', '{"facts":["ok"]}']);
-    const answer = await generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.account.mindId), scripted.model, req, Answer);
     expect(answer.value.facts).toEqual(["ok"]);
     expect(answer.calls).toBe(2);
     expect(answer.usage.inputTokens).toBe(2 * SCRIPTED_USAGE.inputTokens);
-    const [row] = await ledger(req.mindId);
+    const [row] = await ledger(req.account.mindId);
     expect(row).toMatchObject({ calls: 2, failures: 1 });
   });
 
   it("fails with model_failed after two malformed answers (wrong shape counts too)", async () => {
     const req = await request();
     const scripted = scriptedModel(["not json at all", '{"facts":"a string, not a list"}']);
-    const error = await failure(generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer));
+    const error = await failure(generateObjectFor(await depsOfMind(req.account.mindId), scripted.model, req, Answer));
     expect(error.code).toBe("model_failed");
     expect(scripted.prompts).toHaveLength(2);
-    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 2, failures: 2 });
+    expect((await ledger(req.account.mindId))[0]).toMatchObject({ calls: 2, failures: 2 });
   });
 
   it("does not retry a model error itself and records it as a failed call", async () => {
     const req = await request();
     const scripted = scriptedModel([new Error("upstream exploded")]);
-    const error = await failure(generateObjectFor(await depsOfMind(req.mindId), scripted.model, req, Answer));
+    const error = await failure(generateObjectFor(await depsOfMind(req.account.mindId), scripted.model, req, Answer));
     expect(error.code).toBe("model_failed");
     expect(error.message).toContain("upstream exploded");
     expect(scripted.prompts).toHaveLength(1);
-    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 1, failures: 1, inputTokens: 0, outputTokens: 0 });
+    expect((await ledger(req.account.mindId))[0]).toMatchObject({ calls: 1, failures: 1, inputTokens: 0, outputTokens: 0 });
   });
 
   it("stops at the daily token budget before calling the model", async () => {
     const req = await request(SCRIPTED_USAGE.inputTokens + SCRIPTED_USAGE.outputTokens);
     const scripted = scriptedModel(["plain text"]);
-    await generateTextFor(await depsOfMind(req.mindId), scripted.model, req);
-    const error = await failure(generateTextFor(await depsOfMind(req.mindId), scripted.model, req));
+    await generateTextFor(await depsOfMind(req.account.mindId), scripted.model, req);
+    const error = await failure(generateTextFor(await depsOfMind(req.account.mindId), scripted.model, req));
     expect(error.code).toBe("budget_exceeded");
     expect(scripted.prompts).toHaveLength(1);
   });
@@ -89,11 +89,11 @@ describe("model calls through the AI SDK", () => {
   it("a budget of zero allows no call at all, and the budget is per UTC day", async () => {
     const req = await request(0);
     const scripted = scriptedModel(["x"]);
-    expect((await failure(generateTextFor(await depsOfMind(req.mindId), scripted.model, req))).code).toBe("budget_exceeded");
-    const spent = { ...req, budget: 100 };
-    const yesterday = await depsOfMind(spent.mindId, { clock: { now: () => new Date(Date.now() - 86_400_000) } });
+    expect((await failure(generateTextFor(await depsOfMind(req.account.mindId), scripted.model, req))).code).toBe("budget_exceeded");
+    const spent = { ...req, account: { ...req.account, dailyBudget: 100 } };
+    const yesterday = await depsOfMind(spent.account.mindId, { clock: { now: () => new Date(Date.now() - 86_400_000) } });
     await generateTextFor(yesterday, scripted.model, spent);
-    await generateTextFor(await depsOfMind(spent.mindId), scripted.model, spent);
+    await generateTextFor(await depsOfMind(spent.account.mindId), scripted.model, spent);
   });
 });
 
@@ -151,7 +151,7 @@ describe("providers", () => {
       const model = createLanguageModel(
         readLlmConfig({ ...base, LLM_PROVIDER: "openai-compatible", LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "local-model", LLM_API_KEY: "sk-test" }),
       )!;
-      const answer = await generateObjectFor(await depsOfMind(req.mindId), model, req, Answer);
+      const answer = await generateObjectFor(await depsOfMind(req.account.mindId), model, req, Answer);
       expect(answer.value.facts).toEqual(["from the server"]);
     } finally {
       spy.mockRestore();
@@ -160,7 +160,7 @@ describe("providers", () => {
     expect(seen[0]!.url).toBe("http://127.0.0.1:9/v1/chat/completions");
     expect(seen[0]!.auth).toBe("Bearer sk-test");
     expect(seen[0]!.body).toMatchObject({ model: "local-model" });
-    expect((await ledger(req.mindId))[0]).toMatchObject({ calls: 1, inputTokens: 41, outputTokens: 9 });
+    expect((await ledger(req.account.mindId))[0]).toMatchObject({ calls: 1, inputTokens: 41, outputTokens: 9 });
   });
 
   it("counts tokens itself when a server reports no usage", async () => {
@@ -176,11 +176,11 @@ describe("providers", () => {
     );
     try {
       const model = createLanguageModel(readLlmConfig({ ...base, LLM_BASE_URL: "http://127.0.0.1:9/v1", LLM_MODEL: "m" }))!;
-      await generateTextFor(await depsOfMind(req.mindId), model, req);
+      await generateTextFor(await depsOfMind(req.account.mindId), model, req);
     } finally {
       spy.mockRestore();
     }
-    const [row] = await ledger(req.mindId);
+    const [row] = await ledger(req.account.mindId);
     expect(row!.inputTokens).toBeGreaterThan(3);
     expect(row!.outputTokens).toBe(3);
   });
@@ -195,11 +195,11 @@ describe("providers", () => {
       },
     } as unknown as Ai;
     const model = createLanguageModel(readLlmConfig({ ...base, LLM_PROVIDER: "workers-ai", AI: binding }))!;
-    const answer = await generateObjectFor(await depsOfMind(req.mindId), model, req, Answer);
+    const answer = await generateObjectFor(await depsOfMind(req.account.mindId), model, req, Answer);
     expect(answer.value.facts).toEqual(["from workers ai"]);
     expect(runs[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
     expect(runs[0]!.inputs.messages?.some((m) => m.content.includes("Say one fact."))).toBe(true);
-    expect((await ledger(req.mindId))[0]).toMatchObject({ inputTokens: 12, outputTokens: 7 });
+    expect((await ledger(req.account.mindId))[0]).toMatchObject({ inputTokens: 12, outputTokens: 7 });
   });
 });
 
