@@ -44,7 +44,7 @@ async function scriptedConversation() {
     cursor = plan.cursor;
   }
   const consolidation = scriptedModel([foldingTurn], "counted");
-  const outcome = await consolidateNotes({ ...deps, model: () => consolidation.model }, { mindId: scope.mind.id, agent: "default" });
+  const outcome = await consolidateNotes(inMind({ ...deps, model: () => consolidation.model }, scope));
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
   const ledger = await usageSince(inMind(deps, scope), scope.mind.id, "2000-01-01");
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };

@@ -5,6 +5,7 @@ import { loggable } from "../../src/errors";
 import { namespacesWithWaitingNotes, sweepStaleClaims } from "../../src/notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
 import type { JobCounts } from "../../src/queue/job-runs";
+import { jobMindContext } from "../../src/tenancy/mind-context";
 
 // The hourly consolidation as it ran before work went through the queue, kept here only as the
 // benchmark's "before": one serial loop inside the cron run, at most 25 namespaces a run for the
@@ -27,7 +28,7 @@ export async function runSerialConsolidation(deps: Deps, counts: JobCounts): Pro
     if (Date.now() > deadline) break;
     tally.namespaces++;
     try {
-      const outcome = await consolidateNotes(deps, target, DEFAULT_CONSOLIDATION);
+      const outcome = await consolidateNotes(await jobMindContext(deps, "consolidation", target.mindId, target.agent), DEFAULT_CONSOLIDATION);
       if (outcome.status === "failed") tally.failed++;
       else tally[outcome.status]++;
     } catch (error) {

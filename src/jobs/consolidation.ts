@@ -4,6 +4,7 @@ import { AppError } from "../errors";
 import { sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
 import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
+import { jobMindContext } from "../tenancy/mind-context";
 
 /**
  * The hourly consolidation: each run frees claims left by stopped consolidations, then enqueues
@@ -36,7 +37,7 @@ export const consolidationJob: QueueJob = {
 export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
   let outcome;
   try {
-    outcome = await consolidateNotes(deps, unit, DEFAULT_CONSOLIDATION);
+    outcome = await consolidateNotes(await jobMindContext(deps, "consolidation", unit.mindId, unit.agent), DEFAULT_CONSOLIDATION);
   } catch (error) {
     // The mind was erased since the unit was enqueued: nothing is left to fold.
     if (error instanceof AppError && error.code === "not_found") return { status: "done", counts: { gone: 1 } };

@@ -1,9 +1,8 @@
-import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { tokensUsedToday } from "../llm/ledger";
 import { rateLimitedIn } from "../llm/limited-model";
 import { logFailure } from "../observe/log";
-import { jobMindContext, tokenAccountOf } from "../tenancy/mind-context";
+import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { claimNotes, releaseClaim } from "./claims";
 import { compareAndSwapCold, getCold } from "./cold-store";
@@ -42,13 +41,9 @@ export type ConsolidationOutcome =
  * deleting exactly the claimed notes in the same batch. A concurrent write makes it read and
  * merge again; any failure gives the notes back. No note is lost and none is folded twice.
  */
-export async function consolidateNotes(
-  deps: Deps,
-  target: { mindId: string; agent: string },
-  options: ConsolidationOptions = DEFAULT_CONSOLIDATION,
-): Promise<ConsolidationOutcome> {
-  const ctx = await jobMindContext(deps, "consolidation", target.mindId, target.agent);
+export async function consolidateNotes(ctx: MindContext, options: ConsolidationOptions = DEFAULT_CONSOLIDATION): Promise<ConsolidationOutcome> {
   const { mind } = ctx;
+  const target = { mindId: ctx.scope.mindId, agent: ctx.scope.agent };
   const account = tokenAccountOf(ctx);
   const model = ctx.model();
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.

@@ -226,7 +226,7 @@ describe("the offline stand-in model (npm run model:local)", () => {
     expect(plan.notes.map((n) => n.text).sort()).toEqual(["I deploy with wrangler", "Never deploy on Fridays"]);
     await saveExtraction(deps, extraction, plan);
 
-    expect((await consolidateNotes(deps, { mindId: m.mindId, agent: "default" })).status).toBe("done");
+    expect((await consolidateNotes(deps)).status).toBe("done");
     const cold = (await coldOf(m.mindId)).text;
     expect(cold).toMatch(/## Avoid\n- Never deploy on Fridays/);
     expect(cold).toMatch(/## Work context\n- I deploy with wrangler/);

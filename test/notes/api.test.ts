@@ -1,10 +1,10 @@
 
 import { describe, expect, it, vi } from "vitest";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { ADMIN_TOKEN, call, newKey, newMind, newTenant } from "../helpers";
 import { openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";
+import { consolidate } from "../support/long-term";
 import { dataOf } from "../support/shards";
 
 type Auth = { token: string; mind?: string };
@@ -276,7 +276,7 @@ describe("cold memory", () => {
       .bind(t.mind.id, new Date().toISOString())
       .run();
     const logged = vi.spyOn(console, "error").mockImplementation(() => {});
-    const outcome = await consolidateNotes(testDeps(), { mindId: t.mind.id, agent: "default" });
+    const outcome = await consolidate(testDeps(), { mindId: t.mind.id, agent: "default" });
     expect(outcome.status).toBe("failed");
     expect(logged.mock.calls.flat().map((a) => (a instanceof Error ? `${a.message} ${String(a.cause ?? "")}` : String(a))).join(" ")).toMatch(/UNIQUE/);
     logged.mockRestore();

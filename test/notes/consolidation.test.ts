@@ -1,13 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { recordUsage, usageSince } from "../../src/llm/ledger";
 import { updateCold } from "../../src/notes/cold-memory";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { mergeOffline } from "../../src/notes/merge";
 import { call } from "../helpers";
 import { DAY, depsOfMind, inMind, manualClock, testDeps } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
 import { runNow } from "../support/jobs";
-import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, storedNotes, versionsOf } from "../support/long-term";
+import { coldOf, consolidate, consolidationsOf, foldingTurn, newNotesMind, occurrences, storedNotes, versionsOf } from "../support/long-term";
 import { SCRIPTED_USAGE, scriptedModel } from "../support/scripted-model";
 
 // The hourly job sweeps every mind and it counts what it did: it starts from empty databases.
@@ -23,7 +22,7 @@ describe("consolidation with a model", () => {
     await m.addNote("Works at Acme on the billing service", "project");
     const model = scriptedModel([foldingTurn]);
 
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "done", version: 1, foldedNotes: 3, attempts: 1, modelCalls: 1 });
     expect((await coldOf(m.mindId)).text).toBe(
       [
@@ -56,7 +55,7 @@ describe("consolidation with a model", () => {
     await m.addNote("Терпеть не может длинные письма", "avoid");
     await m.addNote("Пишет на Go и Rust", "techniques");
     const model = scriptedModel([foldingTurn]);
-    await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect((await coldOf(m.mindId)).text).toBe(
       "## Профиль\n- Зовут Ольга\n\n## Чего избегать\n- Терпеть не может длинные письма\n\n## Приёмы и инструменты\n- Пишет на Go и Rust\n",
     );
@@ -67,7 +66,7 @@ describe("consolidation with a model", () => {
     const m = await newNotesMind();
     await m.addNote("Likes dark roast coffee", "preferences");
     const model = scriptedModel(['{"preferences": ["Likes dark', foldingTurn]);
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "done", modelCalls: 2 });
     expect(occurrences((await coldOf(m.mindId)).text, "Likes dark roast coffee")).toBe(1);
     expect(await storedNotes(m.mindId)).toEqual([]);
@@ -79,7 +78,7 @@ describe("consolidation with a model", () => {
     const a = await m.addNote("Has two cats", "profile");
     const b = await m.addNote("Allergic to peanuts", "profile");
     const broken = scriptedModel(["I think the memory is fine", '{"profile": "not a list"}']);
-    const outcome = await consolidateNotes(testDeps({ llm: broken.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: broken.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "failed", budget: false });
     expect(await coldOf(m.mindId)).toMatchObject({ text: "", version: 0 });
     const waiting = await storedNotes(m.mindId);
@@ -91,7 +90,7 @@ describe("consolidation with a model", () => {
     expect(failed).toMatchObject({ status: "failed" });
     expect(failed!.error).toMatch(/malformed/);
 
-    await consolidateNotes(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
+    await consolidate(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
     const text = (await coldOf(m.mindId)).text;
     expect(occurrences(text, "Has two cats")).toBe(1);
     expect(occurrences(text, "Allergic to peanuts")).toBe(1);
@@ -102,13 +101,13 @@ describe("consolidation with a model", () => {
     const m = await newNotesMind();
     await m.addNote("Lives in Lisbon", "profile");
     const failing = scriptedModel([new Error("503 from the model server")]);
-    const outcome = await consolidateNotes(testDeps({ llm: failing.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: failing.model }), target(m.mindId));
     expect(outcome.status).toBe("failed");
     expect(failing.prompts).toHaveLength(1);
     expect(await storedNotes(m.mindId)).toHaveLength(1);
     expect((await storedNotes(m.mindId))[0]!.consolidationId).toBeNull();
     expect((await consolidationsOf(m.mindId))[0]!.error).toContain("503 from the model server");
-    await consolidateNotes(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
+    await consolidate(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
     expect(occurrences((await coldOf(m.mindId)).text, "Lives in Lisbon")).toBe(1);
   });
 
@@ -118,13 +117,13 @@ describe("consolidation with a model", () => {
     const clock = manualClock("2026-03-10T10:00:00.000Z");
     await recordUsage(await depsOfMind(m.mindId, { clock }), m.mindId, "extraction", { inputTokens: 90, outputTokens: 10 }, false);
     const model = scriptedModel([foldingTurn]);
-    expect(await consolidateNotes(testDeps({ llm: model.model, clock }), target(m.mindId))).toEqual({ status: "budget" });
+    expect(await consolidate(testDeps({ llm: model.model, clock }), target(m.mindId))).toEqual({ status: "budget" });
     expect(model.prompts).toHaveLength(0);
     expect(await consolidationsOf(m.mindId)).toEqual([]);
     expect((await storedNotes(m.mindId))[0]!.consolidationId).toBeNull();
 
     clock.advance(DAY);
-    expect((await consolidateNotes(testDeps({ llm: model.model, clock }), target(m.mindId))).status).toBe("done");
+    expect((await consolidate(testDeps({ llm: model.model, clock }), target(m.mindId))).status).toBe("done");
     expect(occurrences((await coldOf(m.mindId)).text, "Reads Tolstoy")).toBe(1);
   });
 
@@ -133,7 +132,7 @@ describe("consolidation with a model", () => {
     const m = await newNotesMind({ settings: { daily_token_budget: used } });
     await m.addNote("Speaks Portuguese", "profile");
     const model = scriptedModel(["not json", foldingTurn]);
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "failed", budget: true });
     expect(model.prompts).toHaveLength(1);
     expect((await storedNotes(m.mindId))[0]!.consolidationId).toBeNull();
@@ -158,7 +157,7 @@ describe("consolidation with a model", () => {
       },
       foldingTurn,
     ]);
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "done", version: 2, attempts: 2, modelCalls: 2, foldedNotes: 2 });
     expect(model.prompts[1]).toContain("Written by hand meanwhile");
     const text = (await coldOf(m.mindId)).text;
@@ -180,14 +179,14 @@ describe("consolidation with a model", () => {
         return foldingTurn(prompt);
       },
     ]);
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), target(m.mindId));
+    const outcome = await consolidate(testDeps({ llm: model.model }), target(m.mindId));
     expect(outcome).toMatchObject({ status: "failed" });
     expect(model.prompts).toHaveLength(3);
     expect((await consolidationsOf(m.mindId))[0]).toMatchObject({ status: "failed", error: expect.stringMatching(/changed/) });
     expect((await storedNotes(m.mindId))[0]!.consolidationId).toBeNull();
     expect(occurrences((await coldOf(m.mindId)).text, "Runs marathons")).toBe(0);
 
-    await consolidateNotes(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
+    await consolidate(testDeps({ llm: scriptedModel([foldingTurn]).model }), target(m.mindId));
     expect(occurrences((await coldOf(m.mindId)).text, "Runs marathons")).toBe(1);
     expect(await storedNotes(m.mindId)).toEqual([]);
   });
@@ -196,9 +195,9 @@ describe("consolidation with a model", () => {
     const m = await newNotesMind();
     for (let i = 0; i < 6; i++) await m.addNote(`Fact number ${i}`, "context");
     const deps = () => testDeps({ llm: scriptedModel([foldingTurn]).model });
-    const outcomes = await Promise.all([consolidateNotes(deps(), target(m.mindId)), consolidateNotes(deps(), target(m.mindId))]);
+    const outcomes = await Promise.all([consolidate(deps(), target(m.mindId)), consolidate(deps(), target(m.mindId))]);
     expect(outcomes.filter((o) => o.status === "done").length).toBeGreaterThanOrEqual(1);
-    await consolidateNotes(deps(), target(m.mindId));
+    await consolidate(deps(), target(m.mindId));
     const text = (await coldOf(m.mindId)).text;
     for (let i = 0; i < 6; i++) expect(occurrences(text, `Fact number ${i}`)).toBe(1);
     expect(await storedNotes(m.mindId)).toEqual([]);
@@ -266,11 +265,11 @@ describe("consolidation without a model", () => {
     const m = await newNotesMind({ locale: "ru" });
     await m.addNote("Любит зелёный чай", "preferences");
     await m.addNote("любит зеленый чай", "preferences");
-    const outcome = await consolidateNotes(testDeps(), target(m.mindId));
+    const outcome = await consolidate(testDeps(), target(m.mindId));
     expect(outcome).toMatchObject({ status: "done", foldedNotes: 2, modelCalls: 0 });
     expect((await coldOf(m.mindId)).text).toBe("## Предпочтения\n- Любит зелёный чай\n");
     expect((await consolidationsOf(m.mindId))[0]!.mode).toBe("offline");
-    expect(await consolidateNotes(testDeps(), target(m.mindId))).toEqual({ status: "nothing" });
+    expect(await consolidate(testDeps(), target(m.mindId))).toEqual({ status: "nothing" });
   });
 });
 

@@ -1,10 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { jobRuns } from "../../src/db/schema";
 import { usageSince } from "../../src/llm/ledger";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { type ExtractionInput, extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
 import { contextOfMind, testDeps } from "../support/deps";
-import { coldOf, foldingTurn, newNotesMind, occurrences, storedNotes } from "../support/long-term";
+import { coldOf, consolidate, foldingTurn, newNotesMind, occurrences, storedNotes } from "../support/long-term";
 import { scriptedModel, section } from "../support/scripted-model";
 
 const answer = (notes: { text: string; section?: string; signal?: string; confidence?: number; from?: number[] }[]) =>
@@ -163,7 +162,7 @@ describe("a 100-message conversation, end to end", () => {
     const plan = await extractNotes(deps, extraction);
     expect(plan).toMatchObject({ status: "extracted", cursor: "m0099" });
     expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 12 });
-    const outcome = await consolidateNotes(deps, { mindId: m.mindId, agent: "default" });
+    const outcome = await consolidate(deps, { mindId: m.mindId, agent: "default" });
     expect(outcome).toMatchObject({ status: "done", foldedNotes: 12, modelCalls: 1 });
     expect(occurrences((await coldOf(m.mindId)).text, "Billing migration fact 11")).toBe(1);
 
@@ -183,7 +182,7 @@ describe("a 100-message conversation, end to end", () => {
     const m = await newNotesMind();
     for (let i = 0; i < 100; i++) await m.addNote(`Fact ${i}: the person keeps project ${i} in its own repository`, "context");
     const model = scriptedModel([foldingTurn], "counted");
-    const outcome = await consolidateNotes(testDeps({ llm: model.model }), { mindId: m.mindId, agent: "default" });
+    const outcome = await consolidate(testDeps({ llm: model.model }), { mindId: m.mindId, agent: "default" });
     expect(outcome).toMatchObject({ status: "done", foldedNotes: 100, modelCalls: 1 });
     const [row] = await usageSince(await contextOfMind(m.mindId), m.mindId, "2000-01-01");
     expect(row).toMatchObject({ purpose: "consolidation", calls: 1, failures: 0 });

@@ -1,8 +1,11 @@
 import { and, asc, eq } from "drizzle-orm";
 import { coldVersions, consolidations, notes } from "../../src/db/schema";
+import type { Deps } from "../../src/deps";
 import { getCold } from "../../src/notes/cold-store";
+import { type ConsolidationOptions, consolidateNotes } from "../../src/notes/consolidate";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
 import { noteValues } from "../../src/notes/notes";
+import { jobMindContext } from "../../src/tenancy/mind-context";
 import { call, newHuman, newMind } from "../helpers";
 import { depsOfMind } from "./deps";
 import { section } from "./scripted-model";
@@ -47,6 +50,11 @@ export async function storedNotes(mindId: string) {
     .from(notes)
     .where(eq(notes.mindId, mindId))
     .orderBy(asc(notes.createdAt), asc(notes.id));
+}
+
+/** Consolidates a namespace as the hourly job does: in its mind's context, read once. */
+export async function consolidate(deps: Deps, target: { mindId: string; agent: string }, options?: ConsolidationOptions) {
+  return consolidateNotes(await jobMindContext(deps, "consolidation", target.mindId, target.agent), options);
 }
 
 export async function coldOf(mindId: string, agent = "default") {

@@ -3,10 +3,9 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { storeMemory } from "../../src/memory/memories";
 import { updateCold } from "../../src/notes/cold-memory";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { addNote } from "../../src/notes/notes";
 import { inMind, testDeps } from "../support/deps";
-import { coldOf, foldingTurn } from "../support/long-term";
+import { coldOf, consolidate, foldingTurn } from "../support/long-term";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { firstEverywhere, rowsEverywhere } from "../support/shards";
 import { newPerson, type Person, send, sentTexts, standInTelegram, textUpdate } from "../support/telegram";
@@ -87,7 +86,7 @@ describe("/remember without text", () => {
     expect(lastText(p)).toBe(
       "I found one fact in the recent dialogue and noted it. Within the hour the consolidation folds it into your memory (/memory) as it is; until then /verify shows it, to confirm or delete.",
     );
-    expect((await consolidateNotes(testDeps(), { mindId, agent: "default" })).status).toBe("done");
+    expect((await consolidate(testDeps(), { mindId, agent: "default" })).status).toBe("done");
     await send(p, textUpdate(p, "/memory"));
     expect(lastText(p)).toBe("Work context\n• Deploys on Fridays");
   });
@@ -109,7 +108,7 @@ describe("cold memory headings", () => {
       await updateCold(human, { text: "## profile\n- Alice, engineer\n", version: 0 });
       await addNote(human, { text: "Lives in Tbilisi", category_hint: "profile" });
       await addNote(human, { text: "Prefers tea", category_hint: "preferences" });
-      expect((await consolidateNotes(testDeps({ llm }), { mindId, agent: "default" })).status).toBe("done");
+      expect((await consolidate(testDeps({ llm }), { mindId, agent: "default" })).status).toBe("done");
       expect((await coldOf(mindId)).text).toBe("## profile\n- Alice, engineer\n- Lives in Tbilisi\n\n## Предпочтения\n- Prefers tea\n");
     }
   });

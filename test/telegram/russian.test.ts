@@ -6,7 +6,6 @@ import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
 import { CATEGORIES, PRIORITIES } from "../../src/memory/model";
 import { claimNotes } from "../../src/notes/claims";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { addNote } from "../../src/notes/notes";
 import { appendMessage } from "../../src/sessions/messages";
 import en from "../../src/telegram/locales/en";
@@ -15,6 +14,7 @@ import { updateMind } from "../../src/tenancy/minds";
 import type { Scope } from "../../src/tenancy/principal";
 import { ADMIN_TOKEN, call } from "../helpers";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { consolidate } from "../support/long-term";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { dataOf, firstEverywhere } from "../support/shards";
 import { callbackUpdate, inGroup, newPerson, nextId, type Person, send, sentTexts, standInTelegram, textUpdate, useModel } from "../support/telegram";
@@ -175,7 +175,7 @@ describe("the bot in Russian", () => {
     await addNote(agent, { text: "Предпочитает короткие ответы", category_hint: "preference" });
     await (await dataOf(mind_id)).prepare("update notes set consolidation_id = null where mind_id = ?").bind(mind_id).run();
     await (await dataOf(mind_id)).prepare("delete from consolidations where mind_id = ?").bind(mind_id).run();
-    expect((await consolidateNotes(deps, { mindId: mind_id, agent: "default" })).status).toBe("done");
+    expect((await consolidate(deps, { mindId: mind_id, agent: "default" })).status).toBe("done");
     await say("/memory");
 
     // Tasks and the Done? buttons.

@@ -4,7 +4,6 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { beforeAll, describe, expect, it } from "vitest";
 import { storeMemory } from "../../src/memory/memories";
 import { updateCold } from "../../src/notes/cold-memory";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { addNote } from "../../src/notes/notes";
 import { writeAppend } from "../../src/sessions/history";
 import { call, newKey, newTenant, store, unique } from "../helpers";
@@ -12,7 +11,7 @@ import { append, countRows, openSession, patchSettings } from "../sessions/sessi
 import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
 import { runNow } from "../support/jobs";
-import { coldOf, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
+import { coldOf, consolidate, consolidationsOf, newNotesMind, storedNotes, versionsOf } from "../support/long-term";
 import { connectMcp } from "../support/mcp";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { dataOf } from "../support/shards";
@@ -213,7 +212,7 @@ describe("per-mind quotas", () => {
 
     // With room again, the next run folds both notes.
     await patchSettings(m.auth, { max_bytes: 1024 * 1024 });
-    expect(await consolidateNotes(testDeps(), { mindId: m.mindId, agent: "default" })).toMatchObject({ status: "done", foldedNotes: 2 });
+    expect(await consolidate(testDeps(), { mindId: m.mindId, agent: "default" })).toMatchObject({ status: "done", foldedNotes: 2 });
   });
 
   it("a consolidation that races a write past max_bytes is rolled back whole by its batch's guard", async () => {
@@ -230,7 +229,7 @@ describe("per-mind quotas", () => {
     };
     const deps = testDeps({ wrap: (d1) => writeBeforeGuardedBatch(d1, racing) });
 
-    const outcome = await consolidateNotes(deps, { mindId: m.mindId, agent: "default" });
+    const outcome = await consolidate(deps, { mindId: m.mindId, agent: "default" });
     expect(outcome).toMatchObject({ status: "failed", error: expect.stringMatching(/^quota_exceeded: .*max_bytes/) });
     expect(await coldOf(m.mindId)).toMatchObject({ text: "", version: 0 });
     expect(await versionsOf(m.mindId)).toEqual([]);
