@@ -44,7 +44,7 @@ export interface NewGrant {
  * Records a grant the person just approved. Authorizing a client again replaces its earlier
  * grant from the same person, as the provider does with the tokens.
  */
-export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInfo> {
+export async function recordGrant(deps: Pick<Deps, "directory" | "clock">, grant: NewGrant): Promise<GrantInfo> {
   const db = deps.directory;
   const { clock } = deps;
   const now = isoNow(clock);
@@ -64,7 +64,7 @@ export async function recordGrant(deps: Deps, grant: NewGrant): Promise<GrantInf
 }
 
 /** The clients that may use a mind now, newest first. */
-export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[]> {
+export async function listGrants(deps: Pick<Deps, "directory">, mindId: string): Promise<GrantInfo[]> {
   const db = deps.directory;
   const rows = await db
     .select()
@@ -80,7 +80,7 @@ export async function listGrants(deps: Deps, mindId: string): Promise<GrantInfo[
  * revoked or its mind is gone, whatever the token's own expiry says. Cold, one directory read
  * brings the grant and its mind; warm, none, for up to DIRECTORY_TTL_MS.
  */
-export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo | null> {
+export async function useGrant(deps: Pick<Deps, "directory" | "clock" | "defer">, grantId: string): Promise<GrantInfo | null> {
   const now = deps.clock.now().getTime();
   let known = knownGrants.get(grantId, now);
   if (known === undefined) {
@@ -110,7 +110,7 @@ export async function useGrant(deps: Deps, grantId: string): Promise<GrantInfo |
 }
 
 /** Marks a mind's grant revoked; from now on no call made with its tokens gets through. */
-export async function revokeGrantRecord(deps: Deps, mindId: string, grantId: string): Promise<GrantInfo> {
+export async function revokeGrantRecord(deps: Pick<Deps, "directory" | "clock">, mindId: string, grantId: string): Promise<GrantInfo> {
   const db = deps.directory;
   const { clock } = deps;
   const [row] = await db
@@ -164,7 +164,7 @@ const MAX_PROVIDER_PAGES = 20;
  * that still live. A grant whose code was never exchanged (the client gave up, or registered
  * again and started over) has no tokens at the provider, and is left out.
  */
-export async function listConnectedGrants(deps: Deps, tokens: GrantTokens, mindId: string): Promise<GrantInfo[]> {
+export async function listConnectedGrants(deps: Pick<Deps, "directory">, tokens: GrantTokens, mindId: string): Promise<GrantInfo[]> {
   const grants = await listGrants(deps, mindId);
   const live = new Set<string>();
   for (const accountId of new Set(grants.map((g) => g.account_id))) {
@@ -187,7 +187,7 @@ export async function listConnectedGrants(deps: Deps, tokens: GrantTokens, mindI
  * Revokes a client's grant on a mind: the record first (every /mcp call checks it, so the client
  * stops at once), then the provider's grant with its access and refresh tokens.
  */
-export async function revokeGrant(deps: Deps, tokens: GrantTokens, mindId: string, grantId: string): Promise<void> {
+export async function revokeGrant(deps: Pick<Deps, "directory" | "clock">, tokens: GrantTokens, mindId: string, grantId: string): Promise<void> {
   const row = await deps.directory.select().from(oauthGrants).where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId))).get();
   if (!row) throw notFound("connected client");
   await revokeGrantRecord(deps, mindId, grantId);

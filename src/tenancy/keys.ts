@@ -38,7 +38,7 @@ export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
  * Past MAX_ACTIVE_KEYS unrevoked keys it is a conflict: revoke one first.
  */
 export async function createMindKey(
-  deps: Deps,
+  deps: Pick<Deps, "directory" | "clock">,
   mindId: string,
   options: { agent: string | null; name?: string | null },
 ): Promise<MindKeyInfo & { key: string }> {
@@ -63,7 +63,7 @@ function checkedKeyName(typed: string): string {
   return parsed.data;
 }
 
-export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyInfo[]> {
+export async function listMindKeys(deps: Pick<Deps, "directory">, mindId: string): Promise<MindKeyInfo[]> {
   const db = deps.directory;
   const rows = await db
     .select()
@@ -74,7 +74,7 @@ export async function listMindKeys(deps: Deps, mindId: string): Promise<MindKeyI
   return rows.map(toInfo);
 }
 
-export async function revokeMindKey(deps: Deps, mindId: string, keyId: string): Promise<void> {
+export async function revokeMindKey(deps: Pick<Deps, "directory" | "clock">, mindId: string, keyId: string): Promise<void> {
   const db = deps.directory;
   const { clock } = deps;
   const rows = await db

@@ -59,7 +59,7 @@ export const toMind = (row: MindRow): Mind => ({
 });
 
 /** Finds the account with this name, creating it when there is none. */
-export async function ensureAccount(deps: Deps, name: string): Promise<{ id: string; created: boolean }> {
+export async function ensureAccount(deps: Pick<Deps, "directory" | "clock">, name: string): Promise<{ id: string; created: boolean }> {
   const db = deps.directory;
   const { clock } = deps;
   const id = newId("acc");
@@ -74,7 +74,7 @@ export async function ensureAccount(deps: Deps, name: string): Promise<{ id: str
   return { id: existing.id, created: false };
 }
 
-export async function accountExists(deps: Deps, accountId: string): Promise<boolean> {
+export async function accountExists(deps: Pick<Deps, "directory">, accountId: string): Promise<boolean> {
   const db = deps.directory;
   const row = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId)).get();
   return row !== undefined;
@@ -91,7 +91,7 @@ export const MIND_ID_ATTEMPTS = 5;
  * replaced by a fresh one, up to `MIND_ID_ATTEMPTS` times.
  */
 export async function createMind(
-  deps: Deps,
+  deps: Pick<Deps, "directory" | "shards" | "clock">,
   accountId: string,
   input: MindInput,
   options: { newMindId?: () => string } = {},
@@ -124,7 +124,7 @@ export async function createMind(
   }
 }
 
-async function insertMind(deps: Deps, row: MindRow): Promise<void> {
+async function insertMind(deps: Pick<Deps, "directory" | "shards">, row: MindRow): Promise<void> {
   const db = deps.directory;
   if (row.shard === DIRECTORY) {
     await db.insert(minds).values(row);
@@ -153,7 +153,7 @@ function isMindIdTaken(error: unknown): boolean {
 }
 
 /** The shard's copy of a mind's row, with a bare row of its account for the foreign key. */
-export async function writeShardCopy(deps: Deps, row: MindRow, options: { replace?: boolean } = {}): Promise<void> {
+export async function writeShardCopy(deps: Pick<Deps, "shards">, row: MindRow, options: { replace?: boolean } = {}): Promise<void> {
   const shard = deps.shards.db(row.shard);
   const copy = { ...row, writes: "open" as const, movingTo: null };
   const { id: _id, ...fields } = copy;
@@ -165,7 +165,7 @@ export async function writeShardCopy(deps: Deps, row: MindRow, options: { replac
 }
 
 /** The shard holding the fewest minds (the first declared on a tie), from the counts triggers keep. */
-async function emptiestShard(deps: Deps): Promise<string> {
+async function emptiestShard(deps: Pick<Deps, "directory" | "shards">): Promise<string> {
   const shards = everyShard(deps).map((s) => s.name);
   if (shards.length === 1) return shards[0]!;
   const counted = await deps.directory.select().from(shardMinds);
@@ -173,14 +173,14 @@ async function emptiestShard(deps: Deps): Promise<string> {
   return shards.reduce((best, name) => ((held.get(name) ?? 0) < (held.get(best) ?? 0) ? name : best));
 }
 
-export async function listMinds(deps: Deps, accountId: string): Promise<Mind[]> {
+export async function listMinds(deps: Pick<Deps, "directory">, accountId: string): Promise<Mind[]> {
   const db = deps.directory;
   const rows = await db.select().from(minds).where(and(eq(minds.accountId, accountId), isNull(minds.erasingSince))).orderBy(desc(minds.createdAt));
   return rows.map(toMind);
 }
 
 /** The account's mind, or not_found: another account's mind is answered exactly like a missing one. */
-export async function getMind(deps: Deps, accountId: string, mindId: string): Promise<Mind> {
+export async function getMind(deps: Pick<Deps, "directory">, accountId: string, mindId: string): Promise<Mind> {
   const row = await deps.directory
     .select()
     .from(minds)
@@ -191,14 +191,14 @@ export async function getMind(deps: Deps, accountId: string, mindId: string): Pr
 }
 
 /** A mind by id alone, for callers already holding a key bound to it. */
-export async function getMindById(deps: Deps, mindId: string): Promise<Mind> {
+export async function getMindById(deps: Pick<Deps, "directory">, mindId: string): Promise<Mind> {
   const row = await deps.directory.select().from(minds).where(and(eq(minds.id, mindId), isNull(minds.erasingSince))).get();
   if (!row) throw notFound("mind");
   return toMind(row);
 }
 
 export async function updateMind(
-  deps: Deps,
+  deps: Pick<Deps, "directory" | "shards" | "clock">,
   accountId: string,
   mindId: string,
   patch: Partial<Omit<MindInput, "settings">> & { settings?: Partial<MindSettings> },
@@ -228,7 +228,7 @@ export async function updateMind(
 }
 
 /** After an import wrote a mind's settings into its shard's copy of the row, the directory takes them too. */
-export async function copySettingsToDirectory(deps: Deps, mindId: string): Promise<void> {
+export async function copySettingsToDirectory(deps: Pick<Deps, "directory" | "shards">, mindId: string): Promise<void> {
   const directory = deps.directory;
   const found = await directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get();
   if (!found || found.shard === DIRECTORY) return;
