@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { type ConsolidationRow, consolidations, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { newId } from "../ids";
+import type { ColdNamespace } from "./cold-store";
 import { type Note, toNote } from "./notes";
 
 // A consolidation claims a batch of notes by writing its id on them. The claim is released
@@ -132,7 +133,8 @@ export async function sweepStaleClaims({ shard, clock }: Pick<InShard, "shard" |
 }
 
 /** One consolidation of the namespace, or null. */
-export async function getConsolidation({ shard }: Pick<InShard, "shard">, mindId: string, agent: string, id: string): Promise<Consolidation | null> {
+export async function getConsolidation({ shard, scope }: ColdNamespace, id: string): Promise<Consolidation | null> {
+  const { mindId, agent } = scope;
   const row = await shard
     .select()
     .from(consolidations)

@@ -72,8 +72,7 @@ export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<
 }
 
 async function openConsolidation(ctx: MindContext, id: string): Promise<void> {
-  const { scope } = ctx;
-  const consolidation = await getConsolidation(ctx, scope.mindId, scope.agent, id);
+  const consolidation = await getConsolidation(ctx, id);
   if (!consolidation) throw notFound("consolidation");
   if (consolidation.status !== "running") throw conflict(`consolidation ${id} is ${consolidation.status}, no longer open`);
 }
