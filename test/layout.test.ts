@@ -17,7 +17,7 @@ const WIRING_FILES = ["src/deps", "src/app-env", "src/app", "src/index"];
 
 /** The folders each layer may import, besides itself and the files at the top of src/. */
 // observe (the log lines and the D1 meter) sits under everything that logs.
-const LOWER = { types: [], observe: [], db: [], limits: [], http: ["limits", "observe"], llm: ["db", "observe"], embeddings: ["db", "llm", "observe"], tenancy: ["db", "observe"] };
+const LOWER = { types: [], observe: [], db: [], limits: [], http: ["limits", "observe"], llm: ["db", "observe"], embeddings: ["db", "llm", "observe"], tenancy: ["db", "llm", "observe"] };
 const MEMORY = ["db", "llm", "tenancy", "embeddings", "observe"];
 const NOTES = [...MEMORY, "memory"];
 const SESSIONS = [...NOTES, "notes"];
