@@ -10,6 +10,7 @@ import { faults } from "./parts/faults";
 import { fuzz } from "./parts/fuzz";
 import { growth } from "./parts/growth";
 import { http } from "./parts/http";
+import { latency } from "./parts/latency";
 import { limits } from "./parts/limits";
 import { peer } from "./parts/peer";
 import { retrieval } from "./parts/retrieval";
@@ -18,7 +19,7 @@ import { soak } from "./parts/soak";
 import { tenants } from "./parts/tenants";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults, backlog, limits];
+const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults, backlog, limits, latency];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");
