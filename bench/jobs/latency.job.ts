@@ -4,7 +4,7 @@ import { it } from "vitest";
 import { createDeps } from "../../src/deps";
 import { createLimitedModel } from "../../src/llm/limited-model";
 import { newHuman, newKey, newMind, unique } from "../../test/helpers";
-import { manualClock, HOUR } from "../../test/support/deps";
+import { HOUR, manualClock } from "../../test/support/deps";
 import { memoryQueue, runCronWith, settleMessage } from "../../test/support/jobs";
 import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, useObjectModel } from "../../test/support/scripted-model";

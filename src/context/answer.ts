@@ -1,18 +1,29 @@
 import { generateTextFor } from "../llm/generate";
+import { assertWithinBudget } from "../llm/ledger";
 import type { LanguageModel } from "../llm/providers";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
-import { assembleContext } from "./assemble";
+import { assembleContext, type GivenDialogue } from "./assemble";
 
 const MAX_ANSWER_TOKENS = 1500;
 
 /**
  * The model's answer to the session's latest message, given the assembled context; within the
- * mind's daily budget and recorded in the ledger as "chat".
+ * mind's daily budget (checked while the context is assembled) and recorded in the ledger as "chat".
  */
-export async function answerInSession(ctx: MindContext, model: LanguageModel, sessionId: string, message: string): Promise<string> {
-  const context = await assembleContext(ctx, { session_id: sessionId, q: message });
+export async function answerInSession(
+  ctx: MindContext,
+  model: LanguageModel,
+  sessionId: string,
+  message: string,
+  given: GivenDialogue = {},
+): Promise<string> {
+  const [context] = await Promise.all([
+    assembleContext(ctx, { session_id: sessionId, q: message }, given),
+    assertWithinBudget(ctx, tokenAccountOf(ctx)),
+  ]);
   const answer = await generateTextFor(ctx, model, {
-    account: tokenAccountOf(ctx),
+    // The budget was checked above, beside the assembly: no second read before the call.
+    account: { ...tokenAccountOf(ctx), dailyBudget: null },
     purpose: "chat",
     system: context.system,
     prompt: context.prompt,

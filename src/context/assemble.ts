@@ -7,7 +7,7 @@ import { recallMemories } from "../memory/recall";
 import { getCold } from "../notes/cold-store";
 import { retrieveNotes } from "../notes/hybrid-search";
 import type { Message } from "../sessions/model";
-import { countEphemeral, llmWindow } from "../sessions/windows";
+import { type Dialogue, readDialogue } from "../sessions/windows";
 import type { MindContext } from "../tenancy/mind-context";
 import { type ColdSection, coldItem, coldSections, sectionsSharingWords } from "./cold-sections";
 import type { assembledContextRecord } from "./fields";
@@ -59,22 +59,27 @@ export const EPHEMERAL_RULE =
  * then high and critical memories; then, as far as the budget leaves, recall by recency and
  * the rest of cold memory. Near-duplicates are folded; everything fits `max_tokens`.
  */
-export function assembleContext(ctx: MindContext, request: ContextRequest): Promise<AssembledContext> {
-  return assembleContextWith(ctx, request, {});
+export function assembleContext(ctx: MindContext, request: ContextRequest, given: GivenDialogue = {}): Promise<AssembledContext> {
+  return assembleContextWith(ctx, request, {}, given);
 }
 
 /**
  * `assembleContext` with the packing departing from the product's in the ways given: the seam
  * through which the benchmark's ablation measures each choice alone. No front calls it.
  */
-export async function assembleContextWith(ctx: MindContext, request: ContextRequest, departures: Partial<PackingKnobs>): Promise<AssembledContext> {
+export async function assembleContextWith(
+  ctx: MindContext,
+  request: ContextRequest,
+  departures: Partial<PackingKnobs>,
+  given: GivenDialogue = {},
+): Promise<AssembledContext> {
   const knobs = packingKnobs(departures);
   const budget = request.max_tokens ?? DEFAULT_CONTEXT_TOKENS;
   const q = request.q?.trim() || null;
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
   const render = createRender(count, budget, q, knobs);
-  const found = await gather(ctx, { q, sessionId, budget, knobs });
+  const found = await gather(ctx, { q, sessionId, budget, knobs }, given);
   const packer: Packer = { fitter: fitterFor(budget, knobs, count), render, knobs, budget, count };
   // The dialogue first, up to its share; then memory; then older dialogue with what memory left.
   const dialogue = offerDialogue(packer, found.window);
@@ -105,13 +110,16 @@ interface Packer {
 }
 
 /** What the context is assembled from, all read at once: the dialogue, recall, search hits for `q`, cold memory. */
-async function gather(ctx: MindContext, { q, sessionId, budget, knobs }: { q: string | null; sessionId: string | null; budget: number; knobs: PackingKnobs }) {
+async function gather(
+  ctx: MindContext,
+  { q, sessionId, budget, knobs }: { q: string | null; sessionId: string | null; budget: number; knobs: PackingKnobs },
+  given: GivenDialogue,
+) {
   const withContext = knobs.tokensPerNeighbours > 0;
   // Memory and note search share the message's embedding.
   const meaning = queryMeaning(ctx, q ?? "", ["memory", "note"]);
-  const [window, ephemeral, recall, memorySearch, noteSearch, cold] = await Promise.all([
-    sessionId ? llmWindow(ctx, sessionId) : Promise.resolve([] as Message[]),
-    sessionId ? countEphemeral(ctx, sessionId) : Promise.resolve(0),
+  const [{ window, ephemeral }, recall, memorySearch, noteSearch, cold] = await Promise.all([
+    sessionId ? dialogueOf(ctx, sessionId, given) : Promise.resolve(NO_DIALOGUE),
     recallMemories(ctx, { limit: CONTEXT_RECALL_LIMIT }),
     q
       ? retrieveMemories(ctx, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
@@ -207,6 +215,20 @@ function promptOf(fitter: Fitter): string {
     .sort((a, b) => Number(a.ref.slice(4)) - Number(b.ref.slice(4)))
     .map((i) => i.text)
     .join("\n");
+}
+
+/**
+ * The session's dialogue already on its way (handed back by the append of the message being
+ * answered, while memory is read beside it), or null: read it.
+ */
+export interface GivenDialogue {
+  dialogue?: Promise<Dialogue | null>;
+}
+
+const NO_DIALOGUE: Dialogue = { window: [], ephemeral: 0 };
+
+async function dialogueOf(ctx: MindContext, sessionId: string, given: GivenDialogue): Promise<Dialogue> {
+  return (await given.dialogue) ?? readDialogue(ctx, sessionId);
 }
 
 function messageItem(m: Message, count: TokenCounter): PackedItem {

@@ -1,6 +1,7 @@
-import { and, eq, lte, sql } from "drizzle-orm";
+import { and, count, desc, eq, lte, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { inScope } from "../memory/filters";
@@ -8,6 +9,7 @@ import { toIndexText } from "../memory/normalize";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MindSettings } from "../tenancy/settings";
 import { type Message, type NewMessage, type SessionTarget, toMessage } from "./model";
+import type { Dialogue } from "./windows";
 
 // The write side of a session's history. Only the session object calls these, one at a time.
 
@@ -26,6 +28,16 @@ export interface AppendWrite {
   message: Message | null;
   cleared: number;
   trimmed: number;
+  /** The dialogue after the write, when asked for (`window`), read in the same batch. */
+  dialogue: Dialogue | null;
+}
+
+interface AppendOptions {
+  clearEphemeral: boolean;
+  historyCap: number;
+  agentFilter: string | null;
+  /** The LLM window's size to read back with the write (none: no read). */
+  window?: number | null;
 }
 
 /**
@@ -39,7 +51,7 @@ export async function writeAppend(
   deps: InShard,
   target: SessionTarget,
   input: NewMessage,
-  options: { clearEphemeral: boolean; historyCap: number; agentFilter: string | null; settings: MindSettings },
+  options: AppendOptions & { settings: MindSettings },
 ): Promise<AppendWrite> {
   const mind = { shard: deps.shard, mind: { id: target.mindId, settings: options.settings } };
   return writeWithinQuota(mind, { bytes: storedBytes(input.content) }, (guard) => batchAppend(deps, target, input, options, guard));
@@ -49,7 +61,7 @@ async function batchAppend(
   { shard, clock }: Pick<InShard, "shard" | "clock">,
   target: SessionTarget,
   input: NewMessage,
-  options: { clearEphemeral: boolean; historyCap: number; agentFilter: string | null },
+  options: AppendOptions,
   guard: BatchItem<"sqlite">,
 ): Promise<AppendWrite> {
   const now = isoNow(clock);
@@ -93,14 +105,34 @@ async function batchAppend(
     .set({ searchNear: sql`trim(${messages.searchNear} || ' ' || ${searchContent})` })
     .where(and(eq(messages.mindId, target.mindId), eq(messages.id, ephemeral ? sql`null` : latestSearchable(target)), visible));
 
-  if (options.clearEphemeral) {
-    const clear = shard.delete(messages).where(and(ephemeralOf(target), visible)).returning({ id: messages.id });
-    const [cleared, , inserted, trimmed] = await shard.batch([clear, link, insert, trim, touch, guard]);
-    return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: cleared.length, trimmed: trimmed.length };
-  }
-  const [, inserted, trimmed] = await shard.batch([link, insert, trim, touch, guard]);
-  return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared: 0, trimmed: trimmed.length };
+  // Clearing comes first: an ephemeral message being appended must not be cleared with the rest.
+  const clear = options.clearEphemeral ? [shard.delete(messages).where(and(ephemeralOf(target), visible)).returning({ id: messages.id })] : [];
+  const size = options.window ?? null;
+  // Last: the reads see what every write of the batch left.
+  const reads = size === null ? [] : dialogueReads(shard, target, size, visible);
+  const statements = [...clear, link, insert, trim, touch, guard, ...reads] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]];
+  const results: unknown[] = await shard.batch(statements);
+  const [inserted, trimmed] = results.slice(clear.length + 1, clear.length + 3) as [MessageRow[], { id: number }[]];
+  const cleared = clear.length > 0 ? (results[0] as { id: number }[]).length : 0;
+  const dialogue = size === null ? null : toDialogue(results.slice(-2) as [MessageRow[], { n: number }[]]);
+  return { message: inserted[0] ? toMessage(inserted[0]) : null, cleared, trimmed: trimmed.length, dialogue };
 }
+
+type MessageRow = typeof messages.$inferSelect;
+
+/** The LLM window (newest first) and the count of ephemeral messages left, as the batch leaves them. */
+function dialogueReads(shard: Db, target: SessionTarget, size: number, visible: SQL) {
+  const ofSession = and(eq(messages.sessionId, target.sessionId), eq(messages.mindId, target.mindId), visible);
+  return [
+    shard.select().from(messages).where(and(ofSession, eq(messages.ephemeral, false))).orderBy(desc(messages.id)).limit(size),
+    shard.select({ n: count() }).from(messages).where(and(ofSession, eq(messages.ephemeral, true))),
+  ] as const;
+}
+
+const toDialogue = ([window, ephemeral]: [MessageRow[], { n: number }[]]): Dialogue => ({
+  window: window.reverse().map(toMessage),
+  ephemeral: ephemeral[0]?.n ?? 0,
+});
 
 /** Deletes the session's ephemeral messages; returns how many went. */
 export async function clearEphemeral({ shard }: Pick<InShard, "shard">, target: SessionTarget): Promise<number> {

@@ -4,6 +4,7 @@ import type { SessionExtraction } from "./extract-notes";
 import type { NewMessage } from "./model";
 import { type AppendResult, type ObjectResult, type SessionState, sessionObject } from "./objects";
 import { getSession } from "./sessions";
+import type { Dialogue } from "./windows";
 
 // Writes to a session's history go through its object, which checks the tenant in SQL.
 
@@ -18,15 +19,31 @@ function unwrap<T extends object>(result: ObjectResult<T>): T {
  * object reads the session with the mind and namespace in SQL, so any other is not found.
  */
 export async function appendMessage(ctx: MindContext, sessionId: string, input: NewMessage): Promise<AppendResult> {
+  return (await appendThroughObject(ctx, sessionId, input, false)).appended;
+}
+
+/** Appends a message the model is to answer: the session's dialogue after it comes back with it, in the same batch. */
+export async function appendForAnswer(ctx: MindContext, sessionId: string, input: NewMessage): Promise<{ appended: AppendResult; dialogue: Dialogue }> {
+  const { appended, dialogue } = await appendThroughObject(ctx, sessionId, input, true);
+  if (!dialogue) throw new Error("the session's object handed back no dialogue");
+  return { appended, dialogue };
+}
+
+async function appendThroughObject(
+  ctx: MindContext,
+  sessionId: string,
+  input: NewMessage,
+  dialogue: boolean,
+): Promise<{ appended: AppendResult; dialogue: Dialogue | null }> {
   const { scope } = ctx;
   const result = await sessionObject(ctx.sessionObjects, sessionId).append(
     { mindId: scope.mindId, sessionId, shard: ctx.mind.shard },
     input,
-    { agentFilter: scope.agentFilter, settings: ctx.mind.settings },
+    { agentFilter: scope.agentFilter, settings: ctx.mind.settings, dialogue },
   );
-  const { bookmark, ...appended } = unwrap<AppendResult & { bookmark: string | null }>(result);
+  const { bookmark, dialogue: read, ...appended } = unwrap<AppendResult & { bookmark: string | null; dialogue: Dialogue | null }>(result);
   if (bookmark !== null) ctx.sawBookmark?.(bookmark);
-  return appended;
+  return { appended, dialogue: read };
 }
 
 /** Answers "Done?": yes deletes the ephemeral messages and clears the state, no keeps them. */

@@ -13,6 +13,7 @@ import { extractSession, type SessionExtraction } from "./extract-notes";
 import { clearEphemeral, writeAppend } from "./history";
 import type { NewMessage, SessionTarget } from "./model";
 import { type AppendResult, type ObjectResult, type SessionState, toSessionState } from "./objects";
+import type { Dialogue } from "./windows";
 
 /** The bookmark of the database after an object's write, or null. */
 interface WrittenAt {
@@ -23,6 +24,8 @@ interface WrittenAt {
 export interface AppendCaller {
   agentFilter: string | null;
   settings: MindSettings;
+  /** Hand back the dialogue after the append (its LLM window), read in the append's batch. */
+  dialogue?: boolean;
 }
 
 const COUNTERS_KEY = "counters";
@@ -58,7 +61,7 @@ export class SessionObject extends DurableObject<Env> {
    * mind's settings come from the caller's mind context, so the object never reads the mind.
    * A caller limited to a namespace (`agentFilter`) reaches only a session of that namespace.
    */
-  async append(target: SessionTarget, input: NewMessage, caller: AppendCaller): Promise<ObjectResult<AppendResult & WrittenAt>> {
+  async append(target: SessionTarget, input: NewMessage, caller: AppendCaller): Promise<ObjectResult<AppendResult & WrittenAt & { dialogue: Dialogue | null }>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
       // Through a session, whose bookmark after the batch covers it: the caller hands it on.
@@ -73,7 +76,13 @@ export class SessionObject extends DurableObject<Env> {
       );
       let written: Awaited<ReturnType<typeof writeAppend>>;
       try {
-        written = await writeAppend(deps, target, input, { clearEphemeral: plan.clearEphemeral, historyCap: settings.history_cap, agentFilter: caller.agentFilter, settings });
+        written = await writeAppend(deps, target, input, {
+          clearEphemeral: plan.clearEphemeral,
+          historyCap: settings.history_cap,
+          agentFilter: caller.agentFilter,
+          settings,
+          window: caller.dialogue ? settings.llm_window : null,
+        });
       } catch (error) {
         if (isMindMoving(error)) return moving();
         if (error instanceof AppError && error.code === "quota_exceeded") return { ok: false, code: "quota_exceeded", message: error.message };
@@ -92,6 +101,7 @@ export class SessionObject extends DurableObject<Env> {
         transaction_completed: input.transaction_completed ?? false,
         state: toSessionState(plan.next),
         bookmark: reads.bookmark(),
+        dialogue: written.dialogue,
       };
     });
   }

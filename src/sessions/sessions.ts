@@ -1,5 +1,6 @@
 import { and, count, desc, eq, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { chats, messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
@@ -7,7 +8,7 @@ import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import type { MindContext } from "../tenancy/mind-context";
 import { ensureChat, getChat } from "./chats";
-import { type Chat, DEFAULT_CHAT, DEFAULT_TASK, type Session, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath } from "./model";
+import { type Chat, DEFAULT_CHAT, DEFAULT_TASK, type Session, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, toChat } from "./model";
 import { forgetSessionObjects, type SessionState, sessionObject } from "./objects";
 
 export interface SessionInput {
@@ -18,12 +19,8 @@ export interface SessionInput {
 // One query shape for every read of sessions: the chat it lives in and its message count.
 const messageCount = sql<number>`(select count(*) from ${messages} where ${messages.sessionId} = ${sessions.id})`;
 
-async function selectSessions(
-  { shard }: Pick<InShard, "shard">,
-  where: SQL | undefined,
-  page: { limit: number; offset: number } = { limit: 1, offset: 0 },
-): Promise<Session[]> {
-  const rows = await shard
+function sessionsQuery(shard: Db, where: SQL | undefined, page: { limit: number; offset: number } = { limit: 1, offset: 0 }) {
+  return shard
     .select({ session: sessions, chat: chats, messageCount })
     .from(sessions)
     .innerJoin(chats, and(eq(chats.id, sessions.chatId), eq(chats.mindId, sessions.mindId), eq(chats.agent, sessions.agent)))
@@ -31,19 +28,30 @@ async function selectSessions(
     .orderBy(desc(sql`coalesce(${sessions.lastMessageAt}, ${sessions.createdAt})`), desc(sessions.id))
     .limit(page.limit)
     .offset(page.offset);
-  return rows.map(({ session, chat, messageCount }) => ({
-    id: session.id,
-    agent: session.agent,
-    chat: { id: chat.id, kind: chat.kind, external_id: shownExternalId(chat.agent, chat.externalId) },
-    repo_path: shownRepoPath(session.repoPath),
-    task_name: session.taskName,
-    conversation_id: session.conversationId,
-    active: chat.activeSessionId === session.id,
-    message_count: messageCount,
-    extracted_through_message_id: session.extractedThroughMessageId,
-    created_at: session.createdAt,
-    last_message_at: session.lastMessageAt,
-  }));
+}
+
+type SessionRow = Awaited<ReturnType<typeof sessionsQuery>>[number];
+
+const toSession = ({ session, chat, messageCount }: SessionRow): Session => ({
+  id: session.id,
+  agent: session.agent,
+  chat: { id: chat.id, kind: chat.kind, external_id: shownExternalId(chat.agent, chat.externalId) },
+  repo_path: shownRepoPath(session.repoPath),
+  task_name: session.taskName,
+  conversation_id: session.conversationId,
+  active: chat.activeSessionId === session.id,
+  message_count: messageCount,
+  extracted_through_message_id: session.extractedThroughMessageId,
+  created_at: session.createdAt,
+  last_message_at: session.lastMessageAt,
+});
+
+async function selectSessions(
+  { shard }: Pick<InShard, "shard">,
+  where: SQL | undefined,
+  page?: { limit: number; offset: number },
+): Promise<Session[]> {
+  return (await sessionsQuery(shard, where, page)).map(toSession);
 }
 
 /**
@@ -175,6 +183,23 @@ export async function activeSession(ctx: MindContext, chat: Chat): Promise<Sessi
     }
   }
   return (await openSession(ctx, chat.id, { task_name: DEFAULT_TASK })).session;
+}
+
+/**
+ * A chat of the scope and its active session (null: none, or it was deleted), in one round trip;
+ * another mind's or namespace's chat is not found.
+ */
+export async function chatWithActiveSession(ctx: Pick<MindContext, "shard" | "scope">, chatId: string): Promise<{ chat: Chat; session: Session | null }> {
+  const { shard, scope } = ctx;
+  const row = await shard
+    .select({ session: sessions, chat: chats, messageCount })
+    .from(chats)
+    .leftJoin(sessions, and(eq(sessions.id, chats.activeSessionId), eq(sessions.mindId, chats.mindId), eq(sessions.agent, chats.agent), inScope(scope, sessions)))
+    .where(and(eq(chats.id, chatId), inScope(scope, chats)))
+    .get();
+  if (!row) throw notFound("chat");
+  const { session, chat } = row;
+  return { chat: toChat(chat), session: session ? toSession({ ...row, session }) : null };
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */

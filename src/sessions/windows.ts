@@ -13,6 +13,18 @@ const { mindId: _mind, searchContent: _search, ...shownColumns } = getTableColum
 const ofSession = (scope: MindScope, sessionId: string) =>
   and(eq(messages.sessionId, sessionId), eq(messages.mindId, scope.mindId));
 
+/** What the model is given of a session: its LLM window, and how many ephemeral messages were left out. */
+export interface Dialogue {
+  window: Message[];
+  ephemeral: number;
+}
+
+/** The session's dialogue as it stands: its window and its ephemeral count, read together. */
+export async function readDialogue(ctx: MindContext, sessionId: string): Promise<Dialogue> {
+  const [window, ephemeral] = await Promise.all([llmWindow(ctx, sessionId), countEphemeral(ctx, sessionId)]);
+  return { window, ephemeral };
+}
+
 /** The LLM window: the last `llm_window` non-ephemeral messages, oldest first. */
 export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Message[]> {
   const { scope } = ctx;

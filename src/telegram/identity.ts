@@ -4,8 +4,9 @@ import { accounts, telegramChats } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
-import { ensureChat, getChat } from "../sessions/chats";
-import type { Chat } from "../sessions/model";
+import { ensureChat } from "../sessions/chats";
+import type { Chat, Session } from "../sessions/model";
+import { chatWithActiveSession } from "../sessions/sessions";
 import { bindMind, resolveMindContext } from "../tenancy/mind-context";
 import { createMind, getMindById, type Mind } from "../tenancy/minds";
 import type { Scope } from "../tenancy/principal";
@@ -30,6 +31,8 @@ export interface TelegramIdentity {
   /** The chat's mind, read once; `bindMind` turns it and `scope` into the mind context. */
   mind: Mind;
   chat: Chat;
+  /** The chat's active session as the identity was read (null: not read, none, or deleted). */
+  session: Session | null;
   /** The Telegram chat was seen for the first time (a mind was made for it). */
   created: boolean;
   /** The sender acting as a human of the mind: their writes are verified, they may verify. */
@@ -69,7 +72,7 @@ export async function ensureTelegramIdentity(
   }
   const ctx = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
   const { chat: chatRow } = await ensureChat(ctx, mindId, "telegram", String(chat.id));
-  return { accountId, mind: ctx.mind, chat: chatRow, created, scope: ctx.scope };
+  return { accountId, mind: ctx.mind, chat: chatRow, session: null, created, scope: ctx.scope };
 }
 
 /** What the chat's object keeps of a sender's identity between updates. */
@@ -78,6 +81,8 @@ interface KeptIdentity {
   from: string;
   accountId: string;
   mindId: string;
+  /** The database that held the mind's data when kept: read beside the mind, checked against it. */
+  shard?: string;
   chatId: string;
   scope: Scope;
 }
@@ -87,8 +92,8 @@ const keptName = (sender: TelegramSender) => `identity:${sender.id}`;
 /**
  * The sender's identity in this chat. The chat's object keeps it: while the sender, the chat
  * and the language are as they were, no upsert runs; the mind (its settings and shard as they
- * are now) and the chat's row (its active session) are read, and either gone builds the
- * identity again. Otherwise the account, mind and chat upserts run.
+ * are now) is read beside the chat's row and its active session, in one round trip, and either
+ * gone builds the identity again. Otherwise the account, mind and chat upserts run.
  */
 export async function keptTelegramIdentity(
   deps: Deps,
@@ -100,15 +105,31 @@ export async function keptTelegramIdentity(
   const from = JSON.stringify([sender.id, sender.first_name, sender.username ?? null, chat.id, chat.type, chat.title ?? null, locale]);
   const kept = state.get<KeptIdentity | null>(keptName(sender));
   if (kept && kept.from === from) {
-    const found = await orNull(async () => {
-      const mind = await getMindById(deps, kept.mindId);
-      return { mind, chat: await getChat(bindMind(deps, mind, kept.scope), kept.chatId) };
-    });
-    if (found) return { accountId: kept.accountId, ...found, created: false, scope: kept.scope };
+    const found = await orNull(() => readKept(deps, kept));
+    if (found) {
+      if (found.mind.shard !== kept.shard) state.put(keptName(sender), { ...kept, shard: found.mind.shard } satisfies KeptIdentity);
+      return { accountId: kept.accountId, ...found, created: false, scope: kept.scope };
+    }
   }
   const who = await ensureTelegramIdentity(deps, sender, chat, locale);
-  state.put(keptName(sender), { from, accountId: who.accountId, mindId: who.mind.id, chatId: who.chat.id, scope: who.scope } satisfies KeptIdentity);
+  state.put(keptName(sender), { from, accountId: who.accountId, mindId: who.mind.id, shard: who.mind.shard, chatId: who.chat.id, scope: who.scope } satisfies KeptIdentity);
   return who;
+}
+
+/**
+ * The kept mind, chat and active session as they are now. The chat is read where the mind was
+ * kept, beside the mind; a mind since moved is read again where it lives now. Every read names
+ * the kept mind in SQL, so nothing of another mind is ever read.
+ */
+async function readKept(deps: Deps, kept: KeptIdentity): Promise<{ mind: Mind; chat: Chat; session: Session | null }> {
+  const atKept = kept.shard === undefined ? null : chatWithActiveSession({ shard: deps.shards.db(kept.shard), scope: kept.scope }, kept.chatId);
+  // Read beside the mind, so a failed read is awaited either way (never left unhandled).
+  const [mind, read] = await Promise.all([getMindById(deps, kept.mindId), atKept?.then((r) => ({ ok: r }), (error: unknown) => ({ error }))]);
+  if (read && mind.shard === kept.shard) {
+    if ("error" in read) throw read.error;
+    return { mind, ...read.ok };
+  }
+  return { mind, ...(await chatWithActiveSession(bindMind(deps, mind, kept.scope), kept.chatId)) };
 }
 
 async function orNull<T>(read: () => Promise<T>): Promise<T | null> {

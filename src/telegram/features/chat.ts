@@ -1,13 +1,15 @@
 import { Composer } from "grammy";
 import { answerInSession } from "../../context/answer";
-import { appendMessage } from "../../sessions/messages";
+import { appendForAnswer, appendMessage } from "../../sessions/messages";
 import { MAX_MESSAGE_CHARS } from "../../sessions/model";
+import type { Dialogue } from "../../sessions/windows";
 import { type BotContext, replyLong } from "../bot-context";
 import { activeTask, shownTaskName } from "./tasks";
 
 /**
  * Free text: appended to the active session, answered by the model with the assembled context,
  * the answer appended too. Every step is journaled, so a retried update repeats none of them.
+ * Memory is read while the message is appended, and the append hands back the dialogue.
  */
 export const chatFeature = new Composer<BotContext>();
 
@@ -16,17 +18,36 @@ chatFeature.on("message:text", async (ctx) => {
   const mind = ctx.mindContext;
   const text = ctx.message.text.slice(0, MAX_MESSAGE_CHARS);
   const session = await journal.once("session", () => activeTask(ctx));
-  await journal.once("append-user", () => appendMessage(mind, session.id, { role: "user", content: text }));
+  const dialogue = appendUserMessage(ctx, session.id, text);
+  // Handled below whatever happens first; this keeps a failure meanwhile from counting as unhandled.
+  dialogue.catch(() => undefined);
   if (!llm) {
+    await dialogue;
     await ctx.reply(ctx.t("no-model", { task: shownTaskName(ctx, session.task_name) }));
     return;
   }
   // "typing…" while the model works; a failure to show it changes nothing else.
-  await ctx.replyWithChatAction("typing").catch(() => undefined);
-  const answer = await journal.once("answer", () => answerInSession(mind, llm, session.id, text));
+  const typing = ctx.replyWithChatAction("typing").catch(() => undefined);
+  const answer = await journal.once("answer", () => answerInSession(mind, llm, session.id, text, { dialogue }));
+  // Settled already when the answer was: awaited so a failed append is never left unhandled.
+  await Promise.all([dialogue, typing]);
   await journal.once("append-assistant", () => appendMessage(mind, session.id, { role: "assistant", content: answer }));
   await replyLong(ctx, answer);
 });
+
+/**
+ * Appends the person's message once; the dialogue after it, or null when the append was
+ * journaled by an earlier attempt (the answer then reads it).
+ */
+async function appendUserMessage(ctx: BotContext, sessionId: string, text: string): Promise<Dialogue | null> {
+  let dialogue: Dialogue | null = null;
+  await ctx.services.journal.once("append-user", async () => {
+    const appended = await appendForAnswer(ctx.mindContext, sessionId, { role: "user", content: text });
+    dialogue = appended.dialogue;
+    return appended.appended;
+  });
+  return dialogue;
+}
 
 chatFeature.on("message", async (ctx) => {
   await ctx.reply(ctx.t("not-text"));

@@ -9,6 +9,9 @@ const MAX_TASKS_LISTED = 50;
 
 /** The chat's active session; when there is none, the chat's default task, opened for it. */
 export function activeTask(ctx: BotContext): Promise<Session> {
+  // Read with the identity, in the same round trip, when the chat had one.
+  const known = ctx.who.session;
+  if (known && known.id === ctx.who.chat.active_session_id) return Promise.resolve(known);
   return activeSession(ctx.mindContext, ctx.who.chat);
 }
 
