@@ -5,6 +5,7 @@ import { logEvent } from "../observe/log";
 import { bindMind } from "../tenancy/mind-context";
 import { journaledCalls } from "./api";
 import type { BotContext, BotServices } from "./bot-context";
+import { chatReads } from "./chat-position";
 import { chatFeature } from "./features/chat";
 import { loginFeature } from "./features/login";
 import { memoryFeature } from "./features/memory";
@@ -28,7 +29,10 @@ export function createBot(config: TelegramConfig, services: BotServices): Bot<Bo
   return bot;
 }
 
-/** Language, translations and the sender's account and mind; updates without both sender and chat stop here. */
+/**
+ * Language, translations and the sender's account and mind, read in the chat's D1 session
+ * (src/telegram/chat-position.ts); updates without both sender and chat stop here.
+ */
 function identify(services: BotServices): MiddlewareFn<BotContext> {
   return async (ctx, next) => {
     ctx.services = services;
@@ -39,11 +43,18 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
     // Only new messages and button presses are handled: an edit changes nothing already said.
     if (!ctx.message && !ctx.callbackQuery) return;
     if (!sender || sender.is_bot || !chat || chat.type === "channel") return;
+    const reads = chatReads(services.deps, services.state);
     ctx.who = await services.journal.once("identity", () =>
-      keptTelegramIdentity(services.deps, services.state, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale),
+      keptTelegramIdentity(services.deps, services.state, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale, reads.reader),
     );
-    ctx.mindContext = bindMind(services.deps, ctx.who.mind, ctx.who.scope);
-    await next();
+    const session = reads.open(bindMind(services.deps, ctx.who.mind, ctx.who.scope));
+    ctx.mindContext = session.ctx;
+    try {
+      await next();
+    } finally {
+      // Kept even after a failure: a retry must read the writes this attempt made.
+      session.remember();
+    }
   };
 }
 

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { isoNow } from "../clock";
+import type { Db } from "../db/client";
 import { accounts, telegramChats } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
@@ -93,7 +94,8 @@ const keptName = (sender: TelegramSender) => `identity:${sender.id}`;
  * The sender's identity in this chat. The chat's object keeps it: while the sender, the chat
  * and the language are as they were, no upsert runs; the mind (its settings and shard as they
  * are now) is read beside the chat's row and its active session, in one round trip, and either
- * gone builds the identity again. Otherwise the account, mind and chat upserts run.
+ * gone builds the identity again. Otherwise the account, mind and chat upserts run. The chat's
+ * row and session are read from `reader` (the chat's session on the mind's database).
  */
 export async function keptTelegramIdentity(
   deps: Deps,
@@ -101,11 +103,12 @@ export async function keptTelegramIdentity(
   sender: TelegramSender,
   chat: TelegramChatRef,
   locale: BotLocale,
+  reader: (mindId: string, shard: string) => Db,
 ): Promise<TelegramIdentity> {
   const from = JSON.stringify([sender.id, sender.first_name, sender.username ?? null, chat.id, chat.type, chat.title ?? null, locale]);
   const kept = state.get<KeptIdentity | null>(keptName(sender));
   if (kept && kept.from === from) {
-    const found = await orNull(() => readKept(deps, kept));
+    const found = await orNull(() => readKept(deps, kept, reader));
     if (found) {
       if (found.mind.shard !== kept.shard) state.put(keptName(sender), { ...kept, shard: found.mind.shard } satisfies KeptIdentity);
       return { accountId: kept.accountId, ...found, created: false, scope: kept.scope };
@@ -118,11 +121,11 @@ export async function keptTelegramIdentity(
 
 /**
  * The kept mind, chat and active session as they are now. The chat is read where the mind was
- * kept, beside the mind; a mind since moved is read again where it lives now. Every read names
+ * kept, beside the mind; a mind since moved is read again where it lives now, at its primary. Every read names
  * the kept mind in SQL, so nothing of another mind is ever read.
  */
-async function readKept(deps: Deps, kept: KeptIdentity): Promise<{ mind: Mind; chat: Chat; session: Session | null }> {
-  const atKept = kept.shard === undefined ? null : chatWithActiveSession({ shard: deps.shards.db(kept.shard), scope: kept.scope }, kept.chatId);
+async function readKept(deps: Deps, kept: KeptIdentity, reader: (mindId: string, shard: string) => Db): Promise<{ mind: Mind; chat: Chat; session: Session | null }> {
+  const atKept = kept.shard === undefined ? null : chatWithActiveSession({ shard: reader(kept.mindId, kept.shard), scope: kept.scope }, kept.chatId);
   // Read beside the mind, so a failed read is awaited either way (never left unhandled).
   const [mind, read] = await Promise.all([getMindById(deps, kept.mindId), atKept?.then((r) => ({ ok: r }), (error: unknown) => ({ error }))]);
   if (read && mind.shard === kept.shard) {

@@ -1,4 +1,4 @@
-import { D1_BOOKMARK, newerBookmark, readFromReplicas } from "../db/replicas";
+import { D1_BOOKMARK, newerBookmark, type ReplicaReads, readFromReplicas } from "../db/replicas";
 import { invalid } from "../errors";
 import { Lru } from "../lru";
 import type { MindContext } from "./mind-context";
@@ -67,10 +67,22 @@ export interface MindSession {
 export function openMindSession(ctx: MindContext, sent: MindBookmark | null, options: { fresh?: boolean } = {}): MindSession {
   const caller = callerOf(ctx);
   const now = () => ctx.clock.now().getTime();
-  const usable = sent !== null && sent.mindId === ctx.mind.id && sent.shard === ctx.mind.shard ? sent.bookmark : null;
-  const known = newerBookmark(usable, positions.get(caller, now()) ?? null);
+  const known = newerBookmark(positionIn(ctx, sent), positions.get(caller, now()) ?? null);
   // A write reads what it changes at the primary, whatever this caller saw: another caller may have written since.
   const reads = readFromReplicas(ctx.shard, options.fresh ? "first-primary" : (known ?? "first-unconstrained"));
+  return mindSessionOver(ctx, reads, known, (bookmark) => positions.set(caller, bookmark, now()));
+}
+
+/** The D1 bookmark a kept or sent position holds for this mind's database now (null: none, or of another mind or database). */
+export function positionIn(ctx: { mind: Pick<MindContext["mind"], "id" | "shard"> }, position: MindBookmark | null): string | null {
+  return position !== null && position.mindId === ctx.mind.id && position.shard === ctx.mind.shard ? position.bookmark : null;
+}
+
+/**
+ * The context working through `reads`, a session already open on its mind's database; `known`
+ * is where the caller was before it; `keep` stores the newest position once remembered.
+ */
+export function mindSessionOver(ctx: MindContext, reads: ReplicaReads, known: string | null, keep: (bookmark: string) => void): MindSession {
   let reported: string | null = null;
   const newest = () => newerBookmark(reads.bookmark(), reported);
   return {
@@ -81,7 +93,7 @@ export function openMindSession(ctx: MindContext, sent: MindBookmark | null, opt
     },
     remember: () => {
       const latest = newerBookmark(newest(), known);
-      if (latest !== null) positions.set(caller, latest, now());
+      if (latest !== null) keep(latest);
     },
   };
 }

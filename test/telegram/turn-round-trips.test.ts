@@ -129,6 +129,40 @@ describe("a Telegram text update before the model", () => {
   });
 });
 
+/** The D1 bookmark the chat's object keeps of its mind's database, or null. */
+async function keptBookmark(p: Person): Promise<string | null> {
+  return runInDurableObject(chatObject(p.chat.id), (_, state) => state.storage.kv.get<{ bookmark: string }>("state:position")?.bookmark ?? null);
+}
+
+describe("a Telegram turn's reads", () => {
+  // The chat's object and the session's open their sessions through the one counter: the turn's
+  // own reads are the session started before the session object's `first-primary` append.
+  const turnStarts = (counters: Counters) => counters.trips.starts.filter((start) => start !== "first-primary");
+
+  it("start at the chat's kept position, which each turn moves past the message it appended", async () => {
+    const { p, counters, prompts } = await warmChat(null);
+    const first = await keptBookmark(p);
+    expect(first).not.toBeNull();
+    await countedTurn(p, "what do I drink?", counters);
+    expect(turnStarts(counters)).toEqual([first]);
+    const second = await keptBookmark(p);
+    expect(second! > first!).toBe(true);
+    counters.trips.clear();
+    await countedTurn(p, "and what do I eat?", counters);
+    expect(turnStarts(counters)).toEqual([second]);
+    // Read from there, the dialogue holds the turn before.
+    expect(prompts.at(-1)).toContain("user: what do I drink?");
+  });
+
+  it("start at any replica when the chat keeps no position, and only the appends start at the primary", async () => {
+    const { p, counters } = await warmChat(null);
+    await runInDurableObject(chatObject(p.chat.id), (_, state) => state.storage.kv.delete("state:position"));
+    await countedTurn(p, "what do I drink?", counters);
+    expect(counters.trips.starts).toEqual(["first-unconstrained", "first-primary", "first-primary"]);
+    expect(await keptBookmark(p)).not.toBeNull();
+  });
+});
+
 /**
  * The webhook's claim; the mind beside the chat's row and its active session; the append (which
  * hands back the dialogue) beside memory, notes, cold memory and the search's vocabulary; the
