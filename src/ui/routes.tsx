@@ -5,6 +5,7 @@ import { createMiddleware } from "hono/factory";
 import { AppError } from "../errors";
 import { handleError } from "../http/errors";
 import { secretsEqual } from "../secrets";
+import { openMindSession } from "../tenancy/bookmarks";
 import { resolveMindContext } from "../tenancy/mind-context";
 import { DICTIONARIES, pickLocale } from "./i18n";
 import { activityPages } from "./pages/activity";
@@ -78,8 +79,11 @@ uiRoutes.use(
       await switchUiMind(c, session, null);
       return c.redirect("/ui/minds", 303);
     }
-    c.set("mindContext", mindContext);
+    // Pages read from a replica at least as new as the person's last position seen here; a form's POST starts at the primary.
+    const reads = openMindSession(mindContext, null, { fresh: c.req.method !== "GET" && c.req.method !== "HEAD" });
+    c.set("mindContext", reads.ctx);
     await next();
+    if (c.res.status < 400) reads.remember();
   }),
 );
 

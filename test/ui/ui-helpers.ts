@@ -3,14 +3,14 @@ import { bodyText } from "../helpers";
 
 export const ORIGIN = "https://edgemind.test";
 
-/** A browser-like client: keeps cookies, sends same-origin form posts, does not follow redirects. */
-export function browser(headers: Record<string, string> = {}) {
+/** A browser-like client: keeps cookies, sends same-origin form posts, does not follow redirects; the Worker's fetch unless `fetch` is given. */
+export function browser(headers: Record<string, string> = {}, fetch: (request: Request) => Promise<Response> = (request) => exports.default.fetch(request)) {
   const jar = new Map<string, string>();
   async function request(method: string, path: string, body?: BodyInit, extra: Record<string, string> = {}) {
     const h = new Headers({ ...headers, ...extra });
     if (jar.size > 0) h.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
     if (method === "POST" && !h.has("Origin")) h.set("Origin", ORIGIN);
-    const res = await exports.default.fetch(new Request(`${ORIGIN}${path}`, { method, headers: h, body, redirect: "manual" }));
+    const res = await fetch(new Request(`${ORIGIN}${path}`, { method, headers: h, body, redirect: "manual" }));
     for (const cookie of res.headers.getAll("Set-Cookie")) {
       const [pair = ""] = cookie.split(";");
       const at = pair.indexOf("=");
