@@ -64,10 +64,10 @@ const telegram = await startTelegramStandIn({
   language: languageOf(process.env.LANG),
 });
 
-// The Worker's own log, each line marked; the table of bindings and the access log of every
-// request are left out.
+// The Worker's own log, each line marked; the table of bindings, the access log and the
+// structured info line of every request are left out (warnings and errors stay).
 const worker = startWorker(ports.worker, ["--env-file", varsFile], { stdio: ["ignore", "pipe", "pipe"] });
-const NOISE = [/^\[wrangler:info\] (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /, /^Your Worker has access/, /^Binding\s+Resource/, /^env\.\w+ /, /^\s*$/];
+const NOISE = [/^\{"level":"info"/, /^\[wrangler:info\] (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /, /^Your Worker has access/, /^Binding\s+Resource/, /^env\.\w+ /, /^\s*$/];
 for (const stream of [worker.stdout, worker.stderr]) {
   createInterface({ input: stream }).on("line", (line) => {
     if (!NOISE.some((noise) => noise.test(line))) console.log(`[worker] ${line}`);

@@ -8,8 +8,9 @@ import { newId } from "../ids";
 import { ensureChat } from "../sessions/chats";
 import type { Chat, Session } from "../sessions/model";
 import { chatWithActiveSession } from "../sessions/sessions";
+import { knownMindById } from "../tenancy/directory-cache";
 import { bindMind, resolveMindContext } from "../tenancy/mind-context";
-import { createMind, getMindById, type Mind } from "../tenancy/minds";
+import { createMind, type Mind } from "../tenancy/minds";
 import type { Scope } from "../tenancy/principal";
 import type { ChatState } from "./bot-context";
 import type { BotLocale } from "./i18n";
@@ -120,14 +121,15 @@ export async function keptTelegramIdentity(
 }
 
 /**
- * The kept mind, chat and active session as they are now. The chat is read where the mind was
+ * The kept mind, chat and active session as they are now (the mind as the directory cache has it). The chat is read where the mind was
  * kept, beside the mind; a mind since moved is read again where it lives now, at its primary. Every read names
  * the kept mind in SQL, so nothing of another mind is ever read.
  */
 async function readKept(deps: Deps, kept: KeptIdentity, reader: (mindId: string, shard: string) => Db): Promise<{ mind: Mind; chat: Chat; session: Session | null }> {
   const atKept = kept.shard === undefined ? null : chatWithActiveSession({ shard: reader(kept.mindId, kept.shard), scope: kept.scope }, kept.chatId);
-  // Read beside the mind, so a failed read is awaited either way (never left unhandled).
-  const [mind, read] = await Promise.all([getMindById(deps, kept.mindId), atKept?.then((r) => ({ ok: r }), (error: unknown) => ({ error }))]);
+  // Read beside the mind, so a failed read is awaited either way (never left unhandled). The mind
+  // comes from this isolate's directory cache, as a REST request's does (a change seen within its bound).
+  const [mind, read] = await Promise.all([knownMindById(deps, kept.mindId), atKept?.then((r) => ({ ok: r }), (error: unknown) => ({ error }))]);
   if (read && mind.shard === kept.shard) {
     if ("error" in read) throw read.error;
     return { mind, ...read.ok };

@@ -72,7 +72,7 @@ const readsMind = (sql: string) => /from "minds"|join "minds"/.test(sql);
 const identityStatement = (sql: string) => /"accounts"|"telegram_chats"|insert into "chats"/.test(sql);
 
 describe("one chat turn", () => {
-  it("reads the mind once over every object it touches, and a kept identity runs no upserts", async () => {
+  it("reads the mind at most once over every object it touches (not at all while the directory cache holds it), and a kept identity runs no upserts", async () => {
     const p = newPerson();
     await useModel(p.chat.id, scriptedModel(["Hello!", "You asked about tea.", "Still tea."]).model);
     // The first turn (no session yet, so no session object to record) builds the identity.
@@ -87,7 +87,7 @@ describe("one chat turn", () => {
         `chat turn (${name}): ${all(log).length} D1 statements (webhook ${log.webhook.length}, chat object ${log.chat.length}, session object ${log.session.length}); ` +
           `${all(log).filter(readsMind).length} read the mind; ${all(log).filter(identityStatement).length} identity upserts or lookups`,
       );
-      expect(all(log).filter(readsMind)).toHaveLength(1);
+      expect(all(log).filter(readsMind).length).toBeLessThanOrEqual(1);
       expect(all(log).filter(identityStatement)).toEqual([]);
       // Both appends reached the session's object: its statements are counted too.
       expect(log.session.length).toBeGreaterThanOrEqual(2);
