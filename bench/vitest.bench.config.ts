@@ -28,6 +28,8 @@ export default defineConfig({
           RATE_LIMIT_AUTH_FAILURES_PER_IP: "0",
           RATE_LIMIT_AUTH_FAILURES_PER_KEY: "0",
           RATE_LIMIT_REQUESTS: "off",
+          // Every job runs within Cloudflare's per-invocation limits, as the tests do (src/limits/platform.ts).
+          INVOCATION_GUARD: "1",
           RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
           // A part may set more (the backlog part points the model at its stand-in).
           ...((input as { bindings?: Record<string, string> }).bindings ?? {}),

@@ -6,7 +6,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects } from "../sessions/objects";
-import { forgetMind } from "../tenancy/directory-cache";
+import { changing, forgetMind } from "../tenancy/directory-cache";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-rows";
@@ -71,7 +71,7 @@ export type Erasure = typeof mindErasures.$inferSelect;
 async function markErasing(deps: Deps, accountId: string, mindId: string): Promise<void> {
   const d1 = deps.directory.$client;
   const now = isoNow(deps.clock);
-  await d1.batch([
+  const mark = () => d1.batch([
     d1.prepare(
       `update minds set erasing_since = ?3, writes = case when shard = 'DB' then 'erasing' else writes end
        where id = ?1 and account_id = ?2 and erasing_since is null and moving_to is null`,
@@ -82,7 +82,7 @@ async function markErasing(deps: Deps, accountId: string, mindId: string): Promi
        on conflict (mind_id) do nothing`,
     ).bind(mindId, accountId, now),
   ]);
-  forgetMind(mindId);
+  await changing(() => forgetMind(mindId), mark);
 }
 
 /** Counts are taken once the mind is fenced; a recorded erasure holds `{}` until then. */

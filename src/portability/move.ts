@@ -5,7 +5,7 @@ import { accounts, type MoveState, mindMoves, minds, shardMinds } from "../db/sc
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { AppError, conflict, invalid, notFound } from "../errors";
-import { DIRECTORY_TTL_MS, forgetMind } from "../tenancy/directory-cache";
+import { changing, DIRECTORY_TTL_MS, forgetMind } from "../tenancy/directory-cache";
 import { accountUnused, writeShardCopy } from "../tenancy/minds";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
 import { unfinishedImportOf } from "./import-jobs";
@@ -62,7 +62,7 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
   if (await unfinishedImportOf(shardDb(deps, row.shard), mindId, now).get()) throw importUnderWay();
   // Recorded and claimed in one transaction, only while the mind is where it was read and nothing else moves it.
   const d1 = directory.$client;
-  const [, claimed] = await d1.batch([
+  const [, claimed] = await changing(() => forgetMind(mindId), () => d1.batch([
     d1.prepare(
       `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
        select ?1, ?2, ?3, 'freezing', null, 0, ?4, ?4, null
@@ -75,8 +75,7 @@ export async function startMove(deps: Deps, mindId: string, to: string): Promise
       `update minds set moving_to = ?3 where id = ?1 and shard = ?2 and moving_to is null and erasing_since is null
        and exists (select 1 from mind_moves where mind_id = ?1 and to_shard = ?3 and state = 'freezing' and started_at = ?4) returning id`,
     ).bind(mindId, row.shard, to, now),
-  ]);
-  forgetMind(mindId);
+  ]));
   if (claimed!.results.length === 0) {
     const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
     if (!job || !isMoveRunning(job.state)) throw conflict("the mind changed shard meanwhile: try again");
@@ -197,8 +196,10 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
       await dropCopyCursors(target, mindId);
       await dropShardRow(target, job.toShard, mindId);
       await source.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
-      await directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, job.toShard)));
-      forgetMind(mindId);
+      await changing(
+        () => forgetMind(mindId),
+        () => directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, job.toShard))),
+      );
       return finish(deps, mindId, "undoing", "abandoned");
     }
   }
@@ -235,7 +236,7 @@ async function switchShard(deps: Deps, mindId: string, from: string, to: string,
   // The directory's own row stays closed as the old copy while it is one (the erasing step opens it).
   const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "moving" : "elsewhere";
   const now = isoNow(deps.clock);
-  await directory.batch([
+  await changing(() => forgetMind(mindId), () => directory.batch([
     directory
       .update(mindMoves)
       .set({ state: "switched", switchedAt: now, updatedAt: now })
@@ -244,8 +245,7 @@ async function switchShard(deps: Deps, mindId: string, from: string, to: string,
       .update(minds)
       .set({ shard: to, movingTo: null, writes })
       .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'switched')`)),
-  ]);
-  forgetMind(mindId);
+  ]));
   return "switched";
 }
 

@@ -93,3 +93,15 @@ export async function knownAccount(deps: DirectoryDeps, accountId: string, mindI
   if (row.mind) rememberMind(deps, row.mind.id, row.mind);
   return true;
 }
+
+/**
+ * Runs a change of the directory, then forgets what it changed in this isolate's cache, even
+ * when the change failed or its answer was lost (it may have been made all the same).
+ */
+export async function changing<T>(forget: () => void, change: () => Promise<T>): Promise<T> {
+  try {
+    return await change();
+  } finally {
+    forget();
+  }
+}

@@ -6,7 +6,7 @@ import { notFound } from "../errors";
 import { newId } from "../ids";
 import { Lru } from "../lru";
 import { logFailure } from "../observe/log";
-import { DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
+import { changing, DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
 
 // A grant lets one OAuth client (a hosted assistant, an IDE) use one mind, optionally one agent
 // namespace of it, as an agent would with a mind key. The OAuth provider keeps the tokens; this
@@ -113,12 +113,15 @@ export async function useGrant(deps: Pick<Deps, "directory" | "clock" | "defer">
 export async function revokeGrantRecord(deps: Pick<Deps, "directory" | "clock">, mindId: string, grantId: string): Promise<GrantInfo> {
   const db = deps.directory;
   const { clock } = deps;
-  const [row] = await db
-    .update(oauthGrants)
-    .set({ revokedAt: isoNow(clock) })
-    .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId), isNull(oauthGrants.revokedAt)))
-    .returning();
-  knownGrants.delete(grantId);
+  const [row] = await changing(
+    () => knownGrants.delete(grantId),
+    () =>
+      db
+        .update(oauthGrants)
+        .set({ revokedAt: isoNow(clock) })
+        .where(and(eq(oauthGrants.id, grantId), eq(oauthGrants.mindId, mindId), isNull(oauthGrants.revokedAt)))
+        .returning(),
+  );
   if (!row) throw notFound("connected client");
   return toInfo(row);
 }
@@ -128,11 +131,14 @@ export async function revokeGrantRecord(deps: Pick<Deps, "directory" | "clock">,
  * replayed is known only by its id, and may have been revoked already.
  */
 export async function revokeReplayedGrantRecord(deps: Pick<Deps, "directory" | "clock">, grantId: string): Promise<void> {
-  await deps.directory
-    .update(oauthGrants)
-    .set({ revokedAt: isoNow(deps.clock) })
-    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)));
-  knownGrants.delete(grantId);
+  await changing(
+    () => knownGrants.delete(grantId),
+    () =>
+      deps.directory
+        .update(oauthGrants)
+        .set({ revokedAt: isoNow(deps.clock) })
+        .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt))),
+  );
 }
 
 const toInfo = (row: typeof oauthGrants.$inferSelect): GrantInfo => ({

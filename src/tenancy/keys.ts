@@ -7,7 +7,7 @@ import { conflict, describeZodError, invalid, notFound } from "../errors";
 import { newId } from "../ids";
 import { logFailure } from "../observe/log";
 import { randomToken, secretsEqual, sha256Hex } from "../secrets";
-import { forgetKey, type KnownKey, knownKeys, rememberMind } from "./directory-cache";
+import { changing, forgetKey, type KnownKey, knownKeys, rememberMind } from "./directory-cache";
 import type { Principal } from "./principal";
 
 const KEY_PREFIX = "emk_";
@@ -77,13 +77,16 @@ export async function listMindKeys(deps: Pick<Deps, "directory">, mindId: string
 export async function revokeMindKey(deps: Pick<Deps, "directory" | "clock">, mindId: string, keyId: string): Promise<void> {
   const db = deps.directory;
   const { clock } = deps;
-  const rows = await db
-    .update(mindKeys)
-    .set({ revokedAt: isoNow(clock) })
-    .where(and(eq(mindKeys.id, keyId), eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)))
-    .returning({ id: mindKeys.id });
+  const rows = await changing(
+    () => forgetKey(keyId),
+    () =>
+      db
+        .update(mindKeys)
+        .set({ revokedAt: isoNow(clock) })
+        .where(and(eq(mindKeys.id, keyId), eq(mindKeys.mindId, mindId), isNull(mindKeys.revokedAt)))
+        .returning({ id: mindKeys.id }),
+  );
   if (rows.length === 0) throw notFound("key");
-  forgetKey(keyId);
 }
 
 /**

@@ -7,7 +7,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { forgetMind } from "./directory-cache";
+import { changing, forgetMind } from "./directory-cache";
 import { type MindSettings, mindSettingsPatchSchema, resolveSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
@@ -217,13 +217,11 @@ export async function updateMind(
   if (current.shard !== DIRECTORY) {
     await deps.shards.db(current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
   }
-  const [row] = await deps.directory
-    .update(minds)
-    .set(fields)
-    .where(and(eq(minds.id, mindId), eq(minds.accountId, accountId)))
-    .returning();
+  const [row] = await changing(
+    () => forgetMind(mindId),
+    () => deps.directory.update(minds).set(fields).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).returning(),
+  );
   if (!row) throw notFound("mind");
-  forgetMind(mindId);
   return toMind(row);
 }
 
@@ -234,11 +232,14 @@ export async function copySettingsToDirectory(deps: Pick<Deps, "directory" | "sh
   if (!found || found.shard === DIRECTORY) return;
   const row = await deps.shards.db(found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
   if (!row) return;
-  await directory
-    .update(minds)
-    .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
-    .where(eq(minds.id, mindId));
-  forgetMind(mindId);
+  await changing(
+    () => forgetMind(mindId),
+    () =>
+      directory
+        .update(minds)
+        .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
+        .where(eq(minds.id, mindId)),
+  );
 }
 
 /** A shard's bare row of an account that no mind on that shard refers to any more. */

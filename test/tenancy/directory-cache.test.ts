@@ -3,11 +3,13 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { withOAuth } from "../../src/auth/oauth";
+import { deleteMind } from "../../src/portability/erase";
 import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
 import { authenticateMindKey } from "../../src/tenancy/keys";
 import { resolveMindContext } from "../../src/tenancy/mind-context";
 import { call, newKey, newMind, newTenant, unique } from "../helpers";
 import { manualClock, testDeps } from "../support/deps";
+import { type FaultPlan, faultyD1 } from "../support/faulty-d1";
 import { recordingD1 } from "../support/recording-d1";
 import { dataOf } from "../support/shards";
 
@@ -133,6 +135,20 @@ describe("the directory cache's bound", () => {
     const gone = await w.send("GET", "/memory", second.key);
     expect(gone.status).toBe(404);
     expect(gone.json?.error?.code).toBe("not_found");
+  });
+
+  it("forgets what a change touched even when the change's answer was lost: an erasure marked behind a lost answer is seen at once", async () => {
+    // Each D1 call of the erasure's first steps, done by D1 with its answer lost: once the mind is
+    // marked, this isolate answers it as missing at once, whatever the request that marked it saw.
+    for (let failAt = 1; failAt <= 4; failAt++) {
+      const t = await newTenant();
+      const { key } = await newKey(t.token, t.mind.id);
+      expect((await call("GET", "/memory", { token: key })).status).toBe(200);
+      const plan: FaultPlan = { failAt, mode: "after", calls: 0 };
+      await deleteMind(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), t.accountId, t.mind.id).catch(() => undefined);
+      const marked = (await env.DB.prepare("select erasing_since from minds where id = ?").bind(t.mind.id).first<{ erasing_since: string | null }>())?.erasing_since;
+      if (marked) expect((await call("GET", "/memory", { token: key })).status, `fault after call ${failAt}`).toBe(404);
+    }
   });
 
   it("applies a changed setting at once where it was changed, and everywhere else within the bound", async () => {
