@@ -1,14 +1,12 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
-import { withOAuth } from "../../src/auth/oauth";
 import { writeAppend } from "../../src/sessions/history";
 import { newKey, newTenant, unique } from "../helpers";
-import { contextOfMind, depsOfMind, manualClock } from "../support/deps";
+import { contextOfMind, depsOfMind } from "../support/deps";
 import { RoundTrips, recordingD1 } from "../support/recording-d1";
+import { roundTripWorker } from "../support/round-trip-worker";
 
 // Round trips of a warm request, counted, not timed: every D1 statement or batch is a trip to a
 // database in production. A change that adds one to a request below fails here; lower the
@@ -19,22 +17,9 @@ const DIRECTORY_TABLE = /\b"?(mind_keys|minds|accounts|oauth_grants)"?\b/;
 
 const HEADER = "X-Edgemind-Bookmark";
 
-/** The Worker over a manual clock, each database binding wrapped to count its round trips. */
+/** The Worker, each database binding counting its round trips, with a way to send and to count. */
 function countingWorker() {
-  const trips = new Map<D1Database, RoundTrips>();
-  const wrap = (d1: D1Database) => {
-    const counted = trips.get(d1) ?? new RoundTrips();
-    trips.set(d1, counted);
-    return recordingD1(d1, [], counted);
-  };
-  const worker = withOAuth(createApp({ clock: manualClock(new Date()), wrap }));
-  const fetch = async (request: Request) => {
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(request, env, ctx);
-    const body = await res.text();
-    await waitOnExecutionContext(ctx);
-    return new Response(body, res);
-  };
+  const { fetch, trips, on, reset } = roundTripWorker();
   const send = async (method: string, path: string, token: string, body?: unknown) => {
     const headers = new Headers({ Authorization: `Bearer ${token}` });
     if (body !== undefined) headers.set("Content-Type", "application/json");
@@ -42,12 +27,9 @@ function countingWorker() {
     const text = await res.text();
     return { status: res.status, text, bookmark: res.headers.get(HEADER), json: (() => { try { return JSON.parse(text) as Record<string, unknown>; } catch { return null; } })() };
   };
-  const reset = () => {
-    for (const t of trips.values()) t.clear();
-  };
   /** The serial trips to the mind's database, and every trip that named the directory. */
   const counts = (shard: string) => {
-    const shardTrips = trips.get(shard === "DB" ? env.DB : (env as unknown as Record<string, D1Database>)[shard]!)!;
+    const shardTrips = on(shard)!;
     const directory = [...trips.values()].flatMap((t) => t.all).filter((sqls) => sqls.some((sql) => DIRECTORY_TABLE.test(sql)));
     const onShard = shardTrips.all.filter((sqls) => !sqls.some((sql) => DIRECTORY_TABLE.test(sql)));
     return { serial: shardTrips.serial, trips: onShard.length, directory: directory.length, starts: shardTrips.starts };

@@ -1,37 +1,17 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../../src/app";
 import { D1_BOOKMARK } from "../../src/db/replicas";
 import { newKey, newTenant, store } from "../helpers";
-import { manualClock } from "../support/deps";
-import { RoundTrips, recordingD1 } from "../support/recording-d1";
+import { roundTripWorker } from "../support/round-trip-worker";
 import { browser, csrfOf } from "./ui-helpers";
 
 // Where the web UI's statements on the mind's database start, counted through the D1 sessions
 // each request opens: a page at the person's known position or any replica, a form post at the primary.
 
-/** The Worker over a manual clock, every database binding noting the sessions it opens. */
+/** The Worker, every database binding noting the sessions it opens. */
 function countingWorker() {
-  const trips = new Map<D1Database, RoundTrips>();
-  const wrap = (d1: D1Database) => {
-    const counted = trips.get(d1) ?? new RoundTrips();
-    trips.set(d1, counted);
-    return recordingD1(d1, [], counted);
-  };
-  const app = createApp({ clock: manualClock(new Date()), wrap });
-  const fetch = async (request: Request) => {
-    const ctx = createExecutionContext();
-    const res = await app.fetch(request, env, ctx);
-    const body = await res.text();
-    await waitOnExecutionContext(ctx);
-    return new Response(body, res);
-  };
-  const startsOn = (shard: string) => trips.get((env as unknown as Record<string, D1Database>)[shard]!)?.starts ?? [];
-  const reset = () => {
-    for (const t of trips.values()) t.clear();
-  };
-  return { fetch, startsOn, reset };
+  const { fetch, on, reset } = roundTripWorker();
+  return { fetch, startsOn: (shard: string) => on(shard)?.starts ?? [], reset };
 }
 
 describe("the web UI's reads of the mind's database", () => {
