@@ -200,20 +200,23 @@ const MCP_CREDENTIALS = "/mcp needs Authorization: Bearer with a mind key (emk_â
 
 /** A refusal the provider's onError wrote in edgemind's body, written again naming the request; any other answer as it is. */
 async function namingTheRequest(response: Response, request: Request): Promise<Response> {
-  const message = await messageOf(response.clone());
-  const body: unknown = await response.clone().json().catch(() => null);
-  const error = (body as { error?: { code?: unknown; requestId?: unknown } } | null)?.error;
+  const error = await errorOf(response.clone());
   // edgemind's body names its code in words (a JSON-RPC error's is a number, and stays as it is).
-  const ours = typeof error?.code === "string" && error.requestId === undefined;
-  const failure = message === null || !ours ? null : failureOfStatus(response.status, message);
+  const ours = typeof error?.code === "string" && typeof error.message === "string" && error.requestId === undefined;
+  const failure = ours ? failureOfStatus(response.status, error.message as string) : null;
   return failure ? errorResponse(failure, request, response.headers) : response;
+}
+
+/** The `error` of an answer's JSON body, or null (no body, not JSON). */
+async function errorOf(response: Response): Promise<{ code?: unknown; message?: unknown; requestId?: unknown } | null> {
+  if (response.body === null) return null;
+  const body: unknown = await response.json().catch(() => null);
+  return (body as { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | null)?.error ?? null;
 }
 
 /** The message of the error body the provider's onError wrote; null when it wrote none. */
 async function messageOf(response: Response): Promise<string | null> {
-  if (response.body === null) return null;
-  const body: unknown = await response.json().catch(() => null);
-  const message = (body as { error?: { message?: unknown } } | null)?.error?.message;
+  const message = (await errorOf(response))?.message;
   return typeof message === "string" ? message : null;
 }
 
