@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { COLD_MAX_CHARS } from "../../src/notes/merge";
 import { call, newMind, newTenant } from "../helpers";
 import { browser, csrfOf } from "./ui-helpers";
 
@@ -27,6 +28,17 @@ describe("editing cold memory in the web UI", () => {
     expect(cold.text).toBe("## Preferences\n- green tea\n");
     const versions = (await call("GET", "/cold/versions", auth)).json;
     expect(versions.versions[0].author).toMatch(/^user:/);
+  });
+
+  it("refuses a text longer than cold memory holds with a 400 naming the bound, and keeps the version as it was", async () => {
+    const { b, auth } = await signedIn();
+    await call("PUT", "/cold", { ...auth, body: { text: "## Preferences\n- tea\n", version: 0 } });
+    const form = await b.get("/ui/cold");
+    const res = await b.post("/ui/cold", { _csrf: csrfOf(form.text), agent: "default", version: "1", text: `## Preferences\n- ${"x".repeat(COLD_MAX_CHARS)}` });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain(`at most ${COLD_MAX_CHARS} characters`);
+    const cold = (await call("GET", "/cold", auth)).json;
+    expect(cold).toMatchObject({ version: 1, text: "## Preferences\n- tea\n" });
   });
 
   it("refuses a save without the session's CSRF token", async () => {
