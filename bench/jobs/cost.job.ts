@@ -3,6 +3,7 @@ import { it } from "vitest";
 import { usageSince } from "../../src/llm/ledger";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
+import { tokenAccountOf } from "../../src/tenancy/mind-context";
 import { foldingTurn } from "../../test/support/long-term";
 import { scriptedModel, section } from "../../test/support/scripted-model";
 import type { Conversation } from "../lib/dataset";
@@ -37,7 +38,7 @@ async function scriptedConversation() {
   let notes = 0;
   for (let end = input.extractEvery; end <= messages.length; end += input.extractEvery) {
     const batch = messages.slice(end - input.extractEvery, end);
-    const job = { mindId: scope.mind.id, agent: "default", sessionId: "ses_bench", cursor, messages: batch };
+    const job = { sessionId: "ses_bench", cursor, messages: batch };
     const plan = await extractNotes(inMind({ ...deps, model: () => extraction.model }, scope), job);
     if (plan.status !== "extracted") throw new Error(`extraction: ${plan.status}`);
     notes += (await saveExtraction(inMind(deps, scope), job, plan)).written;
@@ -46,7 +47,7 @@ async function scriptedConversation() {
   const consolidation = scriptedModel([foldingTurn], "counted");
   const outcome = await consolidateNotes(inMind({ ...deps, model: () => consolidation.model }, scope));
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
-  const ledger = await usageSince(inMind(deps, scope), scope.mind.id, "2000-01-01");
+  const ledger = await usageSince(inMind(deps, scope), tokenAccountOf(scope), "2000-01-01");
   return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
 }
 

@@ -34,7 +34,7 @@ async function parallel(lanes: Append[], count: number) {
 async function sessionAppender(name: string): Promise<{ append: Append; raw: Append }> {
   const deps = benchDeps();
   const scope = await newMindScope(name, deps);
-  const { chat } = await ensureChat(scope, scope.mind.id, "api", name);
+  const { chat } = await ensureChat(scope, "api", name);
   const { session } = await openSession(scope, chat.id, { task_name: name });
   const target = { mindId: scope.mind.id, sessionId: session.id };
   const stub = sessionObject(env.SESSIONS, session.id);

@@ -176,7 +176,6 @@ coldRoutes
       responses: { 200: jsonContent(z.object({ consolidations: z.array(ConsolidationSchema) }), "Consolidations"), ...guarded },
     }),
     async (c) => {
-      const { mindId, agentFilter } = c.var.mindContext.scope;
-      return c.json({ consolidations: await listConsolidations(c.var.mindContext, mindId, agentFilter, c.req.valid("query").limit) }, 200);
+      return c.json({ consolidations: await listConsolidations(c.var.mindContext, c.req.valid("query").limit) }, 200);
     },
   );

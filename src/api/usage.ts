@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
 import { tokensUsedToday, usageSince, utcDay } from "../llm/ledger";
+import { tokenAccountOf } from "../tenancy/mind-context";
 import { errorResponses, jsonContent } from "./schemas";
 
 const UsageSchema = z
@@ -38,15 +39,16 @@ usageRoutes.openapi(
   async (c) => {
     const deps = c.var.mindContext;
     const { mind } = deps;
+    const account = tokenAccountOf(deps);
     const now = deps.clock.now();
     const since = utcDay(new Date(now.getTime() - (c.req.valid("query").days - 1) * 86_400_000));
-    const rows = await usageSince(deps, mind.id, since);
+    const rows = await usageSince(deps, account, since);
     return c.json(
       {
         mind_id: mind.id,
         day: utcDay(now),
-        daily_token_budget: mind.settings.daily_token_budget,
-        used_today: await tokensUsedToday(deps, mind.id),
+        daily_token_budget: account.dailyBudget,
+        used_today: await tokensUsedToday(deps, account),
         days: rows.map((r) => ({
           day: r.day,
           purpose: r.purpose,

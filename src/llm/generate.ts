@@ -46,7 +46,7 @@ export async function generateObjectFor<T>(
     const outcome = await callForObject(model, request, schema);
     // Refused by the shared limiter before reaching the provider: no call to record.
     if (!outcome.ok) throwIfRateLimited(outcome.error);
-    await recordUsage(deps, request.account.mindId, request.purpose, outcome.usage, !outcome.ok);
+    await recordUsage(deps, request.account, request.purpose, outcome.usage, !outcome.ok);
     total.inputTokens += outcome.usage.inputTokens;
     total.outputTokens += outcome.usage.outputTokens;
     if (outcome.ok) return { value: outcome.value, usage: total, calls: attempt };
@@ -66,7 +66,7 @@ export async function generateTextFor(deps: Ledger, model: LanguageModel, reques
     throwIfRateLimited(error);
     outcome = { ok: false, malformed: false, error, usage: { inputTokens: 0, outputTokens: 0 } };
   }
-  await recordUsage(deps, request.account.mindId, request.purpose, outcome.usage, !outcome.ok);
+  await recordUsage(deps, request.account, request.purpose, outcome.usage, !outcome.ok);
   if (!outcome.ok) throw modelFailed(outcome.error);
   return { value: outcome.value, usage: outcome.usage, calls: 1 };
 }

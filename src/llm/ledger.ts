@@ -31,8 +31,8 @@ export interface TokenAccount {
 /** The ledger's day: the UTC date, so a budget resets at the same instant everywhere. */
 export const utcDay = (at: Date) => at.toISOString().slice(0, 10);
 
-/** Tokens, in and out, the mind's model calls have used today. */
-export async function tokensUsedToday({ shard, clock }: Ledger, mindId: string): Promise<number> {
+/** Tokens, in and out, the account's model calls have used today. */
+export async function tokensUsedToday({ shard, clock }: Ledger, { mindId }: Pick<TokenAccount, "mindId">): Promise<number> {
   const row = await shard
     .select({ used: sql<number>`coalesce(sum(${llmUsage.inputTokens} + ${llmUsage.outputTokens}), 0)` })
     .from(llmUsage)
@@ -42,18 +42,19 @@ export async function tokensUsedToday({ shard, clock }: Ledger, mindId: string):
 }
 
 /** Throws budget_exceeded when the mind has used its daily tokens; null means no limit. */
-export async function assertWithinBudget(deps: Ledger, { mindId, dailyBudget }: TokenAccount): Promise<void> {
+export async function assertWithinBudget(deps: Ledger, account: TokenAccount): Promise<void> {
+  const { dailyBudget } = account;
   if (dailyBudget === null) return;
-  const used = await tokensUsedToday(deps, mindId);
+  const used = await tokensUsedToday(deps, account);
   if (used >= dailyBudget) {
     throw new AppError("budget_exceeded", `the mind has used ${used} of its ${dailyBudget} daily tokens; work waits for tomorrow`);
   }
 }
 
-/** Adds one model call to the ledger. A failed call still costs what the provider reported. */
+/** Adds one model call to the account's ledger. A failed call still costs what the provider reported. */
 export async function recordUsage(
   { shard, clock }: Ledger,
-  mindId: string,
+  { mindId }: Pick<TokenAccount, "mindId">,
   purpose: Purpose,
   usage: TokenUsage,
   failed: boolean,
@@ -81,8 +82,8 @@ export async function recordUsage(
     });
 }
 
-/** The mind's ledger from `sinceDay` on, newest day first. */
-export async function usageSince({ shard }: InDb, mindId: string, sinceDay: string): Promise<UsageRow[]> {
+/** The account's ledger from `sinceDay` on, newest day first. */
+export async function usageSince({ shard }: InDb, { mindId }: Pick<TokenAccount, "mindId">, sinceDay: string): Promise<UsageRow[]> {
   return shard
     .select({
       day: llmUsage.day,

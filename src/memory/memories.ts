@@ -218,7 +218,7 @@ export async function deleteMemory(ctx: MindContext, id: string): Promise<void> 
     shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
-  dropGoneVectors(ctx, scope.mindId);
+  dropGoneVectors(ctx);
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */

@@ -70,15 +70,15 @@ async function kindsWithVectors(ctx: MindContext, kinds: readonly VectorKind[]):
 
 /** The query's vector; null (full text alone) when the budget check failed or the embedder fails. */
 async function embedQuery(ctx: MindContext, semantic: Semantic, q: string, budget: Checked): Promise<number[] | null> {
-  const { mindId } = ctx.scope;
+  const account = tokenAccountOf(ctx);
   try {
     if (!budget.ok) throw budget.error;
     const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
-    await afterResponse(ctx, recordUsage(ctx, mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
+    await afterResponse(ctx, recordUsage(ctx, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
     return result.vectors[0]!;
   } catch (err) {
-    if (!(err instanceof AppError)) await afterResponse(ctx, recordUsage(ctx, mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
-    logFailure("query_embedding_failed", err, { mind: mindId });
+    if (!(err instanceof AppError)) await afterResponse(ctx, recordUsage(ctx, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
+    logFailure("query_embedding_failed", err, { mind: account.mindId });
     return null;
   }
 }

@@ -5,10 +5,11 @@ import { embeddings, memories, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
-import { assertWithinBudget, recordUsage, utcDay } from "../llm/ledger";
+import { assertWithinBudget, recordUsage, type TokenAccount, utcDay } from "../llm/ledger";
 import { logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
 import { jobMindContext, type MindContext, tokenAccountOf } from "../tenancy/mind-context";
+import type { Mind } from "../tenancy/minds";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
@@ -52,9 +53,9 @@ export function embedMarked(ctx: MindContext, rowIds: string[]): void {
   defer(ctx, embedPending(ctx, ctx.mind.id, EMBED_BATCH, ctx.mind, rowIds));
 }
 
-/** After rows of a mind went, removes their vectors off the request path. No-op without the ports. */
-export function dropGoneVectors(deps: InShard, mindId: string): void {
-  if (deps.semantic) defer(deps, removeGoneVectors(deps, mindId));
+/** After rows of the mind went, removes their vectors off the request path. No-op without the ports. */
+export function dropGoneVectors(deps: InShard & { mind: Pick<Mind, "id"> }): void {
+  if (deps.semantic) defer(deps, removeGoneVectors(deps, deps.mind.id));
 }
 
 function defer(deps: InShard, work: Promise<unknown>): void {
@@ -100,9 +101,10 @@ async function embedRowsOfMind(
 ): Promise<"embedded" | "failed" | "postponed"> {
   const texts = await textsOf(deps, mindId, rows);
   const present = rows.filter((r) => texts.has(r.rowId));
+  let account: TokenAccount;
   try {
-    const mind = known ?? (await jobMindContext(deps, "embeddings", mindId)).mind;
-    await assertWithinBudget(deps, tokenAccountOf({ mind }));
+    account = tokenAccountOf({ mind: known ?? (await jobMindContext(deps, "embeddings", mindId)).mind });
+    await assertWithinBudget(deps, account);
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== "budget_exceeded") throw err;
     // Over budget: the rows wait for tomorrow without spending an attempt.
@@ -113,7 +115,7 @@ async function embedRowsOfMind(
   if (present.length === 0) return "embedded";
   try {
     const result = await semantic.embedder.embed(present.map((r) => texts.get(r.rowId)!.text));
-    await recordUsage(deps, mindId, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
+    await recordUsage(deps, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
     await semantic.index.upsert(
       mindId,
       present.map((r, i) => ({ id: r.rowId, vector: result.vectors[i]!, kind: r.kind, agent: texts.get(r.rowId)!.agent })),
@@ -125,7 +127,7 @@ async function embedRowsOfMind(
       .where(and(eq(embeddings.mindId, mindId), inArray(embeddings.rowId, present.map((r) => r.rowId))));
     return "embedded";
   } catch (err) {
-    await recordUsage(deps, mindId, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
+    await recordUsage(deps, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
     const message = (err instanceof Error ? err.message : String(err)).slice(0, 300);
     await reschedule(deps, present, { error: message, attempts: (r) => r.attempts + 1 });
     return "failed";

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { type ConsolidationRow, consolidations, notes } from "../db/schema";
 import type { InShard } from "../deps";
 import { newId } from "../ids";
+import type { Scope } from "../tenancy/principal";
 import type { ColdNamespace } from "./cold-store";
 import { type Note, toNote } from "./notes";
 
@@ -58,13 +59,13 @@ export const toConsolidation = (row: ConsolidationRow): Consolidation => ({
  * in one batch: a concurrent claim can never take the same note. Null when nothing is waiting.
  */
 export async function claimNotes(
-  { shard, clock }: Pick<InShard, "shard" | "clock">,
-  target: { mindId: string; agent: string; mode: ConsolidationMode; limit: number },
+  { shard, clock, scope }: ColdNamespace & Pick<InShard, "clock">,
+  target: { mode: ConsolidationMode; limit: number },
 ): Promise<Claim | null> {
   const id = newId("cons");
   const now = clock.now().toISOString();
   const staleBefore = new Date(clock.now().getTime() - STALE_CLAIM_MS).toISOString();
-  const { mindId, agent } = target;
+  const { mindId, agent } = scope;
   const [, , , , claimed] = await shard.batch([
     shard.insert(consolidations).values({ id, mindId, agent, status: "running", mode: target.mode, noteCount: 0, attempts: 0, startedAt: now }),
     shard
@@ -143,13 +144,12 @@ export async function getConsolidation({ shard, scope }: ColdNamespace, id: stri
   return row ? toConsolidation(row) : null;
 }
 
-/** Recent consolidations of a mind (every namespace, or one), newest first. */
+/** Recent consolidations of the scope's mind (every namespace, or the one it reads), newest first. */
 export async function listConsolidations(
-  { shard }: Pick<InShard, "shard">,
-  mindId: string,
-  agent: string | null,
+  { shard, scope }: Pick<InShard, "shard"> & { scope: Pick<Scope, "mindId" | "agentFilter"> },
   limit: number,
 ): Promise<Consolidation[]> {
+  const { mindId, agentFilter: agent } = scope;
   const rows = await shard
     .select()
     .from(consolidations)

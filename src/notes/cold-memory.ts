@@ -162,8 +162,7 @@ export async function startClientConsolidation(
   ctx: MindContext,
   limit: number,
 ): Promise<(Claim & { cold: Cold }) | null> {
-  const { scope } = ctx;
-  const claim = await claimNotes(ctx, { mindId: scope.mindId, agent: scope.agent, mode: "client", limit });
+  const claim = await claimNotes(ctx, { mode: "client", limit });
   if (!claim) return null;
   return { ...claim, cold: await getCold(ctx) };
 }

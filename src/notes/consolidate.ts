@@ -47,9 +47,9 @@ export async function consolidateNotes(ctx: MindContext, options: ConsolidationO
   const account = tokenAccountOf(ctx);
   const model = ctx.model();
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.
-  if (model && account.dailyBudget !== null && (await tokensUsedToday(ctx, account.mindId)) >= account.dailyBudget) return { status: "budget" };
+  if (model && account.dailyBudget !== null && (await tokensUsedToday(ctx, account)) >= account.dailyBudget) return { status: "budget" };
 
-  const claim = await claimNotes(ctx, { ...target, mode: model ? "model" : "offline", limit: options.maxNotes });
+  const claim = await claimNotes(ctx, { mode: model ? "model" : "offline", limit: options.maxNotes });
   if (!claim) return { status: "nothing" };
   const locale = documentLocale(mind.locale);
   let modelCalls = 0;

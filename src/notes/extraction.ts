@@ -4,11 +4,11 @@ import { z } from "zod";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
 import { minds, noteExtractions, notes } from "../db/schema";
-import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { generateObjectFor } from "../llm/generate";
 import { queryTerms } from "../memory/normalize";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
+import type { Scope } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
 import { noteValues } from "./notes";
@@ -20,9 +20,8 @@ export interface PlainMessage {
   content: string;
 }
 
+/** A session's messages to extract from; the notes go to the context's mind and namespace. */
 export interface ExtractionInput {
-  mindId: string;
-  agent: string;
   sessionId: string;
   /** The id of the last message already extracted; null at the start of the session. */
   cursor: string | null;
@@ -169,20 +168,23 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
  * and the same fact is not already waiting, so a second run over the same messages adds
  * nothing. Callers add the cursor move to the same batch.
  */
-export function extractionWrites(deps: InShard, input: ExtractionInput, plan: ExtractionPlan): BatchItem<"sqlite">[] {
+export function extractionWrites(
+  { shard, clock, scope }: Pick<MindContext, "shard" | "clock" | "scope">,
+  input: ExtractionInput,
+  plan: ExtractionPlan,
+): BatchItem<"sqlite">[] {
   if (plan.status !== "extracted") return [];
-  const { shard } = deps;
-  const now = isoNow(deps.clock);
-  const recorded = extractionRecorded(shard, input);
-  const inserts = plan.notes.map((draft) => insertNewNote(shard, draftValues(input, draft, now), recorded));
+  const now = isoNow(clock);
+  const recorded = extractionRecorded(shard, scope, input);
+  const inserts = plan.notes.map((draft) => insertNewNote(shard, draftValues(scope, input, draft, now), recorded));
   const record = shard
     .insert(noteExtractions)
     .values({
-      mindId: input.mindId,
+      mindId: scope.mindId,
       sessionId: input.sessionId,
       afterMessageId: startedAfter(input),
       throughMessageId: plan.cursor,
-      agent: input.agent,
+      agent: scope.agent,
       noteCount: plan.notes.length,
       createdAt: now,
     })
@@ -194,13 +196,13 @@ export function extractionWrites(deps: InShard, input: ExtractionInput, plan: Ex
 const startedAfter = (input: ExtractionInput) => input.cursor ?? "";
 
 /** The record of an extraction from the input's cursor. */
-function extractionRecorded(shard: Db, input: ExtractionInput) {
+function extractionRecorded(shard: Db, { mindId }: Pick<Scope, "mindId">, input: ExtractionInput) {
   return shard
     .select({ one: sql<number>`1` })
     .from(noteExtractions)
     .where(
       and(
-        eq(noteExtractions.mindId, input.mindId),
+        eq(noteExtractions.mindId, mindId),
         eq(noteExtractions.sessionId, input.sessionId),
         eq(noteExtractions.afterMessageId, startedAfter(input)),
       ),
@@ -208,11 +210,11 @@ function extractionRecorded(shard: Db, input: ExtractionInput) {
 }
 
 /** A drafted note as the agent's note of the session, its sources as its context. */
-function draftValues(input: ExtractionInput, draft: NoteDraft, now: string) {
+function draftValues({ mindId, agent }: Pick<Scope, "mindId" | "agent">, input: ExtractionInput, draft: NoteDraft, now: string) {
   return noteValues(
     {
-      mindId: input.mindId,
-      agent: input.agent,
+      mindId,
+      agent,
       text: draft.text,
       sessionId: input.sessionId,
       categoryHint: draft.category_hint,

@@ -317,7 +317,7 @@ async function finishImport(directoryDeps: Deps, deps: InShard, job: ImportJobRo
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
     await markMissing(deps, job.mindId);
-    dropGoneVectors(deps, job.mindId);
+    dropGoneVectors({ ...deps, mind: { id: job.mindId } });
     if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => logFailure("import_embedding_failed", err, { mind: job.mindId })));
   }
 }

@@ -2,24 +2,25 @@ import { and, count, eq, inArray } from "drizzle-orm";
 import type { z } from "zod";
 import { isoNow } from "../clock";
 import { chats, messages, sessions } from "../db/schema";
-import type { InShard } from "../deps";
 import { notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import type { MindContext } from "../tenancy/mind-context";
-import { DEFAULT_AGENT } from "../tenancy/principal";
+import type { Scope } from "../tenancy/principal";
 import type { chatSummaryRecord } from "./fields";
 import { type Chat, type ChatKind, storedExternalId, toChat } from "./model";
 import { forgetSessionObjects } from "./objects";
 
-/** The mind's chat of this kind and name in a namespace, created when it does not exist yet. */
+/** Where a chat lives: the mind's shard and the scope's namespace (a `MindContext` is one). */
+type ChatNamespace = Pick<MindContext, "shard"> & { scope: Pick<Scope, "mindId" | "agent"> };
+
+/** The chat of this kind and name in the scope's mind and namespace, created when it does not exist yet. */
 export async function ensureChat(
-  { shard, clock }: Pick<InShard, "shard" | "clock">,
-  mindId: string,
+  { shard, clock, scope }: ChatNamespace & Pick<MindContext, "clock">,
   kind: ChatKind,
   name: string,
-  agent: string = DEFAULT_AGENT,
 ): Promise<{ chat: Chat; created: boolean }> {
+  const { mindId, agent } = scope;
   const id = newId("chat");
   const externalId = storedExternalId(agent, name);
   const inserted = await shard
@@ -28,19 +29,14 @@ export async function ensureChat(
     .onConflictDoNothing({ target: [chats.mindId, chats.kind, chats.externalId] })
     .returning();
   if (inserted[0]) return { chat: toChat(inserted[0]), created: true };
-  const chat = await findChat({ shard }, mindId, kind, name, agent);
+  const chat = await findChat({ shard, scope }, kind, name);
   if (!chat) throw notFound("chat");
   return { chat, created: false };
 }
 
-/** The mind's chat of this kind and name in a namespace, or null. */
-export async function findChat(
-  { shard }: Pick<InShard, "shard">,
-  mindId: string,
-  kind: ChatKind,
-  name: string,
-  agent: string = DEFAULT_AGENT,
-): Promise<Chat | null> {
+/** The chat of this kind and name in the scope's mind and namespace, or null. */
+export async function findChat({ shard, scope }: ChatNamespace, kind: ChatKind, name: string): Promise<Chat | null> {
+  const { mindId, agent } = scope;
   const row = await shard
     .select()
     .from(chats)

@@ -4,7 +4,7 @@ import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { type ExtractionInput, extractNotes, saveExtraction } from "../notes/extraction";
-import { jobMindContext } from "../tenancy/mind-context";
+import { jobMindContext, type MindContext } from "../tenancy/mind-context";
 import type { sessionExtractionRecord } from "./fields";
 import type { SessionTarget } from "./model";
 
@@ -48,14 +48,14 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
     )
     .orderBy(asc(messages.id))
     .limit(MAX_MESSAGES);
+  // Notes go to the session's namespace.
+  const inSession: MindContext = { ...ctx, scope: { ...ctx.scope, agent: session.agent, agentFilter: session.agent } };
   const input: ExtractionInput = {
-    mindId: target.mindId,
-    agent: session.agent,
     sessionId: target.sessionId,
     cursor: session.cursor > 0 ? String(session.cursor) : null,
     messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content })),
   };
-  const plan = await extractNotes(ctx, input);
+  const plan = await extractNotes(inSession, input);
   if (plan.status === "nothing") return { status: plan.status, notes: 0, extracted: 0, remaining: 0, cursor: session.cursor };
   if (plan.status !== "extracted") {
     return { status: plan.status, notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };
@@ -67,7 +67,7 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
     .where(and(ofSession, eq(sessions.extractedThroughMessageId, session.cursor)));
   let written: number;
   try {
-    ({ written } = await saveExtraction(ctx, input, plan, [moveCursor]));
+    ({ written } = await saveExtraction(inSession, input, plan, [moveCursor]));
   } catch (error) {
     if (!(error instanceof AppError && error.code === "quota_exceeded")) throw error;
     return { status: "quota", notes: 0, extracted: null, remaining: after.length, cursor: session.cursor };

@@ -153,8 +153,7 @@ export async function openApiSession(
   ctx: MindContext,
   input: SessionInput & { chat?: string },
 ): Promise<{ session: Session; created: boolean }> {
-  const { scope } = ctx;
-  const { chat } = await ensureChat(ctx, scope.mindId, "api", input.chat ?? DEFAULT_CHAT, scope.agent);
+  const { chat } = await ensureChat(ctx, "api", input.chat ?? DEFAULT_CHAT);
   return openSession(ctx, chat.id, input);
 }
 

@@ -73,7 +73,7 @@ export async function ensureTelegramIdentity(
     created = mindId === mind.id;
   }
   const ctx = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
-  const { chat: chatRow } = await ensureChat(ctx, mindId, "telegram", String(chat.id));
+  const { chat: chatRow } = await ensureChat(ctx, "telegram", String(chat.id));
   return { accountId, mind: ctx.mind, chat: chatRow, session: null, created, scope: ctx.scope };
 }
 

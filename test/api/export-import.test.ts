@@ -213,7 +213,7 @@ describe("erasing a mind", () => {
     await call("POST", "/cold/consolidations", { ...auth, body: {} });
     const deps = testDeps();
     await createLoginLink(deps, { accountId: t.accountId, mindId: t.mind.id });
-    await recordUsage(await depsOfMind(t.mind.id), t.mind.id, "chat", { inputTokens: 10, outputTokens: 5 }, false);
+    await recordUsage(await depsOfMind(t.mind.id), { mindId: t.mind.id }, "chat", { inputTokens: 10, outputTokens: 5 }, false);
     await (await dataOf(t.mind.id)).prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', 'mem_x', ?, 'done', 0, ?, ?)")
       .bind(t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();

@@ -22,7 +22,7 @@ async function request(budget: number | null = null): Promise<ModelRequest> {
 }
 
 async function ledger(mindId: string) {
-  return usageSince(await depsOfMind(mindId), mindId, "2000-01-01");
+  return usageSince(await depsOfMind(mindId), { mindId }, "2000-01-01");
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
@@ -211,8 +211,6 @@ describe("the offline stand-in model (npm run model:local)", () => {
     const m = await newNotesMind();
     const deps = await contextOfMind(m.mindId, { llm: standIn.model });
     const extraction: ExtractionInput = {
-      mindId: m.mindId,
-      agent: "default",
       sessionId: "ses_stand_in",
       cursor: null,
       messages: [

@@ -31,7 +31,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Query embeddings the mind's usage ledger holds. */
 async function embeddingCalls(mindId: string): Promise<number> {
-  const rows = await usageSince(await depsOfMind(mindId), mindId, "2000-01-01");
+  const rows = await usageSince(await depsOfMind(mindId), { mindId }, "2000-01-01");
   return rows.find((r) => r.purpose === "embedding")?.calls ?? 0;
 }
 
@@ -200,7 +200,7 @@ describe("recall by meaning", () => {
     const first = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "tea_fact", content: "Green tea" })).memory;
     await settle();
     expect(await record("memory", first.id)).toMatchObject({ state: "done" });
-    await recordUsage(await inMind(deps, scope), scope.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
+    await recordUsage(await inMind(deps, scope), { mindId: scope.mindId }, "chat", { inputTokens: 100, outputTokens: 0 }, false);
     const calls = embedder.calls;
     const second = (await storeMemory(await inMind(deps, scope), { category: "fact", key: "coffee_fact", content: "Black coffee" })).memory;
     await settle();

@@ -43,7 +43,7 @@ describe("consolidation with a model", () => {
     expect(model.systems[0]).toContain("newer one wins");
     expect(model.systems[0]).toContain("Never mark anything as verified");
     expect(model.systems[0]).toContain("Write the facts in English");
-    const [row] = await usageSince(await depsOfMind(m.mindId), m.mindId, "2000-01-01");
+    const [row] = await usageSince(await depsOfMind(m.mindId), { mindId: m.mindId }, "2000-01-01");
     expect(row).toMatchObject({ purpose: "consolidation", calls: 1, failures: 0, ...SCRIPTED_USAGE });
     const [cons] = await consolidationsOf(m.mindId);
     expect(cons).toMatchObject({ status: "done", mode: "model", noteCount: 3, fromVersion: 0, toVersion: 1 });
@@ -70,7 +70,7 @@ describe("consolidation with a model", () => {
     expect(outcome).toMatchObject({ status: "done", modelCalls: 2 });
     expect(occurrences((await coldOf(m.mindId)).text, "Likes dark roast coffee")).toBe(1);
     expect(await storedNotes(m.mindId)).toEqual([]);
-    expect((await usageSince(await depsOfMind(m.mindId), m.mindId, "2000-01-01"))[0]).toMatchObject({ calls: 2, failures: 1 });
+    expect((await usageSince(await depsOfMind(m.mindId), { mindId: m.mindId }, "2000-01-01"))[0]).toMatchObject({ calls: 2, failures: 1 });
   });
 
   it("after two malformed answers records a failure, writes nothing and gives the notes back", async () => {
@@ -115,7 +115,7 @@ describe("consolidation with a model", () => {
     const m = await newNotesMind({ settings: { daily_token_budget: 100 } });
     await m.addNote("Reads Tolstoy", "profile");
     const clock = manualClock("2026-03-10T10:00:00.000Z");
-    await recordUsage(await depsOfMind(m.mindId, { clock }), m.mindId, "extraction", { inputTokens: 90, outputTokens: 10 }, false);
+    await recordUsage(await depsOfMind(m.mindId, { clock }), { mindId: m.mindId }, "extraction", { inputTokens: 90, outputTokens: 10 }, false);
     const model = scriptedModel([foldingTurn]);
     expect(await consolidate(testDeps({ llm: model.model, clock }), target(m.mindId))).toEqual({ status: "budget" });
     expect(model.prompts).toHaveLength(0);

@@ -45,7 +45,7 @@ async function filledMind(small = false): Promise<Auth & { accountId: string }> 
     await call("POST", "/cold/consolidations", { ...auth, body: {} });
   }
   const deps = await depsOfMind(auth.mind);
-  await recordUsage(deps, auth.mind, "chat", { inputTokens: 10, outputTokens: 5 }, false);
+  await recordUsage(deps, { mindId: auth.mind }, "chat", { inputTokens: 10, outputTokens: 5 }, false);
   const now = new Date().toISOString();
   const db = await deps.shard.$client;
   await db.batch([

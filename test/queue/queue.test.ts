@@ -183,7 +183,7 @@ describe("failures", () => {
   it("a mind over its daily token budget waits for the UTC day to turn, and that is not a failure", async () => {
     const m = await mindWith(["Runs on Tuesdays"], { daily_token_budget: 100 });
     const at = new Date("2031-03-10T10:00:00.000Z");
-    await recordUsage(await depsOfMind(m.mindId, { clock: manualClock(at) }), m.mindId, "chat", { inputTokens: 100, outputTokens: 0 }, false);
+    await recordUsage(await depsOfMind(m.mindId, { clock: manualClock(at) }), { mindId: m.mindId }, "chat", { inputTokens: 100, outputTokens: 0 }, false);
     const [message] = await hourly(at, m.mindId);
     const model = scriptedModel([foldingTurn]);
     const settled = await settleMessage(workDeps({ clock: manualClock(at), llm: model.model }), message!, 1);

@@ -13,7 +13,7 @@ import ru from "../../src/telegram/locales/ru";
 import { updateMind } from "../../src/tenancy/minds";
 import type { Scope } from "../../src/tenancy/principal";
 import { ADMIN_TOKEN, call } from "../helpers";
-import { depsOfMind, inMind, testDeps } from "../support/deps";
+import { contextOfMind, inMind, testDeps } from "../support/deps";
 import { consolidate } from "../support/long-term";
 import { scriptedModel, useObjectModel } from "../support/scripted-model";
 import { dataOf, firstEverywhere } from "../support/shards";
@@ -168,7 +168,7 @@ describe("the bot in Russian", () => {
     await press(`mem:d:${memoryIds[1]}`);
     await press(`note:v:${noteIds[0]}`);
     await press(`note:d:${noteIds[1]}`);
-    await claimNotes(await depsOfMind(mind_id), { mindId: mind_id, agent: "default", mode: "offline", limit: 10 });
+    await claimNotes(await contextOfMind(mind_id), { mode: "offline", limit: 10 });
     await press(`note:d:${noteIds[2]}`);
 
     // Cold memory, written by the offline consolidation in the mind's language.

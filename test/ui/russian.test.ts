@@ -54,7 +54,7 @@ describe("the web UI in Russian", () => {
     await append(auth, session.id, { role: "tool", content: "42 файла загружено", ephemeral: true, tool: "shell" });
     await append(auth, session.id, { role: "assistant", content: "Готово." });
     for (const purpose of ["chat", "extraction", "consolidation"] as const) {
-      await recordUsage(await depsOfMind(t.mind.id), t.mind.id, purpose, { inputTokens: 10, outputTokens: 5 }, false);
+      await recordUsage(await depsOfMind(t.mind.id), { mindId: t.mind.id }, purpose, { inputTokens: 10, outputTokens: 5 }, false);
     }
 
     const b = browser({ "Accept-Language": "ru-RU,ru;q=0.9" });

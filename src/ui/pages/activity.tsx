@@ -3,7 +3,7 @@ import { AGENT_PATTERN } from "../../auth/middleware";
 import { tokensUsedToday, usageSince, utcDay } from "../../llm/ledger";
 import { listConsolidations } from "../../notes/claims";
 import { deleteNote, listNotes, verifyNote } from "../../notes/notes";
-import { readingNamespace } from "../../tenancy/mind-context";
+import { readingNamespace, tokenAccountOf } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { counted, label, namespaceLabel } from "../labels";
 import { PostButton } from "../layout";
@@ -69,20 +69,20 @@ activityPages.post("/notes/:id/delete", async (c) => {
 
 activityPages.get("/usage", async (c) => {
   const { t, deps, mindContext } = c.var;
-  const { mind } = mindContext;
+  const account = tokenAccountOf(mindContext);
   const since = utcDay(new Date(deps.clock.now().getTime() - 29 * 86_400_000));
   // Background jobs run for the whole service; a person sees what they did to this mind.
   const [rows, usedToday, runs] = await Promise.all([
-    usageSince(mindContext, mind.id, since),
-    tokensUsedToday(mindContext, mind.id),
-    listConsolidations(mindContext, mind.id, null, 20),
+    usageSince(mindContext, account, since),
+    tokensUsedToday(mindContext, account),
+    listConsolidations(readingNamespace(mindContext, null), 20),
   ]);
   return page(
     c,
     t.usage,
     <>
       <h2>{t.modelUsage}</h2>
-      <p>{`${t.usedToday}: ${usedToday} · ${t.budget}: ${mind.settings.daily_token_budget ?? t.none}`}</p>
+      <p>{`${t.usedToday}: ${usedToday} · ${t.budget}: ${account.dailyBudget ?? t.none}`}</p>
       {rows.length === 0 ? (
         <p class="card" id="no-usage">{t.noUsage}</p>
       ) : (
