@@ -8,8 +8,8 @@ import { AppError } from "../errors";
 import { assertWithinBudget, recordUsage, type TokenAccount, utcDay } from "../llm/ledger";
 import { logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
-import { jobMindContext, type MindContext, tokenAccountOf } from "../tenancy/mind-context";
-import type { Mind } from "../tenancy/minds";
+import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
+import { getMindById, type Mind } from "../tenancy/minds";
 
 // Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
 // the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
@@ -27,11 +27,20 @@ export const SHARED_LAYOUT = 2;
 /** Longest text embedded, a row's or a query's, in characters. */
 export const MAX_TEXT_CHARS = 8_000;
 
+/** Embedding's reads and writes: the rows' shard, the ports, the clock, and the directory for a mind's budget. */
+type EmbedDeps = Pick<InShard, "directory" | "shard" | "clock" | "semantic">;
+/** Work left to run after the response. */
+type Deferring = Pick<InShard, "defer">;
+
 /**
  * The statements that mark rows of the context's mind to be (re-)embedded, to end the write's
  * own batch (none without the ports). A row is named by its id, or by SQL that selects it.
  */
-export function embeddingMarks(ctx: MindContext, kind: VectorKind, rows: (string | SQL)[]): BatchItem<"sqlite">[] {
+export function embeddingMarks(
+  ctx: Pick<MindContext, "semantic" | "clock" | "shard"> & { mind: Pick<Mind, "id"> },
+  kind: VectorKind,
+  rows: (string | SQL)[],
+): BatchItem<"sqlite">[] {
   if (!ctx.semantic || rows.length === 0) return [];
   const now = isoNow(ctx.clock);
   const mindId = ctx.mind.id;
@@ -47,18 +56,18 @@ export function embeddingMarks(ctx: MindContext, kind: VectorKind, rows: (string
 }
 
 /** After the batch that marked them: embeds these rows off the request path, with the budget the context carries. */
-export function embedMarked(ctx: MindContext, rowIds: string[]): void {
+export function embedMarked(ctx: EmbedDeps & Deferring & { mind: BudgetOf }, rowIds: string[]): void {
   if (!ctx.semantic || rowIds.length === 0) return;
   // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
   defer(ctx, embedPending(ctx, ctx.mind.id, EMBED_BATCH, ctx.mind, rowIds));
 }
 
 /** After rows of the mind went, removes their vectors off the request path. No-op without the ports. */
-export function dropGoneVectors(deps: InShard & { mind: Pick<Mind, "id"> }): void {
+export function dropGoneVectors(deps: Pick<InShard, "shard" | "semantic"> & Deferring & { mind: Pick<Mind, "id"> }): void {
   if (deps.semantic) defer(deps, removeGoneVectors(deps, deps.mind.id));
 }
 
-function defer(deps: InShard, work: Promise<unknown>): void {
+function defer(deps: Deferring, work: Promise<unknown>): void {
   const logged = work.catch((err) => logFailure("embedding_failed", err));
   if (deps.defer) deps.defer(logged);
 }
@@ -68,7 +77,7 @@ function defer(deps: InShard, work: Promise<unknown>): void {
  * `known`: a mind already read (the writer's context), whose budget is not read again.
  * `rowIds`: only these rows (a write's own, a handful).
  */
-export async function embedPending(deps: InShard, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf, rowIds?: string[]) {
+export async function embedPending(deps: EmbedDeps, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf, rowIds?: string[]) {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   const semantic = deps.semantic;
   if (!semantic) return counts;
@@ -94,16 +103,16 @@ export async function embedPending(deps: InShard, mindId: string | null, limit =
 }
 
 type Pending = typeof embeddings.$inferSelect;
-type BudgetOf = Pick<MindContext["mind"], "id" | "settings">;
+type BudgetOf = Pick<Mind, "id" | "settings">;
 
 async function embedRowsOfMind(
-  deps: InShard, semantic: Semantic, mindId: string, rows: Pending[], known?: BudgetOf,
+  deps: EmbedDeps, semantic: Semantic, mindId: string, rows: Pending[], known?: BudgetOf,
 ): Promise<"embedded" | "failed" | "postponed"> {
   const texts = await textsOf(deps, mindId, rows);
   const present = rows.filter((r) => texts.has(r.rowId));
   let account: TokenAccount;
   try {
-    account = tokenAccountOf({ mind: known ?? (await jobMindContext(deps, "embeddings", mindId)).mind });
+    account = tokenAccountOf({ mind: known ?? (await getMindById(deps, mindId)) });
     await assertWithinBudget(deps, account);
   } catch (err) {
     if (!(err instanceof AppError) || err.code !== "budget_exceeded") throw err;
@@ -134,7 +143,7 @@ async function embedRowsOfMind(
   }
 }
 
-async function reschedule(deps: InShard, rows: Pending[], change: { nextAttemptAt?: string; error: string; attempts: (row: Pending) => number }) {
+async function reschedule(deps: Pick<InShard, "shard" | "clock">, rows: Pending[], change: { nextAttemptAt?: string; error: string; attempts: (row: Pending) => number }) {
   const now = deps.clock.now();
   if (rows.length === 0) return;
   const [first, ...rest] = rows.map((row) => {
@@ -155,7 +164,7 @@ export function groupByMind<T extends { mindId: string }>(rows: T[]): Map<string
 }
 
 /** The text to embed for each row that still exists in the mind, with its agent namespace. */
-async function textsOf(deps: InShard, mindId: string, rows: Pending[]): Promise<Map<string, { text: string; agent: string }>> {
+async function textsOf(deps: Pick<InShard, "shard">, mindId: string, rows: Pending[]): Promise<Map<string, { text: string; agent: string }>> {
   const texts = new Map<string, { text: string; agent: string }>();
   const memoryIds = rows.filter((r) => r.kind === "memory").map((r) => r.rowId);
   const noteIds = rows.filter((r) => r.kind === "note").map((r) => r.rowId);
@@ -177,7 +186,7 @@ async function textsOf(deps: InShard, mindId: string, rows: Pending[]): Promise<
 }
 
 /** Removes the vectors (and records) of up to `limit` rows that no longer exist. */
-export async function removeGoneVectors(deps: InShard, mindId: string | null, limit = 100): Promise<number> {
+export async function removeGoneVectors(deps: Pick<InShard, "shard" | "semantic">, mindId: string | null, limit = 100): Promise<number> {
   const semantic = deps.semantic;
   if (!semantic) return 0;
   const gone = await deps.shard
@@ -200,7 +209,7 @@ export async function removeGoneVectors(deps: InShard, mindId: string | null, li
 }
 
 /** Backfill: marks up to `limit` memories and notes without a record (of one mind, or all) pending. */
-export async function markMissing(deps: InShard, mindId: string | null, limit = 200): Promise<number> {
+export async function markMissing(deps: Pick<InShard, "shard" | "clock" | "semantic">, mindId: string | null, limit = 200): Promise<number> {
   if (!deps.semantic) return 0;
   const now = isoNow(deps.clock);
   const mindFilter = (column: string) => (mindId ? sql`and ${sql.raw(column)} = ${mindId}` : sql``);
