@@ -35,7 +35,7 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  * the same counts. All in the caller; the fronts use `eraseMind` (mind-jobs.ts), whose second
  * half runs in the mind's job object.
  */
-export async function deleteMind(deps: Deps, accountId: string, mindId: string): Promise<Record<string, number>> {
+export async function deleteMind(deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">, accountId: string, mindId: string): Promise<Record<string, number>> {
   const erasure = await beginErasure(deps, accountId, mindId);
   if (erasure.finishedAt === null) while (await eraseSlice(deps, erasure));
   return erasure.counts;
@@ -47,7 +47,7 @@ export async function deleteMind(deps: Deps, accountId: string, mindId: string):
  * (`countErasure`); answers the erasure, which may be finished already (asked again). The rest
  * is `eraseSlice`, safe to repeat.
  */
-export async function beginErasure(deps: Deps, accountId: string, mindId: string): Promise<Erasure> {
+export async function beginErasure(deps: Pick<Deps, "directory" | "shards" | "clock">, accountId: string, mindId: string): Promise<Erasure> {
   const directory = deps.directory;
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
@@ -68,7 +68,7 @@ export type Erasure = typeof mindErasures.$inferSelect;
  * transaction: from then on every lookup answers it as missing. On DB the directory's row is
  * also the data's, so its rows stop taking inserts in the same transaction.
  */
-async function markErasing(deps: Deps, accountId: string, mindId: string): Promise<void> {
+async function markErasing(deps: Pick<Deps, "directory" | "clock">, accountId: string, mindId: string): Promise<void> {
   const d1 = deps.directory.$client;
   const now = isoNow(deps.clock);
   const mark = () => d1.batch([
@@ -94,7 +94,7 @@ const isCounted = (counts: Record<string, number>) => "minds" in counts;
  * was acknowledged landed before the fence and is in the receipt, a later one is refused. A
  * write past its lookup may land between the directory's mark and this fence; it is counted.
  */
-async function countErasure(deps: Deps, erasure: Erasure): Promise<Erasure> {
+async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: Erasure): Promise<Erasure> {
   const { mindId, shard } = erasure;
   const shardDb = deps.shards.db(shard);
   if (erasure.finishedAt === null && shard !== DIRECTORY) await shardDb.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
@@ -141,7 +141,7 @@ export const ERASE_SLICE = { sessions: 20, messages: 500, vectors: 100, rows: 50
  * never from the first page: the mind's sessions (their objects forgotten as their rows go), its
  * vectors, its rows table by table, then the directory's row last.
  */
-export async function eraseSlice(deps: Deps, marked: Erasure): Promise<boolean> {
+export async function eraseSlice(deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">, marked: Erasure): Promise<boolean> {
   // An erasure interrupted before its counts were taken takes them first, before anything goes.
   const erasure = isCounted(marked.counts) ? marked : await countErasure(deps, marked);
   const { mindId } = erasure;
@@ -154,7 +154,7 @@ export async function eraseSlice(deps: Deps, marked: Erasure): Promise<boolean> 
 }
 
 /** The last step: the mind's imports and rows on its shard, then the directory's row. */
-async function finishErasure(deps: Deps, erasure: Erasure): Promise<void> {
+async function finishErasure(deps: Pick<Deps, "directory" | "shards" | "clock">, erasure: Erasure): Promise<void> {
   const { mindId } = erasure;
   const db = deps.shards.db(erasure.shard);
   // The mind's imports, with whatever rows one had staged.
@@ -178,7 +178,7 @@ async function finishErasure(deps: Deps, erasure: Erasure): Promise<void> {
  * has none left, its objects' stored state and alarms are forgotten and its rows deleted.
  * Answers whether it did anything (false: no session is left).
  */
-async function forgetSomeSessions(deps: Deps, db: Db, mindId: string): Promise<boolean> {
+async function forgetSomeSessions(deps: Pick<Deps, "sessionObjects">, db: Db, mindId: string): Promise<boolean> {
   const page = await db.select({ id: sessions.id }).from(sessions).where(eq(sessions.mindId, mindId)).orderBy(asc(sessions.id)).limit(ERASE_SLICE.sessions);
   if (page.length === 0) return false;
   const ids = page.map((s) => s.id);
@@ -195,7 +195,7 @@ async function forgetSomeSessions(deps: Deps, db: Db, mindId: string): Promise<b
 }
 
 /** A page of the mind's vectors, then their records; answers whether there was one. */
-async function forgetSomeVectors(deps: Deps, db: Db, mindId: string): Promise<boolean> {
+async function forgetSomeVectors(deps: Pick<Deps, "semantic">, db: Db, mindId: string): Promise<boolean> {
   if (!deps.semantic) return false;
   const d1 = db.$client;
   const { results: page } = await d1
@@ -215,7 +215,7 @@ export async function readErasure(deps: Pick<Deps, "directory">, mindId: string)
 }
 
 /** Forgets finished erasures past keeping; answers how many. */
-export async function forgetFinishedErasures(deps: Deps, now: Date): Promise<number> {
+export async function forgetFinishedErasures(deps: Pick<Deps, "directory">, now: Date): Promise<number> {
   const gone = await deps.directory
     .delete(mindErasures)
     .where(lt(mindErasures.finishedAt, new Date(now.getTime() - ERASURE_KEPT_MS).toISOString()))

@@ -42,7 +42,7 @@ const UNDOABLE: MoveState[] = ["freezing", "preparing", "copying", "switching"];
 
 export const isMoveRunning = (state: MoveState | null) => state !== null && !FINISHED.includes(state);
 
-function shardDb(deps: Deps, name: string): Db {
+function shardDb(deps: Pick<Deps, "shards">, name: string): Db {
   const shard = everyShard(deps).find((s) => s.name === name);
   if (!shard) throw invalid(`no shard is named ${name}: the shards are ${everyShard(deps).map((s) => s.name).join(", ")}`);
   return shard.db;
@@ -52,7 +52,7 @@ function shardDb(deps: Deps, name: string): Db {
  * Starts moving a mind to shard `to`, or answers the move already under way there. The job's
  * steps are then driven by `advanceMove` (the mind's job object runs them in the background).
  */
-export async function startMove(deps: Deps, mindId: string, to: string): Promise<MoveProgress> {
+export async function startMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, to: string): Promise<MoveProgress> {
   shardDb(deps, to);
   const directory = deps.directory;
   const row = await directory.select().from(minds).where(eq(minds.id, mindId)).get();
@@ -91,7 +91,7 @@ const importUnderWay = () => conflict("an import into the mind is under way: mov
  * finished move, so GET /shards/moves/:id answers it. A move that already switched here and is
  * still erasing its old copy is answered as it stands.
  */
-async function alreadyThere(deps: Deps, mindId: string, to: string, now: string): Promise<MoveProgress> {
+async function alreadyThere(deps: Pick<Deps, "directory" | "shards">, mindId: string, to: string, now: string): Promise<MoveProgress> {
   await deps.directory.$client
     .prepare(
       `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
@@ -107,7 +107,7 @@ async function alreadyThere(deps: Deps, mindId: string, to: string, now: string)
 }
 
 /** Where the mind's latest move stands, with its rows on each side; null if it never moved. */
-export async function moveProgress(deps: Deps, mindId: string): Promise<MoveProgress | null> {
+export async function moveProgress(deps: Pick<Deps, "directory" | "shards">, mindId: string): Promise<MoveProgress | null> {
   const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job) return null;
   const [from, to] = [await countMindRows(shardDb(deps, job.fromShard), mindId), await countMindRows(shardDb(deps, job.toShard), mindId)];
@@ -129,7 +129,7 @@ export async function moveProgress(deps: Deps, mindId: string): Promise<MoveProg
  * Abandons a move that has not switched yet: its next steps erase the partial copy and open the
  * source to writes again. A move past its switch is finished instead (409).
  */
-export async function abandonMove(deps: Deps, mindId: string, reason = "abandoned by the operator"): Promise<MoveProgress> {
+export async function abandonMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, reason = "abandoned by the operator"): Promise<MoveProgress> {
   const directory = deps.directory;
   const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job) throw notFound("move");
@@ -147,7 +147,7 @@ export async function abandonMove(deps: Deps, mindId: string, reason = "abandone
  * Runs the next bounded step of the mind's move and answers the state it leaves; null when no
  * move is recorded. Every step is safe to repeat, so a step that failed anywhere is run again.
  */
-export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveState | null> {
+export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveState | null> {
   const directory = deps.directory;
   const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (!job || !isMoveRunning(job.state)) return job?.state ?? null;
@@ -214,7 +214,7 @@ export async function advanceMove(deps: Deps, mindId: string, bounds: RowBounds 
 const fenceEndsAt = (job: { switchedAt: string | null }) => (job.switchedAt === null ? 0 : Date.parse(job.switchedAt) + DIRECTORY_TTL_MS);
 
 /** When the mind's move may take its next step, if it waits for the directory cache's bound after its switch; null otherwise. */
-export async function moveWaitsUntil(deps: Deps, mindId: string): Promise<number | null> {
+export async function moveWaitsUntil(deps: Pick<Deps, "directory" | "clock">, mindId: string): Promise<number | null> {
   const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
   if (job?.state !== "switched") return null;
   const at = fenceEndsAt(job);
@@ -222,7 +222,7 @@ export async function moveWaitsUntil(deps: Deps, mindId: string): Promise<number
 }
 
 /** The counts compared table by table; the directory then names the target, in the same transaction as the job's next state. */
-async function switchShard(deps: Deps, mindId: string, from: string, to: string, source: Db, target: Db): Promise<MoveState> {
+async function switchShard(deps: Pick<Deps, "directory" | "clock">, mindId: string, from: string, to: string, source: Db, target: Db): Promise<MoveState> {
   const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
   const differs = MIND_TABLES.find((name) => had[name] !== has[name]);
   if (differs) {
@@ -260,7 +260,7 @@ async function dropShardRow(db: Db, shard: string, mindId: string): Promise<void
   await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, row.accountId))]);
 }
 
-async function setState(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
+async function setState(deps: Pick<Deps, "directory" | "clock">, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
   const [changed] = await deps.directory
     .update(mindMoves)
     .set({ state: to, attempts: 0, updatedAt: isoNow(deps.clock) })
@@ -270,7 +270,7 @@ async function setState(deps: Deps, mindId: string, from: MoveState, to: MoveSta
   return changed ? to : "undoing";
 }
 
-async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
+async function finish(deps: Pick<Deps, "directory" | "clock">, mindId: string, from: MoveState, to: MoveState): Promise<MoveState> {
   const now = isoNow(deps.clock);
   await deps.directory
     .update(mindMoves)
@@ -283,13 +283,13 @@ async function finish(deps: Deps, mindId: string, from: MoveState, to: MoveState
  * Records a step's failure (a code and a safe message, never SQL) with the failed steps in a row
  * as the job object counts them, so GET /shards/moves/:id shows them.
  */
-export async function recordMoveFailure(deps: Deps, mindId: string, error: unknown, attempts: number): Promise<void> {
+export async function recordMoveFailure(deps: Pick<Deps, "directory" | "clock">, mindId: string, error: unknown, attempts: number): Promise<void> {
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: a step of the move failed; it is retried";
   await deps.directory.update(mindMoves).set({ error: message, attempts, updatedAt: isoNow(deps.clock) }).where(eq(mindMoves.mindId, mindId));
 }
 
 /** Every shard with how many minds live on it and how many are moving to it. */
-export async function listShards(deps: Deps): Promise<{ name: string; minds: number; incoming: number }[]> {
+export async function listShards(deps: Pick<Deps, "directory" | "shards">): Promise<{ name: string; minds: number; incoming: number }[]> {
   const directory = deps.directory;
   const [held, incoming] = await directory.batch([
     directory.select().from(shardMinds),
