@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, lte, type SQL, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
 import { type FieldChanges, memories, memoryHistory } from "../db/schema";
@@ -68,8 +68,9 @@ export async function storeMemory(
   const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
   const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
   const marks = embeddingMarks(ctx, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
+  const written = { ...provenance(scope, input.confidence), tags, priority: input.priority, expires_at: input.expires_at };
   const [, rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
-    historyFromTable(shard, "update", change, sameKey),
+    historyFromTable(shard, "update", { ...change, changes: changesFromTable(written) }, sameKey),
     upsertMemory(shard, scope, input, { id, tags, now }),
     historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
     guard,
@@ -96,7 +97,7 @@ const sameKeyOf = (scope: Scope, input: MemoryInput) =>
 function historyFromTable(
   shard: Db,
   action: "update" | "create",
-  change: { actor: string; content: string; at: string },
+  change: { actor: string; content: string; at: string; changes?: SQL },
   where: SQL | undefined,
 ) {
   return shard.insert(memoryHistory).select(
@@ -110,7 +111,7 @@ function historyFromTable(
         oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
         newContent: sql<string>`${change.content}`.as("new_content"),
         at: sql<string>`${change.at}`.as("at"),
-        changes: sql<null>`null`.as("changes"),
+        changes: sql<string | null>`${change.changes ?? sql`null`}`.as("changes"),
       })
       .from(memories)
       .where(where),
@@ -255,6 +256,29 @@ function historyEntry(
 /** The fields besides content a history entry records the change of. */
 const TRACKED = ["priority", "tags", "expires_at", "confidence", "source", "verified"] as const;
 type Tracked = Pick<Memory, (typeof TRACKED)[number]>;
+
+/** The stored form of each tracked field, read in SQL as the JSON value the API shows. */
+const TRACKED_IN_SQL: Record<keyof Tracked, { column: SQLWrapper; json: SQL; stored: (value: unknown) => unknown }> = {
+  priority: { column: memories.priority, json: sql`json_quote(${memories.priority})`, stored: (v) => v },
+  tags: { column: memories.tags, json: sql`json(${memories.tags})`, stored: (v) => JSON.stringify(v) },
+  expires_at: { column: memories.expiresAt, json: sql`json_quote(${memories.expiresAt})`, stored: (v) => v },
+  confidence: { column: memories.confidence, json: sql`json_quote(${memories.confidence})`, stored: (v) => v },
+  source: { column: memories.source, json: sql`json_quote(${memories.source})`, stored: (v) => v },
+  verified: { column: memories.verified, json: sql`json(iif(${memories.verified}, 'true', 'false'))`, stored: (v) => (v ? 1 : 0) },
+};
+
+/**
+ * What `fieldChanges` records, computed in SQL against the stored row an upsert replaces (the
+ * fields it leaves undefined keep their value): null members fall out of the JSON merge patch.
+ */
+function changesFromTable(after: Partial<Tracked>): SQL {
+  const members = TRACKED.filter((f) => after[f] !== undefined).map((f) => {
+    const { column, json, stored } = TRACKED_IN_SQL[f];
+    const differs = sql`${column} is not ${stored(after[f])}`;
+    return sql`${f}, json(iif(${differs}, json_array(${json}, json(${JSON.stringify(after[f])})), null))`;
+  });
+  return sql`nullif(json_patch('{}', json_object(${sql.join(members, sql`, `)})), '{}')`;
+}
 
 /** Each tracked field whose value differs, as [before, after]; null when none does. */
 function fieldChanges(before: Tracked, after: Tracked): FieldChanges | null {

@@ -75,6 +75,29 @@ describe("POST /memory", () => {
     expect(history.json.history[0].actor).toBe(`user:${t.accountId}`);
   });
 
+  it("an overwrite through POST records the fields it changed, as an edit does", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const agent = await newKey(t.token, t.mind.id);
+    const first = await store(auth, { category: "fact", key: "desk", content: "Desk by the window", tags: ["office"] });
+    await store(auth, { category: "fact", key: "desk", content: "Desk by the window" });
+    await store({ token: agent.key }, { category: "fact", key: "desk", content: "Desk by the door", tags: ["office", "move"], priority: "high", expires_at: "2031-01-01T00:00:00Z" });
+    const history = (await call("GET", `/memory/${first.id}/history`, auth)).json.history;
+    expect(history.map((h: { action: string }) => h.action)).toEqual(["create", "update", "update"]);
+    expect(history[0].changes).toBeNull();
+    // The same text, tags left out and the same provenance: nothing else changed.
+    expect(history[1].changes).toBeNull();
+    expect(history[2]).toMatchObject({ old_content: "Desk by the window", new_content: "Desk by the door", actor: expect.stringMatching(/^key:/) });
+    expect(history[2].changes).toEqual({
+      priority: ["normal", "high"],
+      tags: [["office"], ["office", "move"]],
+      expires_at: [null, "2031-01-01T00:00:00.000Z"],
+      confidence: [1, 0.7],
+      source: ["user", "agent"],
+      verified: [true, false],
+    });
+  });
+
   it("keeps agent namespaces apart for the same key", async () => {
     const t = await newTenant();
     const coder = await newKey(t.token, t.mind.id, "coder");
