@@ -2,7 +2,7 @@ import type { UserFromGetMe } from "grammy/types";
 import { notConfigured } from "./errors";
 import type { RateLimiterObject } from "./limits/rate-limiter";
 import type { ModelLimiterObject } from "./llm/model-limiter";
-import type { MindJobObject } from "./portability/job-object";
+import type { MindOperationsObject } from "./portability/operations-object";
 import type { WorkMessage } from "./queue/units";
 import type { SessionObject } from "./sessions/session-object";
 import type { TelegramChatObject } from "./telegram/chat-object";
@@ -23,7 +23,7 @@ export interface Env {
   /** One object per rate-limit bucket (key, account or client address): a fixed-window counter. */
   RATE_LIMITS: DurableObjectNamespace<RateLimiterObject>;
   /** One object per mind: runs the mind's long operations (import, move, erase) in bounded slices. */
-  MIND_JOBS: DurableObjectNamespace<MindJobObject>;
+  MIND_OPERATIONS: DurableObjectNamespace<MindOperationsObject>;
   /** One object per model provider: requests and tokens per minute toward it (src/llm/model-limiter.ts). */
   MODEL_LIMITS?: DurableObjectNamespace<ModelLimiterObject>;
   /** The work queue: cron runs send one message per due unit, the same Worker consumes them. */

@@ -29,8 +29,8 @@ export interface Deps {
   defer?: (work: Promise<unknown>) => void;
   /** One object per session: the single writer of its history. */
   sessionObjects: Env["SESSIONS"];
-  /** One job object per mind: runs its imports, moves and erasures in the background. */
-  mindJobs: Env["MIND_JOBS"];
+  /** One operations object per mind: runs its imports, moves and erasures in the background. */
+  mindOperations: Env["MIND_OPERATIONS"];
   /** The work queue cron runs fan out through. */
   queue: WorkQueue;
   /** The model for extraction, consolidation and the bot's answers, behind the shared limiter, built when first asked for (null: none configured). */
@@ -68,7 +68,7 @@ export function createDeps(env: Env, options: DepsOptions = {}): Deps {
     semantic: options.semantic === false ? null : createSemantic(env),
     ...(options.defer && { defer: options.defer }),
     sessionObjects: env.SESSIONS,
-    mindJobs: env.MIND_JOBS,
+    mindOperations: env.MIND_OPERATIONS,
     queue: env.JOBS ?? noQueue,
     model: once(() => createLimitedModel(env)),
   };

@@ -9,7 +9,7 @@ import { guardObject, inInvocation } from "./limits/invocation-guard";
 import { RateLimiterObject as RateLimiter } from "./limits/rate-limiter";
 import { ModelLimiterObject as ModelLimiter } from "./llm/model-limiter";
 import { beginRequest, endRequest } from "./observe/request";
-import { MindJobObject as MindJobs } from "./portability/job-object";
+import { MindOperationsObject as MindOperations } from "./portability/operations-object";
 import { consumeWork } from "./queue/consume";
 import { consumeDeadLetters } from "./queue/consume-dead-letters";
 import { runScheduled } from "./queue/schedule";
@@ -18,7 +18,7 @@ import { SessionObject as Sessions } from "./sessions/session-object";
 import { TelegramChatObject as TelegramChats } from "./telegram/chat-object";
 
 // Each request and alarm of an object is an invocation of its own (counted under the tests' INVOCATION_GUARD).
-export const MindJobObject = guardObject(MindJobs, "MindJobObject");
+export const MindOperationsObject = guardObject(MindOperations, "MindOperationsObject");
 export const ModelLimiterObject = guardObject(ModelLimiter, "ModelLimiterObject");
 export const RateLimiterObject = guardObject(RateLimiter, "RateLimiterObject");
 export const SessionObject = guardObject(Sessions, "SessionObject");

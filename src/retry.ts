@@ -1,5 +1,5 @@
 // How long to wait before trying failed work again, for everything that retries on its own:
-// the mind's job object, a Telegram chat's object, embeddings and the work queue's consumer.
+// the mind's operations object, a Telegram chat's object, embeddings and the work queue's consumer.
 // Each keeps its own numbers as a named policy; the delay is computed here only.
 
 /** A named set of numbers for one kind of retried work. */

@@ -90,7 +90,7 @@ export async function store(
 }
 
 /**
- * Follows an import answered 202 until its job ends (the mind's job object writes it in the
+ * Follows an import answered 202 until its job ends (the mind's operations object writes it in the
  * background) and answers its last state; any other answer is returned as it is.
  */
 export async function followImport(mindId: string, token: string, answer: CallResult, timeoutMs = 120_000): Promise<CallResult> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { EMBED_RETRY } from "../src/memory/vectors";
-import { OPERATIONS } from "../src/portability/job-operations";
+import { OPERATIONS } from "../src/portability/operations";
 import { backoffSeconds, UNIT_RETRY } from "../src/queue/consume";
 import { givenUp, type RetryPolicy, retryDelay } from "../src/retry";
 import { CHAT_RETRY, MAX_ATTEMPTS } from "../src/telegram/chat-object";
@@ -50,7 +50,7 @@ describe("the retry policy", () => {
     expect(retryDelay(EMBED_RETRY, 11)).toBe(24 * 60 * MINUTE);
   });
 
-  it("keeps the job object's numbers: an import is given up after 8 runs, a move and an erasure never", () => {
+  it("keeps the operations object's numbers: an import is given up after 8 runs, a move and an erasure never", () => {
     expect(delays(OPERATIONS.import.policy, 8)).toEqual([1, 2, 4, 8, 16, 32, 64, 64].map((s) => s * SECOND));
     expect([7, 8].map((n) => givenUp(OPERATIONS.import.policy, n))).toEqual([false, true]);
     expect(delays(OPERATIONS.move.policy, 9)).toEqual([2, 4, 8, 16, 32, 64, 128, 256, 300].map((s) => s * SECOND));

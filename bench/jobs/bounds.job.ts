@@ -80,7 +80,7 @@ function prober(auth: { token: string; mind: string }) {
 
 /**
  * The archive just under the byte bound, imported twice into fresh minds: through the API (202,
- * then written by the mind's job object in the background, followed with GET until done), and
+ * then written by the mind's operations object in the background, followed with GET until done), and
  * written to the end by the same staging and slice code inside the caller, as an import that
  * held its request would be. Meanwhile another client searches another mind.
  */

@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { takePassedLimits } from "../../src/limits/platform";
-import { mindJobObject } from "../../src/portability/job-object";
+import { mindOperationsObject } from "../../src/portability/operations-object";
 import { MIND_TABLES } from "../../src/portability/shard-rows";
 import { call, newTenant, store } from "../../test/helpers";
 import { dataOf } from "../../test/support/shards";
@@ -10,11 +10,11 @@ import { cloneRows, fillMessages } from "./clone-rows";
 import { progress } from "./report";
 import { figuresOf, type Watch } from "./tallies";
 
-/** The invocations of an erasure: the request, the job object's runs, the session objects' calls. */
-const ERASURE_CALLS = /^(fetch|MindJobObject\.(start|runFor|alarm)|SessionObject\.forget)$/;
+/** The invocations of an erasure: the request, the operations object's runs, the session objects' calls. */
+const ERASURE_CALLS = /^(fetch|MindOperationsObject\.(start|runFor|alarm)|SessionObject\.forget)$/;
 /** Sessions written through the API, with messages, so their objects hold state. */
 const REAL_SESSIONS = 3;
-/** The job object's alarms driven at most before the erasure is taken to be stuck. */
+/** The operations object's alarms driven at most before the erasure is taken to be stuck. */
 const MOST_ALARMS = 5_000;
 
 async function expectOk(answer: Promise<{ status: number; text: string }>, what: string): Promise<{ status: number; json: unknown }> {
@@ -72,7 +72,7 @@ async function rowsLeft(shard: D1Database, mindId: string): Promise<Record<strin
 
 /**
  * A mind at its default quotas erased as the product erases it: DELETE /minds/:id (the request
- * marks it, counts it and waits for the job object's first run), then the object's alarms until
+ * marks it, counts it and waits for the operations object's first run), then the object's alarms until
  * nothing waits in it. Each invocation's D1 queries and subrequests are read from its tally.
  */
 export async function measureErasure(input: LimitsInput, watch: Watch): Promise<ErasureResult> {
@@ -98,7 +98,7 @@ export async function measureErasure(input: LimitsInput, watch: Watch): Promise<
   watch.reset();
   const start = Date.now();
   const receipt = await expectOk(call("DELETE", `/minds/${mindId}`, { token: tenant.token }), "erase");
-  const object = mindJobObject(env.MIND_JOBS, mindId);
+  const object = mindOperationsObject(env.MIND_OPERATIONS, mindId);
   let alarms = 0;
   while ((await object.pending()).length > 0) {
     if (++alarms > MOST_ALARMS) throw new Error(`the erasure still has work after ${MOST_ALARMS} alarms`);
@@ -114,7 +114,7 @@ export async function measureErasure(input: LimitsInput, watch: Watch): Promise<
     deleted: (receipt.json as { deleted: Record<string, number> }).deleted,
     seedMs,
     wallMs,
-    objectRuns: count(/^MindJobObject\.(runFor|alarm)$/),
+    objectRuns: count(/^MindOperationsObject\.(runFor|alarm)$/),
     sessionObjectCalls: count(/^SessionObject\.forget$/),
     left: await rowsLeft(db, mindId),
     objectKeys: { objects: realSessions.length, before: keysBefore, after: await objectKeys(realSessions) },

@@ -21,10 +21,10 @@ export interface InvocationFigures {
 export interface ErasureResult extends InvocationFigures {
   /** What the receipt counted, per table. */
   deleted: Record<string, number>;
-  /** Seeding time, and from the DELETE request until the job object has nothing left. */
+  /** Seeding time, and from the DELETE request until the operations object has nothing left. */
   seedMs: number;
   wallMs: number;
-  /** The job object's runs: the request's own and the alarms. */
+  /** The operations object's runs: the request's own and the alarms. */
   objectRuns: number;
   sessionObjectCalls: number;
   /** Rows of the mind left anywhere, per table (only tables with any), and stored keys of its sessions' objects before and after. */

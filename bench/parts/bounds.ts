@@ -42,7 +42,7 @@ export const bounds: Part = {
       `### Importing an archive just under the bound (${big.megabytes.toFixed(1)} MB, ${big.lines} lines, ${big.rows} rows)`,
       "",
       `Through the API: answered 202 after ${s(big.acceptedMs)} s (the body read as a stream and stored), then checked, staged and ` +
-        `written by the mind's job object, which rests between stretches of work: ${s(big.backgroundTotalMs)} s in all (202 to \`done\`, ` +
+        `written by the mind's operations object, which rests between stretches of work: ${s(big.backgroundTotalMs)} s in all (202 to \`done\`, ` +
         `followed with GET every 0.5 s). The same code run to the end inside the caller without resting, as an import holding its ` +
         `request would be: ${s(big.inlineTotalMs)} s. ` +
         `Meanwhile another client searches another mind (200 memories; \`GET /memory/search\`, one request after another, 20 ms apart). ` +

@@ -27,7 +27,7 @@ export const limits: Part = {
     const rows = [
       [
         `erase a mind: ${fmt(erase.deleted.memories ?? 0, 0)} memories, ${fmt(erase.deleted.notes ?? 0, 0)} notes, ${fmt(erase.deleted.memory_history ?? 0, 0)} history rows, ${fmt(erase.deleted.sessions ?? 0, 0)} sessions, ${fmt(erase.deleted.messages ?? 0, 0)} messages`,
-        `${fmt(erase.invocations, 0)} (the request and its call to start the job object, ${fmt(erase.objectRuns, 0)} job object runs, ${fmt(erase.sessionObjectCalls, 0)} session object calls)`,
+        `${fmt(erase.invocations, 0)} (the request and its call to start the operations object, ${fmt(erase.objectRuns, 0)} operations object runs, ${fmt(erase.sessionObjectCalls, 0)} session object calls)`,
         within(erase.mostD1Queries),
         within(erase.mostSubrequests),
         seconds(erase.wallMs),
@@ -54,7 +54,7 @@ export const limits: Part = {
       `Goal: no invocation above ${fmt(LIMIT, 0)} D1 queries or ${fmt(LIMIT, 0)} subrequests (Cloudflare's limits per invocation, src/limits/platform.ts), everything finished, nothing left behind. ` +
         `Counted by the per-invocation tallies under INVOCATION_GUARD=1 (a limit passed would fail the invocation, as deployed): each Worker request, Durable Object call and alarm is one invocation, and so are a cron run of a producer and each delivered queue message (as test/support/jobs.ts counts them; deployed, a batch of up to 25 messages shares one). Subrequests: queue sends, fetches and calls to Durable Objects, each call charged to every invocation of its caller's class open when it ends (an alarm waiting behind the object's running one is charged that run's calls too, so the erasure's figure is an upper bound: its code caps a run at 25 slices × 20 session objects = 500). ` +
         `Seeding: a few rows through the API, the bulk cloned from them inside SQLite (bench/jobs/clone-rows.ts, through the tables' own triggers); ${fmt(erase.seedMs / 1000, 0)} s, ${fmt(producer.seedMs / 1000, 0)} s and ${fmt(retention.seedMs / 1000, 0)} s. ` +
-        `Erasing: DELETE /minds/:id, then the mind's job object's alarms until nothing waits in it; no vector index here (no Vectorize binding), so the vectors' records go with the rows. The producer's units (a model call each) are counted as sent, not worked on. Retention: a mind keeping 30 days, ages spread over a year.`,
+        `Erasing: DELETE /minds/:id, then the mind's operations object's alarms until nothing waits in it; no vector index here (no Vectorize binding), so the vectors' records go with the rows. The producer's units (a model call each) are counted as sent, not worked on. Retention: a mind keeping 30 days, ages spread over a year.`,
       "",
       table(["measured", "invocations", "most D1 queries in one", "most subrequests in one", "wall time, s", "finished, left behind"], rows),
       "",

@@ -6,7 +6,7 @@ import { bearerSecurity } from "../http/router";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
-import { eraseMind, followImportJob } from "../portability/mind-jobs";
+import { eraseMind, followImportJob } from "../portability/mind-operations";
 import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createMind, getMind, listMinds, type Mind, mindInputSchema, mindPatchSchema, updateMind } from "../tenancy/minds";
 import { agentName } from "../tenancy/principal";

@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { createRouter } from "../app-env";
 import { notFound } from "../errors";
 import { bearerSecurity } from "../http/router";
-import { startJob } from "../portability/mind-jobs";
+import { startOperation } from "../portability/mind-operations";
 import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
 import { ErrorSchema, errorResponses, jsonBody, jsonContent } from "./schemas";
 
@@ -68,7 +68,7 @@ shardRoutes.openapi(
     const mindId = c.req.valid("json").mind_id;
     const progress = await startMove(c.var.deps, mindId, c.req.valid("param").name);
     if (progress.state === "done") return c.json(progress, 200);
-    await startJob(c.var.deps, { kind: "move", mindId });
+    await startOperation(c.var.deps, { kind: "move", mindId });
     return c.json(progress, 202);
   },
 );
@@ -97,7 +97,7 @@ shardRoutes.openapi(
   async (c) => {
     const mindId = c.req.valid("param").mind_id;
     const progress = await abandonMove(c.var.deps, mindId);
-    await startJob(c.var.deps, { kind: "move", mindId });
+    await startOperation(c.var.deps, { kind: "move", mindId });
     return c.json(progress, 202);
   },
 );

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { IMPORT_STALLED_MS } from "../portability/import-jobs";
-import { startJob } from "../portability/mind-jobs";
+import { startOperation } from "../portability/mind-operations";
 import type { UnitSource, WorkOutcome } from "../queue/job";
 
 /** On the mind's database: imports whose object stopped writing them, one unit each (sent by the daily retention). */
@@ -17,12 +17,12 @@ export const stalledImports: UnitSource = {
 const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS).toISOString();
 
 /**
- * Hands an import that stopped moving to the mind's job object, which goes on from the job's
+ * Hands an import that stopped moving to the mind's operations object, which goes on from the job's
  * progress in import_jobs (waking it is harmless if it still runs). This is how an import
  * written by the import objects of earlier deployments (deleted with their class, keeping only
  * the job's id and a failure count) resumes: everything else about it is in the database.
  */
 export async function importUnit(deps: Deps, unit: { mindId: string; jobId: string }): Promise<WorkOutcome> {
-  await startJob(deps, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
+  await startOperation(deps, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
   return { status: "done", counts: { imports_resumed: 1 } };
 }

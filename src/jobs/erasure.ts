@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { ERASURE_STALE_MS, readErasure } from "../portability/erase";
-import { startJob } from "../portability/mind-jobs";
+import { startOperation } from "../portability/mind-operations";
 import { idsAfter, type UnitSource, type WorkOutcome } from "../queue/job";
 
 /** In the directory: every mind whose erasure stopped halfway, one unit each (sent by the daily retention). */
@@ -18,12 +18,12 @@ export const stalledErasures: UnitSource = {
 };
 
 /**
- * Hands a mind's erasure that stopped halfway back to the mind's job object, which goes on in
+ * Hands a mind's erasure that stopped halfway back to the mind's operations object, which goes on in
  * bounded slices where it stopped (src/portability/erase.ts): the unit itself erases nothing.
  */
 export async function eraseUnit(deps: Deps, unit: { mindId: string }): Promise<WorkOutcome> {
   const erasure = await readErasure(deps, unit.mindId);
   if (!erasure || erasure.finishedAt !== null) return { status: "done", counts: { erasures_finished: 0 } };
-  await startJob(deps, { kind: "erase", mindId: unit.mindId });
+  await startOperation(deps, { kind: "erase", mindId: unit.mindId });
   return { status: "done", counts: { erasures_handed_on: 1 } };
 }

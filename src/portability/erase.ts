@@ -19,8 +19,8 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-ro
 // where the last stopped (`eraseSlice`), the state of its sessions' objects is dropped as their
 // rows go, its vectors are removed, its rows are erased on its shard, and the directory's row
 // goes last. The erasure record stays: asking again finishes an interrupted erasure and answers
-// what was erased. A request marks the mind (`beginErasure`) and the mind's job object runs the
-// slices (mind-jobs.ts), a bounded number per invocation, retrying them; the retention job hands
+// what was erased. A request marks the mind (`beginErasure`) and the mind's operations object runs the
+// slices (mind-operations.ts), a bounded number per invocation, retrying them; the retention job hands
 // any erasure left behind back to the object.
 
 /** An erasure untouched this long is taken to be interrupted, and the retention job finishes it. */
@@ -32,8 +32,8 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  * Erases the mind and everything it owns, on its shard and in the directory, with its sessions'
  * objects' state and its vectors; answers how many rows of each kind it held. Asked again for a
  * mind whose erasure failed halfway, it finishes the erasure; for one already erased, it answers
- * the same counts. All in the caller; the fronts use `eraseMind` (mind-jobs.ts), whose second
- * half runs in the mind's job object.
+ * the same counts. All in the caller; the fronts use `eraseMind` (mind-operations.ts), whose second
+ * half runs in the mind's operations object.
  */
 export async function deleteMind(deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">, accountId: string, mindId: string): Promise<Record<string, number>> {
   const erasure = await beginErasure(deps, accountId, mindId);

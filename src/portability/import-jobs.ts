@@ -58,7 +58,7 @@ const UNFINISHED: ImportState[] = ["staging", "checking", "queued", "running", "
 /** An unfinished job untouched this long has no object writing it any more (lost, or deleted by a deploy). */
 export const IMPORT_STALLED_MS = 15 * 60_000;
 
-/** Whether a job past its request still has work for the mind's job object. */
+/** Whether a job past its request still has work for the mind's operations object. */
 export const isImportUnfinished = (state: ImportState) => state !== "staging" && UNFINISHED.includes(state);
 
 const toJob = (row: ImportJobRow): ImportJob => ({

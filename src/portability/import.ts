@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../errors";
 import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./import-archive";
 import { acceptImport, getImportJob, type ImportJob } from "./import-jobs";
-import { startJob } from "./mind-jobs";
+import { startOperation } from "./mind-operations";
 
 export type { ImportCounts, ImportJob } from "./import-jobs";
 export { IMPORT_INLINE_MAX_BYTES };
@@ -12,7 +12,7 @@ const INLINE_WAIT_MS = 15_000;
 
 /**
  * Restores an archive (JSONL, as a stream or in memory) into an empty mind of the account. The
- * request stores the archive; the mind's job object checks it as a whole, stages its rows and
+ * request stores the archive; the mind's operations object checks it as a whole, stages its rows and
  * writes them in slices. An archive up to IMPORT_INLINE_MAX_BYTES is checked by the request too
  * (a bad line is a 400 naming it) and written before this answers (state `done`, or an error as
  * the write met it); a larger one answers at once with the job `queued`, to be followed with
@@ -25,7 +25,7 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   const ref = { kind: "import", mindId, jobId: staged.id } as const;
   // Refused (too many operations wait), the stored job is still answered, so the caller can
   // follow it: following it, or the daily retention, hands it to the object later.
-  const object = await startJob(deps, ref).catch((error: unknown) => {
+  const object = await startOperation(deps, ref).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "conflict") return null;
     throw error;
   });

@@ -50,7 +50,7 @@ function shardDb(deps: Pick<Deps, "shards">, name: string): Db {
 
 /**
  * Starts moving a mind to shard `to`, or answers the move already under way there. The job's
- * steps are then driven by `advanceMove` (the mind's job object runs them in the background).
+ * steps are then driven by `advanceMove` (the mind's operations object runs them in the background).
  */
 export async function startMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, to: string): Promise<MoveProgress> {
   shardDb(deps, to);
@@ -281,7 +281,7 @@ async function finish(deps: Pick<Deps, "directory" | "clock">, mindId: string, f
 
 /**
  * Records a step's failure (a code and a safe message, never SQL) with the failed steps in a row
- * as the job object counts them, so GET /shards/moves/:id shows them.
+ * as the operations object counts them, so GET /shards/moves/:id shows them.
  */
 export async function recordMoveFailure(deps: Pick<Deps, "directory" | "clock">, mindId: string, error: unknown, attempts: number): Promise<void> {
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: a step of the move failed; it is retried";

@@ -21,7 +21,7 @@ export type Unit =
   | { kind: "retention"; step: string }
   /** Finish the erasure of a mind that stopped halfway. */
   | { kind: "erase"; mindId: string }
-  /** Wake the mind's job object for an import that stopped moving (its object was lost, or redeployed). */
+  /** Wake the mind's operations object for an import that stopped moving (its object was lost, or redeployed). */
   | { kind: "import"; mindId: string; jobId: string }
   /** The next slice of a job's producer on the message's database: its source from the unit after `after` (null: the start). */
   | { kind: "produce"; job: JobName; run: string; source: number; after: string | null };

@@ -104,7 +104,7 @@ describe("providers", () => {
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
     OAUTH_KV: {} as KVNamespace,
     RATE_LIMITS: {} as Env["RATE_LIMITS"],
-    MIND_JOBS: {} as Env["MIND_JOBS"],
+    MIND_OPERATIONS: {} as Env["MIND_OPERATIONS"],
     ADMIN_TOKEN: "",
     JWT_SECRET: "",
   } satisfies Env;

@@ -9,7 +9,7 @@ import { retrieveMemories } from "../../src/memory/hybrid-search";
 import { deleteMemory, storeMemory, updateMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
-import { type JobRef, OPERATIONS } from "../../src/portability/job-operations";
+import { OPERATIONS, type OperationRef } from "../../src/portability/operations";
 import type { Scope } from "../../src/tenancy/principal";
 import { call, newTenant } from "../helpers";
 import { depsOfMind, inMind, testDeps } from "../support/deps";
@@ -244,14 +244,14 @@ describe("recall by meaning", () => {
     await expect(deleteMind(semanticDeps({ embedder: conceptEmbedder(), index: down }).deps, accountId, scope.mindId)).rejects.toThrow();
     expect(await record("memory", kept.id)).not.toBeNull();
 
-    // The daily job hands it back to the mind's job object, which finishes it in a deployment
+    // The daily job hands it back to the mind's operations object, which finishes it in a deployment
     // with an embedder and a vector index (here the object's run is driven with those deps).
     const removed: string[] = [];
     const vectorize = { deleteByIds: async (ids: string[]) => (removed.push(...ids), { mutationId: "m" }) } as unknown as Vectorize;
     const configured = { ...env, EMBEDDINGS_BASE_URL: "https://embeddings.test/v1", EMBEDDINGS_MODEL: "test-concepts", VECTORIZE: vectorize };
-    const started: JobRef[] = [];
-    const mindJobs = { idFromName: (name: string) => name, get: () => ({ start: async (ref: JobRef) => (started.push(ref), true) }) } as unknown as Deps["mindJobs"];
-    const deps = { ...createDeps(configured, { clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } }), mindJobs, queue: memoryQueue() };
+    const started: OperationRef[] = [];
+    const mindOperations = { idFromName: (name: string) => name, get: () => ({ start: async (ref: OperationRef) => (started.push(ref), true) }) } as unknown as Deps["mindOperations"];
+    const deps = { ...createDeps(configured, { clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } }), mindOperations, queue: memoryQueue() };
     const runs = await runCronWith(deps, "30 3 * * *");
     expect(runs.find((r) => r.job === "retention")).toMatchObject({ error: null, counts: { enqueued: expect.any(Number) } });
     expect(await drain(deps)).toMatchObject({ erasures_handed_on: expect.any(Number) });

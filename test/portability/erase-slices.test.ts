@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Deps } from "../../src/deps";
 import { beginErasure, ERASE_SLICE } from "../../src/portability/erase";
-import { ERASE_SLICES_PER_RUN, type Left, OPERATIONS } from "../../src/portability/job-operations";
+import { ERASE_SLICES_PER_RUN, type Left, OPERATIONS } from "../../src/portability/operations";
 import { MIND_TABLES } from "../../src/portability/shard-rows";
 import { call, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";

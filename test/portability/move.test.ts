@@ -103,7 +103,7 @@ describe("placing new minds", () => {
   });
 });
 
-/** Starts the move and runs its steps here, to the end (as the mind's job object would, its wait after the switch passed at once). */
+/** Starts the move and runs its steps here, to the end (as the mind's operations object would, its wait after the switch passed at once). */
 async function driveMove(deps: Deps, mindId: string, to: string, bounds?: RowBounds) {
   await startMove(deps, mindId, to);
   return finishMove(deps, mindId, bounds);

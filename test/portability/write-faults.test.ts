@@ -7,9 +7,9 @@ import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";
 import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultSample, faultyD1 } from "../support/faulty-d1";
-import { driveJobObject } from "../support/job-object";
 import { runNow } from "../support/jobs";
 import { mindState } from "../support/mind-state";
+import { driveOperationsObject } from "../support/operations-object";
 import { countEverywhere } from "../support/shards";
 
 /** A mind with one of everything an archive carries, and its archive. */
@@ -146,8 +146,8 @@ describe("a fault at each D1 call of erasing a mind", () => {
           // Nobody asks again: the daily retention finishes it once it has waited long enough.
           const later = testDeps({ clock: { now: () => new Date(Date.now() + ERASURE_STALE_MS + 60_000) } });
           await runNow("retention", later, {});
-          // It hands the erasure back to the mind's job object, which finishes it in its runs.
-          await driveJobObject(t.mind.id);
+          // It hands the erasure back to the mind's operations object, which finishes it in its runs.
+          await driveOperationsObject(t.mind.id);
         }
         expect(await mindState(t.mind.id), where).toEqual(gone);
         expect(await objectKeeps(sessionId), where).toBe(false);

@@ -3,7 +3,7 @@ import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
 import { type ImportJob, importMind } from "../../portability/import";
 import { mindIsEmpty } from "../../portability/import-jobs";
-import { eraseMind, followImportJob } from "../../portability/mind-jobs";
+import { eraseMind, followImportJob } from "../../portability/mind-operations";
 import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";

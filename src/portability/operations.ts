@@ -5,21 +5,21 @@ import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
 import type { Pause } from "./import-pace";
 import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move";
 
-// The long operations on a mind, as its job object runs them: each is the domain's own steps
+// The long operations on a mind, as its operations object runs them: each is the domain's own steps
 // (import-jobs.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
 
-/** An operation the mind's job object runs, as its storage names it. */
-export type JobRef =
+/** An operation the mind's operations object runs, as its storage names it. */
+export type OperationRef =
   | { kind: "import"; mindId: string; jobId: string }
   | { kind: "move"; mindId: string }
   | { kind: "erase"; mindId: string };
 
-export type JobKind = JobRef["kind"];
+export type OperationKind = OperationRef["kind"];
 
 /** What a run leaves: nothing (false), work to go on with now (true), or work not due before a time (ms since the epoch). */
 export type Left = boolean | { at: number };
 
-export interface Operation<R extends JobRef> {
+export interface Operation<R extends OperationRef> {
   /** Failed runs in a row: the waits between them, and when it is given up. */
   policy: RetryPolicy;
   /** Whether its writes are embedded at once (otherwise by the hourly job). */
@@ -34,10 +34,10 @@ export interface Operation<R extends JobRef> {
   giveUp?(deps: Deps, ref: R): Promise<boolean>;
 }
 
-/** Slices of an erasure one run of the job object goes through at most. */
+/** Slices of an erasure one run of the operations object goes through at most. */
 export const ERASE_SLICES_PER_RUN = 25;
 
-type Operations = { [K in JobKind]: Operation<Extract<JobRef, { kind: K }>> };
+type Operations = { [K in OperationKind]: Operation<Extract<OperationRef, { kind: K }>> };
 
 /**
  * import: check, stage and write an archive (import-jobs.ts). Given up after 8 failed runs in a
@@ -97,7 +97,7 @@ export const OPERATIONS: Operations = {
 };
 
 /** The operation of a reference, typed for it. */
-export const operationOf = (ref: JobRef) => OPERATIONS[ref.kind] as Operation<JobRef>;
+export const operationOf = (ref: OperationRef) => OPERATIONS[ref.kind] as Operation<OperationRef>;
 
 /** One text per operation: the same operation asked twice is one. */
-export const jobKey = (ref: JobRef) => (ref.kind === "import" ? `import ${ref.mindId} ${ref.jobId}` : `${ref.kind} ${ref.mindId}`);
+export const operationKey = (ref: OperationRef) => (ref.kind === "import" ? `import ${ref.mindId} ${ref.jobId}` : `${ref.kind} ${ref.mindId}`);

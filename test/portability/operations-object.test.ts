@@ -4,26 +4,26 @@ import { describe, expect, it } from "vitest";
 import type { Deps } from "../../src/deps";
 import { importMind } from "../../src/portability/import";
 import { acceptImport } from "../../src/portability/import-jobs";
-import { type JobRef, } from "../../src/portability/job-object";
-import { OPERATIONS } from "../../src/portability/job-operations";
-import { eraseMind, startJob } from "../../src/portability/mind-jobs";
+import { eraseMind, startOperation } from "../../src/portability/mind-operations";
 import { moveProgress, startMove } from "../../src/portability/move";
+import { OPERATIONS } from "../../src/portability/operations";
+import { type OperationRef, } from "../../src/portability/operations-object";
 import { retryDelay } from "../../src/retry";
 import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
 import { ADMIN_TOKEN, call, newMind, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 import { type FaultPlan, faultyD1 } from "../support/faulty-d1";
-import { driveJobObject, jobObjectOf } from "../support/job-object";
 import { runJobNow, workDeps } from "../support/jobs";
 import { mindState } from "../support/mind-state";
+import { driveOperationsObject, operationsObjectOf } from "../support/operations-object";
 import { countEverywhere, dataOf } from "../support/shards";
 
-const jobs = { mindJobs: env.MIND_JOBS };
-const objectOf = jobObjectOf;
-const drive = driveJobObject;
+const objects = { mindOperations: env.MIND_OPERATIONS };
+const objectOf = operationsObjectOf;
+const drive = driveOperationsObject;
 
 /**
- * D1 as the mind's job object sees it: every call fails while `broken`, and `failNext` fails the
+ * D1 as the mind's operations object sees it: every call fails while `broken`, and `failNext` fails the
  * next call only (the fault helper's plan, counting every round trip).
  */
 function faults() {
@@ -51,7 +51,7 @@ function faults() {
   };
 }
 
-/** Puts the faulty databases under the mind's job object (its own are built from the Worker's bindings). */
+/** Puts the faulty databases under the mind's operations object (its own are built from the Worker's bindings). */
 async function underFaults(mindId: string, fault: ReturnType<typeof faults>): Promise<void> {
   await runInDurableObject(objectOf(mindId), (instance) => {
     Object.assign(instance, { deps: { semantic: fault.deps(), plain: fault.deps() } });
@@ -59,14 +59,14 @@ async function underFaults(mindId: string, fault: ReturnType<typeof faults>): Pr
 }
 
 
-/** Failed runs in a row the mind's job object counts (0: none). */
+/** Failed runs in a row the mind's operations object counts (0: none). */
 const failuresOf = (mindId: string) =>
   runInDurableObject(objectOf(mindId), (_instance, state) => state.storage.kv.get<{ count: number }>("failures")?.count ?? 0);
 
 /** Waits until the check holds (the object's own alarm runs in the background). */
 async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
   for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
-    if (Date.now() > deadline) throw new Error("the job object did not get there in time");
+    if (Date.now() > deadline) throw new Error("the operations object did not get there in time");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -87,15 +87,15 @@ const accept = (accountId: string, mindId: string, archive: string) =>
 const importState = async (mindId: string, jobId: string) =>
   (await (await dataOf(mindId)).prepare("select state, error_code from import_jobs where id = ?").bind(jobId).first<{ state: string; error_code: string | null }>())!;
 
-describe("the mind's job object", () => {
+describe("the mind's operations object", () => {
   it("runs an import to the end, resuming after a failed run from the job's progress", async () => {
     const s = await archiveAndTarget();
     const fault = faults();
     await underFaults(s.target, fault);
     const job = await accept(s.accountId, s.target, s.archive);
     fault.failNext();
-    const ref: JobRef = { kind: "import", mindId: s.target, jobId: job.id };
-    await (await startJob(jobs, ref)).runFor(ref, 60_000);
+    const ref: OperationRef = { kind: "import", mindId: s.target, jobId: job.id };
+    await (await startOperation(objects, ref)).runFor(ref, 60_000);
     // A run met the fault; the object's next run went on from the job's progress.
     await drive(s.target);
     expect(fault.state.taken).toBe(1);
@@ -111,7 +111,7 @@ describe("the mind's job object", () => {
     const before = await mindState(s.target);
     const job = await accept(s.accountId, s.target, s.archive);
     fault.state.broken = true;
-    await startJob(jobs, { kind: "import", mindId: s.target, jobId: job.id });
+    await startOperation(objects, { kind: "import", mindId: s.target, jobId: job.id });
     const attempts = OPERATIONS.import.policy.attempts!;
     // One failed run per alarm; the object's own alarm may be in the middle of one (then there is
     // no alarm to run), so the failures are counted rather than the alarms run.
@@ -140,7 +140,7 @@ describe("the mind's job object", () => {
     await startMove(testDeps(), t.mind.id, to);
     // Three runs in a row fail, each at its first D1 call (the first run is the object's own alarm).
     fault.failNext();
-    await startJob(jobs, { kind: "move", mindId: t.mind.id });
+    await startOperation(objects, { kind: "move", mindId: t.mind.id });
     await until(async () => (await failuresOf(t.mind.id)) === 1);
     for (let failures = 2; failures <= 3; failures++) {
       fault.failNext();
@@ -171,7 +171,7 @@ describe("the mind's job object", () => {
       (await (env as unknown as Record<string, D1Database>)[from]!.prepare("select writes from minds where id = ?").bind(t.mind.id).first<{ writes: string }>())?.writes;
     const alarmOf = () => runInDurableObject(objectOf(t.mind.id), (_instance, state) => state.storage.getAlarm());
     await startMove(testDeps(), t.mind.id, to);
-    await startJob(jobs, { kind: "move", mindId: t.mind.id });
+    await startOperation(objects, { kind: "move", mindId: t.mind.id });
     // The object's own alarm runs the move to its switch, then sets the alarm for the end of the bound.
     let boundEnds = 0;
     await until(async () => {
@@ -200,14 +200,14 @@ describe("the mind's job object", () => {
     const fault = faults();
     await underFaults(t.mind.id, fault);
     fault.state.broken = true;
-    const first = await eraseMind({ ...testDeps(), ...jobs }, t.accountId, t.mind.id);
+    const first = await eraseMind({ ...testDeps(), ...objects }, t.accountId, t.mind.id);
     expect(first).toMatchObject({ deleted: { minds: 1, memories: 1 }, finished: false, left: { memories: 1 } });
     // The mind is gone for every reader meanwhile.
     expect((await call("GET", `/minds/${t.mind.id}`, { token: t.token })).status).toBe(404);
     fault.state.broken = false;
     await drive(t.mind.id);
     expect((await mindState(t.mind.id)).counts).toMatchObject({ minds: 0, memories: 0 });
-    expect(await eraseMind({ ...testDeps(), ...jobs }, t.accountId, t.mind.id)).toEqual({ deleted: expect.objectContaining({ minds: 1, memories: 1 }), finished: true });
+    expect(await eraseMind({ ...testDeps(), ...objects }, t.accountId, t.mind.id)).toEqual({ deleted: expect.objectContaining({ minds: 1, memories: 1 }), finished: true });
   });
 
   it("answers a second operation: the same one wakes it, an erasure goes first, a full queue is a 409", async () => {
@@ -216,13 +216,13 @@ describe("the mind's job object", () => {
     await underFaults(t.mind.id, fault);
     // Every run fails, so the queue stays as it is while the test looks at it.
     fault.state.broken = true;
-    const imports = ["imp_a", "imp_b", "imp_c", "imp_d"].map((jobId): JobRef => ({ kind: "import", mindId: t.mind.id, jobId }));
-    for (const ref of imports) await startJob(jobs, ref);
-    await startJob(jobs, imports[0]!);
+    const imports = ["imp_a", "imp_b", "imp_c", "imp_d"].map((jobId): OperationRef => ({ kind: "import", mindId: t.mind.id, jobId }));
+    for (const ref of imports) await startOperation(objects, ref);
+    await startOperation(objects, imports[0]!);
     expect(await objectOf(t.mind.id).pending()).toEqual(imports);
-    const refused = await startJob(jobs, { kind: "move", mindId: t.mind.id }).then(() => null, (err: unknown) => err);
+    const refused = await startOperation(objects, { kind: "move", mindId: t.mind.id }).then(() => null, (err: unknown) => err);
     expect(refused).toMatchObject({ code: "conflict", message: expect.stringMatching(/too many operations waiting/) });
-    await startJob(jobs, { kind: "erase", mindId: t.mind.id });
+    await startOperation(objects, { kind: "erase", mindId: t.mind.id });
     expect((await objectOf(t.mind.id).pending()).map((ref) => ref.kind)).toEqual(["erase", "import", "import", "import", "import"]);
     // Healed, the imports find no job and end; the erasure finds none recorded and ends too.
     fault.state.broken = false;
@@ -232,7 +232,7 @@ describe("the mind's job object", () => {
 
   it("runs an operation once more when it is asked for again while it runs, rather than dropping the new request", async () => {
     const t = await newTenant();
-    const ref: JobRef = { kind: "move", mindId: t.mind.id };
+    const ref: OperationRef = { kind: "move", mindId: t.mind.id };
     const runs: number[] = [];
     const run = OPERATIONS.move.run;
     // The first run is asked for again half-way (a new move claimed while the last one finishes).
@@ -242,7 +242,7 @@ describe("the mind's job object", () => {
       return false;
     };
     try {
-      await startJob(jobs, ref);
+      await startOperation(objects, ref);
       await drive(t.mind.id);
     } finally {
       OPERATIONS.move.run = run;
@@ -256,8 +256,8 @@ describe("the mind's job object", () => {
     const fault = faults();
     await underFaults(s.target, fault);
     fault.state.broken = true;
-    for (const jobId of ["imp_a", "imp_b", "imp_c", "imp_d"]) await startJob(jobs, { kind: "import", mindId: s.target, jobId });
-    const job = await importMind({ ...testDeps(), ...jobs }, s.accountId, s.target, s.archive);
+    for (const jobId of ["imp_a", "imp_b", "imp_c", "imp_d"]) await startOperation(objects, { kind: "import", mindId: s.target, jobId });
+    const job = await importMind({ ...testDeps(), ...objects }, s.accountId, s.target, s.archive);
     expect(job).toMatchObject({ mind_id: s.target, state: "queued" });
     expect((await objectOf(s.target).pending()).map((ref) => ("jobId" in ref ? ref.jobId : ref.kind))).toEqual(["imp_a", "imp_b", "imp_c", "imp_d"]);
   });
@@ -269,7 +269,7 @@ describe("the mind's job object", () => {
     const move = await call("POST", `/shards/${from === "DB" ? "SHARD_1" : "DB"}/minds`, { token: ADMIN_TOKEN, body: { mind_id: s.target } });
     const again = await call("POST", `/minds/${s.target}/import`, { token: s.token, rawBody: s.archive, headers: { "Content-Type": "application/x-ndjson" } });
     expect([move.status, again.status]).toEqual([409, 409]);
-    await startJob(jobs, { kind: "import", mindId: s.target, jobId: job.id });
+    await startOperation(objects, { kind: "import", mindId: s.target, jobId: job.id });
     await drive(s.target);
     expect((await importState(s.target, job.id)).state).toBe("done");
   });

@@ -6,9 +6,9 @@ import { logFailure } from "../observe/log";
 import { givenUp, retryDelay } from "../retry";
 import { serialQueue } from "../serial";
 import { createPacer } from "./import-pace";
-import { type JobRef, jobKey, operationOf } from "./job-operations";
+import { type OperationRef, operationKey, operationOf } from "./operations";
 
-export type { JobRef } from "./job-operations";
+export type { OperationRef } from "./operations";
 
 const QUEUE_KEY = "queue";
 const FAILURES_KEY = "failures";
@@ -33,8 +33,8 @@ interface Failures {
   count: number;
 }
 
-/** The mind's job object: one per mind, wherever it is asked for from. */
-export function mindJobObject(namespace: DurableObjectNamespace<MindJobObject>, mindId: string) {
+/** The mind's operations object: one per mind, wherever it is asked for from. */
+export function mindOperationsObject(namespace: DurableObjectNamespace<MindOperationsObject>, mindId: string) {
   return namespace.get(namespace.idFromName(mindId));
 }
 
@@ -51,7 +51,7 @@ export function mindJobObject(namespace: DurableObjectNamespace<MindJobObject>, 
  * already answered what may not run beside another (an import during a move is 503 mind_moving,
  * a move during an import or a second import 409), so what reaches the queue is what it let through.
  */
-export class MindJobObject extends DurableObject<Env> {
+export class MindOperationsObject extends DurableObject<Env> {
   private readonly serially = serialQueue();
   private readonly deps: Record<"semantic" | "plain", Deps>;
 
@@ -65,10 +65,10 @@ export class MindJobObject extends DurableObject<Env> {
    * Takes the operation (or wakes it, if it is already there) and runs the queue from now on.
    * Answers false when too many wait already: nothing was taken.
    */
-  async start(ref: JobRef): Promise<boolean> {
+  async start(ref: OperationRef): Promise<boolean> {
     const queue = this.queue();
-    const key = jobKey(ref);
-    if (!queue.some((queued) => jobKey(queued) === key)) {
+    const key = operationKey(ref);
+    if (!queue.some((queued) => operationKey(queued) === key)) {
       if (queue.length >= MAX_QUEUED && ref.kind !== "erase") return false;
       this.ctx.storage.kv.put(QUEUE_KEY, ref.kind === "erase" ? [ref, ...queue] : [...queue, ref]);
     } else {
@@ -83,15 +83,15 @@ export class MindJobObject extends DurableObject<Env> {
    * Runs the operation now, for up to `budgetMs`, if it is the one the mind runs (otherwise it
    * waits its turn); what is left of it (or a failed run) goes on in the background.
    */
-  async runFor(ref: JobRef, budgetMs: number): Promise<void> {
+  async runFor(ref: OperationRef, budgetMs: number): Promise<void> {
     await this.serially(async () => {
       const [head] = this.queue();
-      if (head && jobKey(head) === jobKey(ref)) await this.run(budgetMs, false);
+      if (head && operationKey(head) === operationKey(ref)) await this.run(budgetMs, false);
     });
   }
 
   /** The operations waiting, the running one first. */
-  async pending(): Promise<JobRef[]> {
+  async pending(): Promise<OperationRef[]> {
     return this.queue();
   }
 
@@ -99,22 +99,22 @@ export class MindJobObject extends DurableObject<Env> {
     await this.serially(() => this.run(ALARM_SLICE_MS, true));
   }
 
-  private queue(): JobRef[] {
+  private queue(): OperationRef[] {
     const kv = this.ctx.storage.kv;
     const legacy = kv.get<string>(LEGACY_MOVE_KEY);
     if (legacy !== undefined) {
       // Stored by this class before it ran every operation: the move goes on from the directory's record.
-      const queue = kv.get<JobRef[]>(QUEUE_KEY) ?? [];
-      kv.put(QUEUE_KEY, [...queue, { kind: "move", mindId: legacy } satisfies JobRef]);
+      const queue = kv.get<OperationRef[]>(QUEUE_KEY) ?? [];
+      kv.put(QUEUE_KEY, [...queue, { kind: "move", mindId: legacy } satisfies OperationRef]);
       kv.delete(LEGACY_MOVE_KEY);
     }
-    return kv.get<JobRef[]>(QUEUE_KEY) ?? [];
+    return kv.get<OperationRef[]>(QUEUE_KEY) ?? [];
   }
 
   /** Drops the operation from the queue (an erasure may have gone ahead of it meanwhile). */
-  private drop(ref: JobRef): void {
-    const key = jobKey(ref);
-    const queue = this.queue().filter((queued) => jobKey(queued) !== key);
+  private drop(ref: OperationRef): void {
+    const key = operationKey(ref);
+    const queue = this.queue().filter((queued) => operationKey(queued) !== key);
     const kv = this.ctx.storage.kv;
     if (queue.length > 0) kv.put(QUEUE_KEY, queue);
     else kv.delete(QUEUE_KEY);
@@ -140,7 +140,7 @@ export class MindJobObject extends DurableObject<Env> {
       const cap = fromAlarm ? operation.slicesPerRun.alarm : operation.slicesPerRun.request;
       let slices = 0;
       const more = () => Date.now() < until && slices++ < cap;
-      const again = `${AGAIN_PREFIX}${jobKey(ref)}`;
+      const again = `${AGAIN_PREFIX}${operationKey(ref)}`;
       this.ctx.storage.kv.delete(again);
       try {
         const left = await operation.run(deps, ref, more, pause);
@@ -160,7 +160,7 @@ export class MindJobObject extends DurableObject<Env> {
         }
       } catch (error) {
         const failures = this.failed(ref);
-        logFailure("mind_job_failed", error, { kind: ref.kind, mind: ref.mindId, failures });
+        logFailure("mind_operation_failed", error, { kind: ref.kind, mind: ref.mindId, failures });
         await operation.noteFailure?.(deps, ref, error, failures).catch(() => undefined);
         if (givenUp(operation.policy, failures) && operation.giveUp) {
           const left = await operation.giveUp(deps, ref).catch(() => true);
@@ -176,8 +176,8 @@ export class MindJobObject extends DurableObject<Env> {
   }
 
   /** Counts one more failed run of the operation; a count of another operation starts again. */
-  private failed(ref: JobRef): number {
-    const key = jobKey(ref);
+  private failed(ref: OperationRef): number {
+    const key = operationKey(ref);
     const before = this.ctx.storage.kv.get<Failures>(FAILURES_KEY);
     const count = (before?.key === key ? before.count : 0) + 1;
     this.ctx.storage.kv.put(FAILURES_KEY, { key, count } satisfies Failures);

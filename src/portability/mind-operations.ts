@@ -2,28 +2,28 @@ import type { Deps } from "../deps";
 import { conflict } from "../errors";
 import { beginErasure, readErasure } from "./erase";
 import { getImportJob, IMPORT_STALLED_MS, type ImportJob, isImportUnfinished } from "./import-jobs";
-import { type JobRef, mindJobObject } from "./job-object";
+import { mindOperationsObject, type OperationRef } from "./operations-object";
 import { countMindRows } from "./shard-rows";
 
-// The requests' side of the mind's job object: a request does the quick checks and the first
+// The requests' side of the mind's operations object: a request does the quick checks and the first
 // step itself (so its errors keep their codes), then hands the operation to the object.
 
-/** Hands the operation to the mind's job object (or wakes it there); 409 when too many wait already. */
-export async function startJob(deps: Pick<Deps, "mindJobs">, ref: JobRef) {
-  const object = mindJobObject(deps.mindJobs, ref.mindId);
+/** Hands the operation to the mind's operations object (or wakes it there); 409 when too many wait already. */
+export async function startOperation(deps: Pick<Deps, "mindOperations">, ref: OperationRef) {
+  const object = mindOperationsObject(deps.mindOperations, ref.mindId);
   if (!(await object.start(ref))) throw conflict(`the mind has too many operations waiting: try the ${ref.kind} again later`);
   return object;
 }
 
 /**
  * The account's import job, as it stands (`getImportJob`). Following a job that stopped moving
- * (its object was lost, or deleted by a deploy) hands it to the mind's job object again, which
+ * (its object was lost, or deleted by a deploy) hands it to the mind's operations object again, which
  * goes on from the job's progress; the daily retention does the same for jobs nobody follows.
  */
 export async function followImportJob(deps: Deps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
   const job = await getImportJob(deps, accountId, mindId, jobId);
   const stalled = isImportUnfinished(job.state) && Date.parse(job.updated_at) < deps.clock.now().getTime() - IMPORT_STALLED_MS;
-  if (stalled) await startJob(deps, { kind: "import", mindId, jobId }).catch(() => undefined);
+  if (stalled) await startOperation(deps, { kind: "import", mindId, jobId }).catch(() => undefined);
   return job;
 }
 
@@ -47,9 +47,9 @@ export interface ErasureReceipt {
 export async function eraseMind(deps: Deps, accountId: string, mindId: string): Promise<ErasureReceipt> {
   const erasure = await beginErasure(deps, accountId, mindId);
   if (erasure.finishedAt !== null) return { deleted: erasure.counts, finished: true };
-  const ref: JobRef = { kind: "erase", mindId };
+  const ref: OperationRef = { kind: "erase", mindId };
   // A failed run is retried by the object; the receipt says what is left either way.
-  await (await startJob(deps, ref)).runFor(ref, ERASE_WAIT_MS).catch(() => undefined);
+  await (await startOperation(deps, ref)).runFor(ref, ERASE_WAIT_MS).catch(() => undefined);
   const now = await readErasure(deps, mindId);
   if (!now || now.finishedAt !== null) return { deleted: erasure.counts, finished: true };
   const rows = await countMindRows(deps.shards.db(now.shard), mindId);
