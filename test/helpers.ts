@@ -90,15 +90,15 @@ export async function store(
 }
 
 /**
- * Follows an import answered 202 until its job ends (the mind's operations object writes it in the
+ * Follows an import answered 202 until its import ends (the mind's operations object writes it in the
  * background) and answers its last state; any other answer is returned as it is.
  */
 export async function followImport(mindId: string, token: string, answer: CallResult, timeoutMs = 120_000): Promise<CallResult> {
   if (answer.status !== 202) return answer;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const job = await call("GET", `/minds/${mindId}/import/${answer.json.job.id}`, { token });
-    if (job.status !== 200 || ["done", "failed"].includes(job.json.state) || Date.now() > deadline) return job;
+    const archiveImport = await call("GET", `/minds/${mindId}/import/${answer.json.import.id}`, { token });
+    if (archiveImport.status !== 200 || ["done", "failed"].includes(archiveImport.json.state) || Date.now() > deadline) return archiveImport;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -5,7 +5,7 @@ import { minds } from "../../src/db/schema";
 import { createDeps } from "../../src/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
-import { acceptImport, runImport } from "../../src/portability/import-jobs";
+import { acceptImport, runImport } from "../../src/portability/imports";
 import { newTenant, request } from "./http-client";
 import { largeArchive } from "./large-archive";
 import { progress, report } from "./report";
@@ -104,37 +104,37 @@ async function measureLargeImport() {
   const answer = await request("POST", `/minds/${target.mind}/import`, { token: target.token, rawBody: body });
   const accepted = performance.now() - t0;
   if (answer.status !== 202) throw new Error(`import: ${answer.status} ${answer.text.slice(0, 300)}`);
-  const jobId = (JSON.parse(answer.text) as { job: { id: string } }).job.id;
+  const importId = (JSON.parse(answer.text) as { import: { id: string } }).import.id;
   progress(`import: 202 after ${accepted.toFixed(0)} ms`);
-  let job: { state: string; rows_written: number; rows_total: number };
+  let imported: { state: string; rows_written: number; rows_total: number };
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const res = await request("GET", `/minds/${target.mind}/import/${jobId}`, { token: target.token });
-    job = JSON.parse(res.text) as typeof job;
-    if (job.state === "done" || job.state === "failed") break;
+    const res = await request("GET", `/minds/${target.mind}/import/${importId}`, { token: target.token });
+    imported = JSON.parse(res.text) as typeof imported;
+    if (imported.state === "done" || imported.state === "failed") break;
   }
   const total = performance.now() - t0;
   const background = await during.stop();
-  if (job.state !== "done") throw new Error(`import job ${job.state}`);
-  progress(`import: done after ${(total / 1000).toFixed(1)} s, ${job.rows_written} rows`);
+  if (imported.state !== "done") throw new Error(`import ${imported.state}`);
+  progress(`import: done after ${(total / 1000).toFixed(1)} s, ${imported.rows_written} rows`);
 
   const inline = await newTenant("bounds-inline");
   const deps = createDeps(env);
   const accountId = (await deps.directory.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, inline.mind)).get())!.accountId;
   const held = prober(otherAuth);
   const t1 = performance.now();
-  const staged = (await acceptImport(deps, accountId, inline.mind, [body])).job;
-  const inlineJob = await runImport(deps, inline.mind, staged.id, () => true);
+  const staged = (await acceptImport(deps, accountId, inline.mind, [body])).archiveImport;
+  const inlineImport = await runImport(deps, inline.mind, staged.id, () => true);
   const inlineTotal = performance.now() - t1;
   const inlineProbe = await held.stop();
-  if (inlineJob?.state !== "done") throw new Error(`in-line import ${inlineJob?.state}`);
+  if (inlineImport?.state !== "done") throw new Error(`in-line import ${inlineImport?.state}`);
   progress(`in-line: done after ${(inlineTotal / 1000).toFixed(1)} s`);
   const shardOf = async (mindId: string) => (await deps.directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get())!.shard;
   return {
     shards: { searched: await shardOf(other.mind), background: await shardOf(target.mind), inline: await shardOf(inline.mind) },
     megabytes: body.length / 1024 / 1024,
     lines,
-    rows: job.rows_written,
+    rows: imported.rows_written,
     acceptedMs: accepted,
     backgroundTotalMs: total,
     inlineTotalMs: inlineTotal,

@@ -57,7 +57,7 @@ async function rowsLeft(shard: D1Database, mindId: string): Promise<Record<strin
   const count = async (db: D1Database, table: string, column = "mind_id") =>
     (await db.prepare(`select count(*) as n from "${table}" where ${column} = ?`).bind(mindId).first<{ n: number }>())?.n ?? 0;
   const where: [string, D1Database, string, string?][] = [
-    ...[...MIND_TABLES, "import_jobs"].map((t): [string, D1Database, string] => [`shard ${t}`, shard, t]),
+    ...[...MIND_TABLES, "imports"].map((t): [string, D1Database, string] => [`shard ${t}`, shard, t]),
     ["shard minds", shard, "minds", "id"],
     ["directory minds", env.DB, "minds", "id"],
     ...["mind_keys", "login_links", "telegram_chats", "oauth_grants", "dead_letters", "mind_moves"].map((t): [string, D1Database, string] => [`directory ${t}`, env.DB, t]),

@@ -6,7 +6,7 @@ import { bearerSecurity } from "../http/router";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { archiveStream, exportMind } from "../portability/export";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
-import { eraseMind, followImportJob } from "../portability/mind-operations";
+import { eraseMind, followImport } from "../portability/mind-operations";
 import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createMind, getMind, listMinds, type Mind, mindInputSchema, mindPatchSchema, updateMind } from "../tenancy/minds";
 import { agentName } from "../tenancy/principal";
@@ -52,7 +52,7 @@ const KeyCreate = z.strictObject({
 export const IMPORT_MAX_BODY_BYTES = IMPORT_MAX_BYTES;
 
 const MindParams = z.object({ id: z.string().max(100) });
-const ImportParams = z.object({ id: z.string().max(100), jobId: z.string().max(100) });
+const ImportParams = z.object({ id: z.string().max(100), importId: z.string().max(100) });
 
 const ImportCountsSchema = z
   .object({
@@ -61,22 +61,22 @@ const ImportCountsSchema = z
   })
   .openapi("ImportCounts");
 
-const ImportJobSchema = z
+const ArchiveImportSchema = z
   .object({
     id: z.string(),
     mind_id: z.string(),
     state: z.enum(["queued", "running", "undoing", "done", "failed"]).openapi({
-      description: "queued → running → done; a job that cannot finish goes undoing → failed, and the mind is as it was before",
+      description: "queued → running → done; an import that cannot finish goes undoing → failed, and the mind is as it was before",
     }),
     rows_total: z.number(),
     rows_written: z.number(),
     counts: ImportCountsSchema,
-    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({ description: "Why a failed job failed (a code of the error body)" }),
+    error: z.object({ code: z.string(), message: z.string() }).nullable().openapi({ description: "Why a failed import failed (a code of the error body)" }),
     created_at: z.string(),
     updated_at: z.string(),
     finished_at: z.string().nullable(),
   })
-  .openapi("ImportJob");
+  .openapi("ArchiveImport");
 const LoginLinkSchema = z
   .object({ url: z.string(), expires_at: z.string() })
   .openapi("LoginLink", { description: `A one-time link that signs its opener into the web UI, in this mind; it works once, for ${LOGIN_LINK_TTL_MS / 60_000} minutes` });
@@ -175,17 +175,17 @@ mindRoutes
       description:
         `The archive is checked as a whole before anything is written. An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB is checked by the request ` +
         "(400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, " +
-        "then checked and written in the background: 202 with the job, whose progress GET /minds/{id}/import/{jobId} (the Location header) shows; " +
-        "a bad line fails the job with the same error (code and message naming the line) and nothing is written. A job that fails leaves the mind as it was.",
+        "then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; " +
+        "a bad line fails the import with the same error (code and message naming the line) and nothing is written. An import that fails leaves the mind as it was.",
       request: {
         params: MindParams,
         body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
       },
       responses: {
-        200: jsonContent(z.object({ imported: ImportCountsSchema, job: ImportJobSchema }), "Written: rows restored, per table"),
+        200: jsonContent(z.object({ imported: ImportCountsSchema, import: ArchiveImportSchema }), "Written: rows restored, per table"),
         202: {
-          ...jsonContent(z.object({ job: ImportJobSchema }), "Stored: the archive is checked and its rows written in the background"),
-          headers: z.object({ Location: z.string().openapi({ description: "The job: GET it to follow the import" }) }),
+          ...jsonContent(z.object({ import: ArchiveImportSchema }), "Stored: the archive is checked and its rows written in the background"),
+          headers: z.object({ Location: z.string().openapi({ description: "The import: GET it to follow it" }) }),
         },
         ...guardedResponses,
         409: { description: "The mind is not empty, or an import into it is under way", content: { "application/json": { schema: ErrorSchema } } },
@@ -195,22 +195,22 @@ mindRoutes
     async (c) => {
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const job = await importMind(c.var.deps, c.var.accountId, id, body);
-      if (job.state === "done") return c.json({ imported: job.counts, job }, 200);
-      c.header("Location", `/minds/${id}/import/${job.id}`);
-      return c.json({ job }, 202);
+      const archiveImport = await importMind(c.var.deps, c.var.accountId, id, body);
+      if (archiveImport.state === "done") return c.json({ imported: archiveImport.counts, import: archiveImport }, 200);
+      c.header("Location", `/minds/${id}/import/${archiveImport.id}`);
+      return c.json({ import: archiveImport }, 202);
     },
   )
   .openapi(
     createRoute({
-      method: "get", path: "/{id}/import/{jobId}", tags, security: bearerSecurity,
+      method: "get", path: "/{id}/import/{importId}", tags, security: bearerSecurity,
       summary: "Follow an import: its state, rows written of the total, and why it failed",
       request: { params: ImportParams },
-      responses: { 200: jsonContent(ImportJobSchema, "The import job"), ...guardedResponses },
+      responses: { 200: jsonContent(ArchiveImportSchema, "The import"), ...guardedResponses },
     }),
     async (c) => {
-      const { id, jobId } = c.req.valid("param");
-      return c.json(await followImportJob(c.var.deps, c.var.accountId, id, jobId), 200);
+      const { id, importId } = c.req.valid("param");
+      return c.json(await followImport(c.var.deps, c.var.accountId, id, importId), 200);
     },
   )
   .openapi(

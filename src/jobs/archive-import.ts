@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { IMPORT_STALLED_MS } from "../portability/import-jobs";
+import { IMPORT_STALLED_MS } from "../portability/imports";
 import { startOperation } from "../portability/mind-operations";
 import type { UnitSource, WorkOutcome } from "../queue/job";
 
@@ -8,7 +8,7 @@ import type { UnitSource, WorkOutcome } from "../queue/job";
 export const stalledImports: UnitSource = {
   page(_shard, after, limit, now) {
     const from = after === null ? sql`` : sql`and 'import ' || mind_id || ' ' || id > ${after}`;
-    return sql`select 'import ' || mind_id || ' ' || id as unit from import_jobs
+    return sql`select 'import ' || mind_id || ' ' || id as unit from imports
       where state in ('checking', 'queued', 'running', 'undoing') and updated_at < ${stalledBefore(now)} ${from}
       order by mind_id, id limit ${limit}`;
   },
@@ -17,12 +17,12 @@ export const stalledImports: UnitSource = {
 const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS).toISOString();
 
 /**
- * Hands an import that stopped moving to the mind's operations object, which goes on from the job's
- * progress in import_jobs (waking it is harmless if it still runs). This is how an import
+ * Hands an import that stopped moving to the mind's operations object, which goes on from the import's
+ * progress in the imports table (waking it is harmless if it still runs). This is how an import
  * written by the import objects of earlier deployments (deleted with their class, keeping only
- * the job's id and a failure count) resumes: everything else about it is in the database.
+ * the import's id and a failure count) resumes: everything else about it is in the database.
  */
-export async function importUnit(deps: Deps, unit: { mindId: string; jobId: string }): Promise<WorkOutcome> {
-  await startOperation(deps, { kind: "import", mindId: unit.mindId, jobId: unit.jobId });
+export async function importUnit(deps: Deps, unit: { mindId: string; importId: string }): Promise<WorkOutcome> {
+  await startOperation(deps, { kind: "import", mindId: unit.mindId, importId: unit.importId });
   return { status: "done", counts: { imports_resumed: 1 } };
 }

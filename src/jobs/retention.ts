@@ -6,7 +6,7 @@ import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps, InShard } from "../deps";
 import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
 import { forgetFinishedErasures } from "../portability/erase";
-import { IMPORT_RETENTION_STEP } from "../portability/import-jobs";
+import { IMPORT_RETENTION_STEP } from "../portability/imports";
 import type { QueueJob, UnitSource, WorkOutcome } from "../queue/job";
 import { unitText } from "../queue/units";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";

@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
 import { type Db } from "../db/client";
-import { accounts, deadLetters, importJobs, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
+import { accounts, deadLetters, imports, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { mindMoving, notFound } from "../errors";
@@ -101,7 +101,7 @@ async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: E
   if (isCounted(erasure.counts)) return erasure;
   const directory = deps.directory;
   const data = await countMindRows(shardDb, mindId);
-  const imports = await shardDb.select({ n: count() }).from(importJobs).where(eq(importJobs.mindId, mindId));
+  const importsHeld = await shardDb.select({ n: count() }).from(imports).where(eq(imports.mindId, mindId));
   const [keys, links, chats, grants, dead] = await directory.batch([
     directory.select({ n: count() }).from(mindKeys).where(eq(mindKeys.mindId, mindId)),
     directory.select({ n: count() }).from(loginLinks).where(eq(loginLinks.mindId, mindId)),
@@ -113,7 +113,7 @@ async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: E
   const counts = {
     minds: 1,
     ...data,
-    import_jobs: n(imports),
+    imports: n(importsHeld),
     mind_keys: n(keys),
     login_links: n(links),
     telegram_chats: n(chats),
@@ -158,7 +158,7 @@ async function finishErasure(deps: Pick<Deps, "directory" | "shards" | "clock">,
   const { mindId } = erasure;
   const db = deps.shards.db(erasure.shard);
   // The mind's imports, with whatever rows one had staged.
-  await db.delete(importJobs).where(eq(importJobs.mindId, mindId));
+  await db.delete(imports).where(eq(imports.mindId, mindId));
   if (erasure.shard !== DIRECTORY) {
     await db.batch([db.delete(minds).where(eq(minds.id, mindId)), db.delete(accounts).where(accountUnused(db, erasure.accountId))]);
   }

@@ -76,11 +76,11 @@ export function joinChunks(chunks: Uint8Array[]): Uint8Array {
 }
 
 /**
- * Stores the chunks already read and the rest of the body as the job's parts, one part of
+ * Stores the chunks already read and the rest of the body as the import's parts, one part of
  * PART_BYTES at a time (as text: D1 hands a BLOB back as an array of numbers, ~30 times slower;
  * a character split between two chunks is carried to the next part). Answers the archive's size.
  */
-export async function storeArchive(db: Db, jobId: string, head: Uint8Array[], reader: ArchiveReader): Promise<number> {
+export async function storeArchive(db: Db, importId: string, head: Uint8Array[], reader: ArchiveReader): Promise<number> {
   const decoder = new TextDecoder();
   let part = 0;
   const buffer = new Uint8Array(PART_BYTES);
@@ -92,7 +92,7 @@ export async function storeArchive(db: Db, jobId: string, head: Uint8Array[], re
     filled = 0;
     await writing;
     if (text.length === 0) return;
-    writing = db.$client.prepare("insert into import_parts (job_id, part, data) values (?, ?, ?)").bind(jobId, part++, text).run();
+    writing = db.$client.prepare("insert into import_parts (import_id, part, data) values (?, ?, ?)").bind(importId, part++, text).run();
     // Its failure is met by the next await on it, not as an unhandled rejection meanwhile.
     writing.catch(() => undefined);
   };
@@ -116,14 +116,14 @@ export async function storeArchive(db: Db, jobId: string, head: Uint8Array[], re
   return reader.size;
 }
 
-/** The job's archive read back from its parts, in one buffer (at most IMPORT_MAX_BYTES and a few). */
-export async function readArchive(db: Db, jobId: string): Promise<Uint8Array> {
+/** The import's archive read back from its parts, in one buffer (at most IMPORT_MAX_BYTES and a few). */
+export async function readArchive(db: Db, importId: string): Promise<Uint8Array> {
   const encoder = new TextEncoder();
   const parts: Uint8Array[] = [];
   for (;;) {
     const { results } = await db.$client
-      .prepare("select part, data from import_parts where job_id = ? and part >= ? order by part limit ?")
-      .bind(jobId, parts.length, PARTS_PER_READ)
+      .prepare("select part, data from import_parts where import_id = ? and part >= ? order by part limit ?")
+      .bind(importId, parts.length, PARTS_PER_READ)
       .all<{ part: number; data: string }>();
     for (const row of results) {
       if (row.part !== parts.length) return joinChunks(parts);
@@ -133,9 +133,9 @@ export async function readArchive(db: Db, jobId: string): Promise<Uint8Array> {
   }
 }
 
-/** Drops the job's parts once it has left `checking` (staged, or failed): a checking attempt still reads them. */
-export const dropArchive = (db: Db, jobId: string) =>
+/** Drops the import's parts once it has left `checking` (staged, or failed): a checking attempt still reads them. */
+export const dropArchive = (db: Db, importId: string) =>
   db.delete(importParts).where(and(
-    eq(importParts.jobId, jobId),
-    sql`exists (select 1 from import_jobs where id = ${jobId} and state not in ('staging', 'checking'))`,
+    eq(importParts.importId, importId),
+    sql`exists (select 1 from imports where id = ${importId} and state not in ('staging', 'checking'))`,
   ));

@@ -1,7 +1,7 @@
 import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
-import { type ImportJobRow, importJobs } from "../db/schema";
+import { type ImportRecord, imports } from "../db/schema";
 import type { InShard } from "../deps";
 import { AppError } from "../errors";
 import { newId } from "../ids";
@@ -20,53 +20,53 @@ import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
 // slices, each written later in one D1 batch.
 
 /**
- * Checks the job's archive (every line, then the whole) and the mind's quotas, and stages its
- * rows; the job is then `queued` and its archive dropped. A bad archive or a quota fails the job
+ * Checks the import's archive (every line, then the whole) and the mind's quotas, and stages its
+ * rows; the import is then `queued` and its archive dropped. A bad archive or a quota fails the import
  * with the error a request would have answered, and nothing is written. The attempt first takes
- * the job over, so an earlier attempt still running stages nothing more; answers false when
- * another attempt took it meanwhile (or the job left `checking`).
+ * the import over, so an earlier attempt still running stages nothing more; answers false when
+ * another attempt took it meanwhile (or the import left `checking`).
  */
-export async function stageArchive(deps: InShard, job: ImportJobRow, pause: Pause = yieldToOthers): Promise<boolean> {
+export async function stageArchive(deps: InShard, record: ImportRecord, pause: Pause = yieldToOthers): Promise<boolean> {
   const { shard } = deps;
   const attempt = newId("stg");
-  const owned = and(eq(importJobs.id, job.id), eq(importJobs.state, "checking"), eq(importJobs.stagedBy, attempt));
+  const owned = and(eq(imports.id, record.id), eq(imports.state, "checking"), eq(imports.stagedBy, attempt));
   const taken = await shard
-    .update(importJobs)
+    .update(imports)
     .set({ stagedBy: attempt, updatedAt: deps.clock.now().toISOString() })
-    .where(and(eq(importJobs.id, job.id), eq(importJobs.state, "checking")))
-    .returning({ id: importJobs.id });
+    .where(and(eq(imports.id, record.id), eq(imports.state, "checking")))
+    .returning({ id: imports.id });
   if (taken.length === 0) return false;
-  await dropStagedRows(shard, job.id);
-  const bytes = await readArchive(shard, job.id);
+  await dropStagedRows(shard, record.id);
+  const bytes = await readArchive(shard, record.id);
   let archive: CheckedArchive;
   try {
     archive = await checkArchive(bytes, pause);
     // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
-    const { settings, usage } = await readUsage(deps, job.mindId);
+    const { settings, usage } = await readUsage(deps, record.mindId);
     checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     const now = deps.clock.now().toISOString();
-    const failed = shard.update(importJobs).set({ state: "failed", errorCode: err.code, errorMessage: err.message, updatedAt: now, finishedAt: now }).where(owned);
-    await shard.batch([failed, dropArchive(shard, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const failed = shard.update(imports).set({ state: "failed", errorCode: err.code, errorMessage: err.message, updatedAt: now, finishedAt: now }).where(owned);
+    await shard.batch([failed, dropArchive(shard, record.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return true;
   }
-  const totals = await stageRows(shard, job.id, attempt, stagedRows(bytes, archive), pause);
+  const totals = await stageRows(shard, record.id, attempt, stagedRows(bytes, archive), pause);
   const queued = shard
-    .update(importJobs)
+    .update(imports)
     .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
     .where(owned)
-    .returning({ id: importJobs.id });
-  const [won] = await shard.batch([queued, dropArchive(shard, job.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    .returning({ id: imports.id });
+  const [won] = await shard.batch([queued, dropArchive(shard, record.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return (won as unknown[]).length > 0;
 }
 
-/** Deletes a job's staged rows a bounded statement at a time. */
-export async function dropStagedRows(shard: Db, jobId: string): Promise<void> {
+/** Deletes an import's staged rows a bounded statement at a time. */
+export async function dropStagedRows(shard: Db, importId: string): Promise<void> {
   for (;;) {
     const gone = await shard.$client
-      .prepare("delete from import_rows where rowid in (select rowid from import_rows where job_id = ? limit ?) returning 1 as one")
-      .bind(jobId, DEFAULT_ROW_BOUNDS.rows)
+      .prepare("delete from import_rows where rowid in (select rowid from import_rows where import_id = ? limit ?) returning 1 as one")
+      .bind(importId, DEFAULT_ROW_BOUNDS.rows)
       .all();
     if (gone.results.length < DEFAULT_ROW_BOUNDS.rows) return;
   }
@@ -156,11 +156,11 @@ export interface StagedTotals {
 }
 
 /**
- * Writes the staged rows of a job in bounded batches: each statement inserts many rows from one
+ * Writes the staged rows of an import in bounded batches: each statement inserts many rows from one
  * bound JSON value (D1 binds at most 100 parameters), each slice closes at SLICE_ROWS rows or
  * SLICE_BYTES bytes. Message neighbours are named by their row's seq.
  */
-export async function stageRows(shard: Db, jobId: string, attempt: string, rows: Iterable<StagedRow>, pause: Pause = yieldToOthers): Promise<StagedTotals> {
+export async function stageRows(shard: Db, importId: string, attempt: string, rows: Iterable<StagedRow>, pause: Pause = yieldToOthers): Promise<StagedTotals> {
   let seq = 0;
   let slice = 0;
   let sliceRows = 0;
@@ -182,7 +182,7 @@ export async function stageRows(shard: Db, jobId: string, attempt: string, rows:
   };
   const endChunk = async () => {
     if (chunk.length === 0) return;
-    batch.push(insertChunk(shard, jobId, attempt, `[${chunk.join(",")}]`));
+    batch.push(insertChunk(shard, importId, attempt, `[${chunk.join(",")}]`));
     batchBytes += chunkBytes;
     chunk = [];
     chunkBytes = 0;
@@ -219,10 +219,10 @@ export async function stageRows(shard: Db, jobId: string, attempt: string, rows:
   return { rows: seq, slices: sliceRows > 0 ? slice + 1 : slice, counts };
 }
 
-// Only while the attempt still owns the job: one taken over or ended stages nothing more.
-const INSERT_CHUNK = `insert into import_rows (job_id, slice, seq, kind, data)
+// Only while the attempt still owns the import: one taken over or ended stages nothing more.
+const INSERT_CHUNK = `insert into import_rows (import_id, slice, seq, kind, data)
   select ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]')
   from json_each(?2)
-  where exists (select 1 from import_jobs where id = ?1 and state = 'checking' and staged_by = ?3)`;
+  where exists (select 1 from imports where id = ?1 and state = 'checking' and staged_by = ?3)`;
 
-const insertChunk = (shard: Db, jobId: string, attempt: string, json: string) => shard.$client.prepare(INSERT_CHUNK).bind(jobId, json, attempt);
+const insertChunk = (shard: Db, importId: string, attempt: string, json: string) => shard.$client.prepare(INSERT_CHUNK).bind(importId, json, attempt);

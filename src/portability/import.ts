@@ -1,13 +1,13 @@
 import type { Deps } from "../deps";
 import { AppError, ERROR_STATUS, type ErrorCode } from "../errors";
 import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./import-archive";
-import { acceptImport, getImportJob, type ImportJob } from "./import-jobs";
+import { type ArchiveImport, acceptImport, getImport } from "./imports";
 import { startOperation } from "./mind-operations";
 
-export type { ImportCounts, ImportJob } from "./import-jobs";
+export type { ArchiveImport, ImportCounts } from "./imports";
 export { IMPORT_INLINE_MAX_BYTES };
 
-/** How long a request waits for a small archive to be written before answering with the job. */
+/** How long a request waits for a small archive to be written before answering with the import. */
 const INLINE_WAIT_MS = 15_000;
 
 /**
@@ -15,15 +15,15 @@ const INLINE_WAIT_MS = 15_000;
  * request stores the archive; the mind's operations object checks it as a whole, stages its rows and
  * writes them in slices. An archive up to IMPORT_INLINE_MAX_BYTES is checked by the request too
  * (a bad line is a 400 naming it) and written before this answers (state `done`, or an error as
- * the write met it); a larger one answers at once with the job `queued`, to be followed with
- * `getImportJob` (a bad line then fails the job with the same error). A job that fails leaves
+ * the write met it); a larger one answers at once with the import `queued`, to be followed with
+ * `getImport` (a bad line then fails the import with the same error). An import that fails leaves
  * the mind as it was.
  */
-export async function importMind(deps: Deps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ImportJob> {
+export async function importMind(deps: Deps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ArchiveImport> {
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
-  const { job: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
-  const ref = { kind: "import", mindId, jobId: staged.id } as const;
-  // Refused (too many operations wait), the stored job is still answered, so the caller can
+  const { archiveImport: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
+  const ref = { kind: "import", mindId, importId: staged.id } as const;
+  // Refused (too many operations wait), the stored import is still answered, so the caller can
   // follow it: following it, or the daily retention, hands it to the object later.
   const object = await startOperation(deps, ref).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "conflict") return null;
@@ -31,9 +31,9 @@ export async function importMind(deps: Deps, accountId: string, mindId: string, 
   });
   if (object === null || bytes > IMPORT_INLINE_MAX_BYTES) return staged;
   await object.runFor(ref, INLINE_WAIT_MS);
-  const job = await getImportJob(deps, accountId, mindId, staged.id);
-  if (job.state === "failed" && job.error) throw new AppError(errorCode(job.error.code), job.error.message);
-  return job;
+  const archiveImport = await getImport(deps, accountId, mindId, staged.id);
+  if (archiveImport.state === "failed" && archiveImport.error) throw new AppError(errorCode(archiveImport.error.code), archiveImport.error.message);
+  return archiveImport;
 }
 
 const errorCode = (code: string): ErrorCode => (code in ERROR_STATUS ? (code as ErrorCode) : "internal");

@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import { conflict } from "../errors";
 import { beginErasure, readErasure } from "./erase";
-import { getImportJob, IMPORT_STALLED_MS, type ImportJob, isImportUnfinished } from "./import-jobs";
+import { type ArchiveImport, getImport, IMPORT_STALLED_MS, isImportUnfinished } from "./imports";
 import { mindOperationsObject, type OperationRef } from "./operations-object";
 import { countMindRows } from "./shard-rows";
 
@@ -16,15 +16,15 @@ export async function startOperation(deps: Pick<Deps, "mindOperations">, ref: Op
 }
 
 /**
- * The account's import job, as it stands (`getImportJob`). Following a job that stopped moving
+ * The account's import, as it stands (`getImport`). Following an import that stopped moving
  * (its object was lost, or deleted by a deploy) hands it to the mind's operations object again, which
- * goes on from the job's progress; the daily retention does the same for jobs nobody follows.
+ * goes on from the import's progress; the daily retention does the same for imports nobody follows.
  */
-export async function followImportJob(deps: Deps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
-  const job = await getImportJob(deps, accountId, mindId, jobId);
-  const stalled = isImportUnfinished(job.state) && Date.parse(job.updated_at) < deps.clock.now().getTime() - IMPORT_STALLED_MS;
-  if (stalled) await startOperation(deps, { kind: "import", mindId, jobId }).catch(() => undefined);
-  return job;
+export async function followImport(deps: Deps, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
+  const archiveImport = await getImport(deps, accountId, mindId, importId);
+  const stalled = isImportUnfinished(archiveImport.state) && Date.parse(archiveImport.updated_at) < deps.clock.now().getTime() - IMPORT_STALLED_MS;
+  if (stalled) await startOperation(deps, { kind: "import", mindId, importId }).catch(() => undefined);
+  return archiveImport;
 }
 
 /** How long a request waits for an erasure to finish before answering. */
@@ -39,7 +39,7 @@ export interface ErasureReceipt {
 }
 
 /**
- * Erases the mind (erase.ts): the request marks it erasing and records its counts, the mind's job
+ * Erases the mind (erase.ts): the request marks it erasing and records its counts, the mind's operations
  * object erases the rest in bounded slices, this request waiting for its first run. Answers the
  * counts, finished or with what is left (the object goes on in the background, and asking again
  * answers the progress); a finished erasure asked again answers its counts.

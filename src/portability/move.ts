@@ -8,10 +8,10 @@ import { AppError, conflict, invalid, notFound } from "../errors";
 import { changing, DIRECTORY_TTL_MS, forgetMind } from "../tenancy/directory-cache";
 import { accountUnused, writeShardCopy } from "../tenancy/minds";
 import { copyNextPage, dropCopyCursors } from "./copy-mind";
-import { unfinishedImportOf } from "./import-jobs";
+import { unfinishedImportOf } from "./imports";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
-// Moving a mind's data to another shard is a job of small steps, each one bounded and safe to
+// Moving a mind's data to another shard is an operation of small steps, each one bounded and safe to
 // repeat; the directory's mind_moves row says which step is next. The mind is marked moving in
 // the directory and its rows on the source are closed to writes (the database refuses them,
 // 503 mind_moving); every table is copied page by page; the counts are compared; the directory
@@ -49,7 +49,7 @@ function shardDb(deps: Pick<Deps, "shards">, name: string): Db {
 }
 
 /**
- * Starts moving a mind to shard `to`, or answers the move already under way there. The job's
+ * Starts moving a mind to shard `to`, or answers the move already under way there. The move's
  * steps are then driven by `advanceMove` (the mind's operations object runs them in the background).
  */
 export async function startMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, to: string): Promise<MoveProgress> {
@@ -77,9 +77,9 @@ export async function startMove(deps: Pick<Deps, "directory" | "shards" | "clock
     ).bind(mindId, row.shard, to, now),
   ]));
   if (claimed!.results.length === 0) {
-    const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-    if (!job || !isMoveRunning(job.state)) throw conflict("the mind changed shard meanwhile: try again");
-    if (job.toShard !== to) throw conflict(`the mind is moving to ${job.toShard}`);
+    const move = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+    if (!move || !isMoveRunning(move.state)) throw conflict("the mind changed shard meanwhile: try again");
+    if (move.toShard !== to) throw conflict(`the mind is moving to ${move.toShard}`);
   }
   return (await moveProgress(deps, mindId))!;
 }
@@ -108,20 +108,20 @@ async function alreadyThere(deps: Pick<Deps, "directory" | "shards">, mindId: st
 
 /** Where the mind's latest move stands, with its rows on each side; null if it never moved. */
 export async function moveProgress(deps: Pick<Deps, "directory" | "shards">, mindId: string): Promise<MoveProgress | null> {
-  const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-  if (!job) return null;
-  const [from, to] = [await countMindRows(shardDb(deps, job.fromShard), mindId), await countMindRows(shardDb(deps, job.toShard), mindId)];
+  const move = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!move) return null;
+  const [from, to] = [await countMindRows(shardDb(deps, move.fromShard), mindId), await countMindRows(shardDb(deps, move.toShard), mindId)];
   return {
     mind_id: mindId,
-    from: job.fromShard,
-    to: job.toShard,
-    state: job.state,
-    error: job.error,
-    attempts: job.attempts,
+    from: move.fromShard,
+    to: move.toShard,
+    state: move.state,
+    error: move.error,
+    attempts: move.attempts,
     rows: { from, to },
-    started_at: job.startedAt,
-    updated_at: job.updatedAt,
-    finished_at: job.finishedAt,
+    started_at: move.startedAt,
+    updated_at: move.updatedAt,
+    finished_at: move.finishedAt,
   };
 }
 
@@ -131,15 +131,15 @@ export async function moveProgress(deps: Pick<Deps, "directory" | "shards">, min
  */
 export async function abandonMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, reason = "abandoned by the operator"): Promise<MoveProgress> {
   const directory = deps.directory;
-  const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-  if (!job) throw notFound("move");
-  if (job.state === "undoing" || job.state === "abandoned") return (await moveProgress(deps, mindId))!;
+  const move = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!move) throw notFound("move");
+  if (move.state === "undoing" || move.state === "abandoned") return (await moveProgress(deps, mindId))!;
   const [changed] = await directory
     .update(mindMoves)
     .set({ state: "undoing", error: reason, attempts: 0, updatedAt: isoNow(deps.clock) })
     .where(and(eq(mindMoves.mindId, mindId), inArray(mindMoves.state, UNDOABLE)))
     .returning({ state: mindMoves.state });
-  if (!changed) throw conflict(`the move is ${job.state}: past its switch it can only be finished`);
+  if (!changed) throw conflict(`the move is ${move.state}: past its switch it can only be finished`);
   return (await moveProgress(deps, mindId))!;
 }
 
@@ -149,12 +149,12 @@ export async function abandonMove(deps: Pick<Deps, "directory" | "shards" | "clo
  */
 export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clock">, mindId: string, bounds: RowBounds = DEFAULT_ROW_BOUNDS): Promise<MoveState | null> {
   const directory = deps.directory;
-  const job = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-  if (!job || !isMoveRunning(job.state)) return job?.state ?? null;
-  const source = shardDb(deps, job.fromShard);
-  const target = shardDb(deps, job.toShard);
-  const next = (state: MoveState) => setState(deps, mindId, job.state, state);
-  switch (job.state) {
+  const move = await directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (!move || !isMoveRunning(move.state)) return move?.state ?? null;
+  const source = shardDb(deps, move.fromShard);
+  const target = shardDb(deps, move.toShard);
+  const next = (state: MoveState) => setState(deps, mindId, move.state, state);
+  switch (move.state) {
     case "freezing": {
       // Closed only while no import writes into the mind; an import starting later sees it closed.
       const frozen = await source
@@ -173,37 +173,37 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
       await eraseMindRows(target, mindId, bounds);
       await dropCopyCursors(target, mindId);
       const row = (await directory.select().from(minds).where(eq(minds.id, mindId)).get())!;
-      if (job.toShard === DIRECTORY) await target.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
-      else await writeShardCopy(deps, { ...row, shard: job.toShard }, { replace: true });
+      if (move.toShard === DIRECTORY) await target.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
+      else await writeShardCopy(deps, { ...row, shard: move.toShard }, { replace: true });
       return next("copying");
     }
     case "copying":
       return (await copyNextPage(source, target, mindId, bounds)) ? "copying" : next("switching");
     case "switching":
-      return switchShard(deps, mindId, job.fromShard, job.toShard, source, target);
+      return switchShard(deps, mindId, move.fromShard, move.toShard, source, target);
     case "switched":
-      return fenceEndsAt(job) > deps.clock.now().getTime() ? "switched" : next("erasing");
+      return fenceEndsAt(move) > deps.clock.now().getTime() ? "switched" : next("erasing");
     case "erasing": {
       // Every cache names the target now: the old copy takes the updates and deletes of its erasure.
       await source.update(minds).set({ writes: "erasing" }).where(and(eq(minds.id, mindId), eq(minds.writes, "moving")));
       if (!(await eraseSomeMindRows(source, mindId, bounds, 5)).done) return "erasing";
       await dropCopyCursors(target, mindId);
-      await dropShardRow(source, job.fromShard, mindId);
+      await dropShardRow(source, move.fromShard, mindId);
       return finish(deps, mindId, "erasing", "done");
     }
     case "undoing": {
       if (!(await eraseSomeMindRows(target, mindId, bounds, 5)).done) return "undoing";
       await dropCopyCursors(target, mindId);
-      await dropShardRow(target, job.toShard, mindId);
+      await dropShardRow(target, move.toShard, mindId);
       await source.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
       await changing(
         () => forgetMind(mindId),
-        () => directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, job.toShard))),
+        () => directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, move.toShard))),
       );
       return finish(deps, mindId, "undoing", "abandoned");
     }
   }
-  return job.state;
+  return move.state;
 }
 
 /**
@@ -211,17 +211,17 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
  * isolate trusts a directory entry read before the switch. A move switched before this was
  * recorded has no time, and goes on at once.
  */
-const fenceEndsAt = (job: { switchedAt: string | null }) => (job.switchedAt === null ? 0 : Date.parse(job.switchedAt) + DIRECTORY_TTL_MS);
+const fenceEndsAt = (move: { switchedAt: string | null }) => (move.switchedAt === null ? 0 : Date.parse(move.switchedAt) + DIRECTORY_TTL_MS);
 
 /** When the mind's move may take its next step, if it waits for the directory cache's bound after its switch; null otherwise. */
 export async function moveWaitsUntil(deps: Pick<Deps, "directory" | "clock">, mindId: string): Promise<number | null> {
-  const job = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
-  if (job?.state !== "switched") return null;
-  const at = fenceEndsAt(job);
+  const move = await deps.directory.select().from(mindMoves).where(eq(mindMoves.mindId, mindId)).get();
+  if (move?.state !== "switched") return null;
+  const at = fenceEndsAt(move);
   return at > deps.clock.now().getTime() ? at : null;
 }
 
-/** The counts compared table by table; the directory then names the target, in the same transaction as the job's next state. */
+/** The counts compared table by table; the directory then names the target, in the same transaction as the move's next state. */
 async function switchShard(deps: Pick<Deps, "directory" | "clock">, mindId: string, from: string, to: string, source: Db, target: Db): Promise<MoveState> {
   const [had, has] = [await countMindRows(source, mindId), await countMindRows(target, mindId)];
   const differs = MIND_TABLES.find((name) => had[name] !== has[name]);

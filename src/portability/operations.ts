@@ -1,16 +1,16 @@
 import type { Deps } from "../deps";
 import type { RetryPolicy } from "../retry";
 import { eraseSlice, readErasure } from "./erase";
-import { abandonImport, isImportUnfinished, runImport } from "./import-jobs";
 import type { Pause } from "./import-pace";
+import { abandonImport, isImportUnfinished, runImport } from "./imports";
 import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move";
 
 // The long operations on a mind, as its operations object runs them: each is the domain's own steps
-// (import-jobs.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
+// (imports.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
 
 /** An operation the mind's operations object runs, as its storage names it. */
 export type OperationRef =
-  | { kind: "import"; mindId: string; jobId: string }
+  | { kind: "import"; mindId: string; importId: string }
   | { kind: "move"; mindId: string }
   | { kind: "erase"; mindId: string };
 
@@ -40,8 +40,8 @@ export const ERASE_SLICES_PER_RUN = 25;
 type Operations = { [K in OperationKind]: Operation<Extract<OperationRef, { kind: K }>> };
 
 /**
- * import: check, stage and write an archive (import-jobs.ts). Given up after 8 failed runs in a
- * row, waiting 1, 2, 4, … 64 s between them: the job is then undone, the mind left as it was.
+ * import: check, stage and write an archive (imports.ts). Given up after 8 failed runs in a
+ * row, waiting 1, 2, 4, … 64 s between them: the import is then undone, the mind left as it was.
  *
  * move: the steps of a move between shards (move.ts), never given up (an operator abandons it),
  * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id. After
@@ -57,11 +57,11 @@ export const OPERATIONS: Operations = {
     semantic: true,
     slicesPerRun: { alarm: 10, request: Infinity },
     async run(deps, ref, more, pause) {
-      const job = await runImport(deps, ref.mindId, ref.jobId, more, pause);
-      return job !== null && isImportUnfinished(job.state);
+      const archiveImport = await runImport(deps, ref.mindId, ref.importId, more, pause);
+      return archiveImport !== null && isImportUnfinished(archiveImport.state);
     },
     async giveUp(deps, ref) {
-      const undone = await abandonImport(deps, ref.mindId, ref.jobId);
+      const undone = await abandonImport(deps, ref.mindId, ref.importId);
       return undone?.state === "undoing";
     },
   },
@@ -100,4 +100,4 @@ export const OPERATIONS: Operations = {
 export const operationOf = (ref: OperationRef) => OPERATIONS[ref.kind] as Operation<OperationRef>;
 
 /** One text per operation: the same operation asked twice is one. */
-export const operationKey = (ref: OperationRef) => (ref.kind === "import" ? `import ${ref.mindId} ${ref.jobId}` : `${ref.kind} ${ref.mindId}`);
+export const operationKey = (ref: OperationRef) => (ref.kind === "import" ? `import ${ref.mindId} ${ref.importId}` : `${ref.kind} ${ref.mindId}`);

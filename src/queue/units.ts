@@ -22,7 +22,7 @@ export type Unit =
   /** Finish the erasure of a mind that stopped halfway. */
   | { kind: "erase"; mindId: string }
   /** Wake the mind's operations object for an import that stopped moving (its object was lost, or redeployed). */
-  | { kind: "import"; mindId: string; jobId: string }
+  | { kind: "import"; mindId: string; importId: string }
   /** The next slice of a job's producer on the message's database: its source from the unit after `after` (null: the start). */
   | { kind: "produce"; job: JobName; run: string; source: number; after: string | null };
 
@@ -48,7 +48,7 @@ export function unitText(unit: Unit): string {
     case "extract":
       return `extract ${unit.mindId} ${unit.sessionId}`;
     case "import":
-      return `import ${unit.mindId} ${unit.jobId}`;
+      return `import ${unit.mindId} ${unit.importId}`;
     case "embed":
     case "erase":
       return `${unit.kind} ${unit.mindId}`;
@@ -72,7 +72,7 @@ export function parseUnit(text: string): Unit | null {
     case "extract":
       return ids.length === 2 ? { kind, mindId: a!, sessionId: b! } : null;
     case "import":
-      return ids.length === 2 ? { kind, mindId: a!, jobId: b! } : null;
+      return ids.length === 2 ? { kind, mindId: a!, importId: b! } : null;
     case "embed":
     case "erase":
       return ids.length === 1 ? { kind, mindId: a! } : null;

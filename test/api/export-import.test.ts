@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
-import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
+import { abandonImport, acceptImport, runImport } from "../../src/portability/imports";
 import { recordGrant } from "../../src/tenancy/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
 import { append, openSession, storedState } from "../sessions/session-helpers";
@@ -189,15 +189,15 @@ describe("an import that fails part-way", () => {
     ).bind(`mem_bulk_${t.mind.id}_${i}`, t.mind.id, `fact_${i}`, `fact number ${i}`, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z").run();
     const archive = (await call("GET", `/minds/${t.mind.id}/export`, { token: t.token })).text;
     const target = await newMind(t.token);
-    const job = (await acceptImport(testDeps(), t.accountId, target.id, [new TextEncoder().encode(archive)])).job;
+    const archiveImport = (await acceptImport(testDeps(), t.accountId, target.id, [new TextEncoder().encode(archive)])).archiveImport;
     // The archive is checked and staged first; then the D1 calls of a run are the mind, then per
-    // slice the job, its rows, the quota and its batch: the second slice's batch fails.
+    // slice the import, its rows, the quota and its batch: the second slice's batch fails.
     let steps = 0;
-    await runImport(testDeps(), target.id, job.id, () => steps++ < 1);
+    await runImport(testDeps(), target.id, archiveImport.id, () => steps++ < 1);
     const plan = { failAt: 9, mode: "before" as const, calls: 0 };
-    await expect(runImport(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), target.id, job.id, () => true)).rejects.toThrow(InjectedFault);
+    await expect(runImport(testDeps({ wrap: (d1) => faultyD1(d1, plan) }), target.id, archiveImport.id, () => true)).rejects.toThrow(InjectedFault);
     expect(await rowCount("memories", target.id)).toBeGreaterThan(0);
-    expect(await abandonImport(testDeps(), target.id, job.id)).toMatchObject({ state: "failed", error: { code: "internal" } });
+    expect(await abandonImport(testDeps(), target.id, archiveImport.id)).toMatchObject({ state: "failed", error: { code: "internal" } });
     expect(await rowCount("memories", target.id)).toBe(0);
     const res = await importInto({ token: source.token, mind: target.id }, archive);
     expect(res.json.imported.memories).toBe(300);
@@ -224,7 +224,7 @@ describe("erasing a mind", () => {
     await env.DB.prepare("insert into telegram_chats (telegram_chat_id, mind_id, account_id, kind, created_at) values (?, ?, ?, 'group', ?)")
       .bind(-Date.now(), t.mind.id, t.accountId, new Date().toISOString())
       .run();
-    await (await dataOf(t.mind.id)).prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
+    await (await dataOf(t.mind.id)).prepare("insert into imports (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
       .bind(`imp_${t.mind.id}`, t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
     await env.DB.prepare("insert into dead_letters (unit, shard, kind, mind_id, namespace, error_code, attempts, first_at, last_at) values (?, 'DB', 'consolidate', ?, 'default', 'model_failed', 11, ?, ?)")
@@ -232,14 +232,14 @@ describe("erasing a mind", () => {
       .run();
     expect((await storedState(sessions[0]!)).kv).not.toEqual({});
 
-    // Besides the mind's data: the records of jobs about it (an erasure's record keeps its id and counts, by design).
+    // Besides the mind's data: the records of operations on it (an erasure's record keeps its id and counts, by design).
     const { results: tables } = await env.DB.prepare(
       "select name from sqlite_master where type = 'table' and sql like '%mind_id TEXT%' and name not like '%fts%' and name not in ('mind_moves', 'mind_copy_cursors', 'mind_erasures')",
     ).all<{ name: string }>();
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "dead_letters", "embeddings", "import_jobs", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "dead_letters", "embeddings", "imports", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

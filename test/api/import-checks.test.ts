@@ -108,13 +108,13 @@ describe("an import checks the archive as a whole before writing", () => {
       expect(res.status, name).toBe(400);
       expect(res.json.error.message, name).toMatch(message);
       expect(await rowsOf(small.mind), name).toBe(0);
-      // Over a megabyte the archive's job fails with the same error.
+      // Over a megabyte the archive's import fails with the same error.
       const large = { token: t.token, mind: (await newMind(t.token)).id };
       const big = await importInto(large, body + jsonl(filler));
       expect(big.status, name).toBe(202);
-      const job = await followImport(large.mind, t.token, big);
-      expect(job.json.state, name).toBe("failed");
-      expect(job.json.error.message, name).toMatch(message);
+      const archiveImport = await followImport(large.mind, t.token, big);
+      expect(archiveImport.json.state, name).toBe("failed");
+      expect(archiveImport.json.error.message, name).toMatch(message);
     }
   }, 120_000);
 
@@ -159,8 +159,8 @@ describe("an import is bounded", () => {
     expect(res.status).toBe(413);
     expect(res.json.error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining(String(IMPORT_MAX_BYTES)) });
     expect(await rowsOf(target.mind)).toBe(0);
-    // Nothing of it is kept: no job, no stored part.
-    expect(await countEverywhere("select count(*) as n from import_jobs where mind_id = ?", target.mind)).toBe(0);
+    // Nothing of it is kept: no import, no stored part.
+    expect(await countEverywhere("select count(*) as n from imports where mind_id = ?", target.mind)).toBe(0);
   });
 
   it("refuses a line over its bound and more lines than allowed, naming the limit", async () => {
@@ -178,7 +178,7 @@ describe("an import is bounded", () => {
     expect(await rowsOf(target2.mind)).toBe(0);
   });
 
-  it("over a megabyte, checks the archive in its job: a bad line fails the job with the error naming it, and nothing is written", async () => {
+  it("over a megabyte, checks the archive in its archiveImport: a bad line fails the archiveImport with the error naming it, and nothing is written", async () => {
     const { t, lines } = await sampleArchive();
     const target = { token: t.token, mind: (await newMind(t.token)).id };
     const memory = lines.find((l) => l.type === "memory")!;
@@ -186,15 +186,15 @@ describe("an import is bounded", () => {
     const bad = [...lines, ...filler, { ...memory, id: "mem_bad", key: "bad", priority: "urgent" }];
     const body = jsonl(bad);
     expect(body.length).toBeGreaterThan(1024 * 1024);
-    // Answered before the archive is read as JSON: accepted, then refused by its job.
+    // Answered before the archive is read as JSON: accepted, then refused by its import.
     const res = await importInto(target, body);
     expect(res.status).toBe(202);
-    expect(res.json.job).toMatchObject({ state: "queued", rows_written: 0 });
-    const job = await followImport(target.mind, t.token, res);
-    expect(job.json).toMatchObject({ state: "failed", rows_written: 0, error: { code: "invalid_request" } });
-    expect(job.json.error.message).toMatch(new RegExp(`^line ${bad.length}: .*priority`));
+    expect(res.json.import).toMatchObject({ state: "queued", rows_written: 0 });
+    const archiveImport = await followImport(target.mind, t.token, res);
+    expect(archiveImport.json).toMatchObject({ state: "failed", rows_written: 0, error: { code: "invalid_request" } });
+    expect(archiveImport.json.error.message).toMatch(new RegExp(`^line ${bad.length}: .*priority`));
     expect(await rowsOf(target.mind)).toBe(0);
-    expect(await countEverywhere("select count(*) as n from import_parts where job_id = ?", res.json.job.id)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_parts where import_id = ?", res.json.import.id)).toBe(0);
     // The mind takes a good archive afterwards.
     expect((await followImport(target.mind, t.token, await importInto(target, jsonl([...lines, ...filler])))).json).toMatchObject({ state: "done", error: null });
   }, 120_000);
@@ -220,11 +220,11 @@ describe("an import is bounded", () => {
     const res = await importInto({ token: t.token, mind: t.mind.id }, body);
     // Over a megabyte: checked and staged by the request, written in the background.
     expect(res.status).toBe(202);
-    expect(res.headers.get("Location")).toBe(`/minds/${t.mind.id}/import/${res.json.job.id}`);
-    expect(res.json.job).toMatchObject({ state: "queued", rows_written: 0 });
-    const job = await followImport(t.mind.id, t.token, res);
-    expect(job.json).toMatchObject({ state: "done", error: null, counts: { memories: 3000, sessions: 1, messages: 120 } });
-    expect(job.json.rows_written).toBe(job.json.rows_total);
+    expect(res.headers.get("Location")).toBe(`/minds/${t.mind.id}/import/${res.json.import.id}`);
+    expect(res.json.import).toMatchObject({ state: "queued", rows_written: 0 });
+    const archiveImport = await followImport(t.mind.id, t.token, res);
+    expect(archiveImport.json).toMatchObject({ state: "done", error: null, counts: { memories: 3000, sessions: 1, messages: 120 } });
+    expect(archiveImport.json.rows_written).toBe(archiveImport.json.rows_total);
     const session = (await call("GET", "/sessions", { token: t.token, mind: t.mind.id })).json.sessions[0];
     expect(session.message_count).toBe(120);
     const cursor = await countEverywhere("select count(*) as n from messages where session_id = ? and id <= ?", session.id, session.extracted_through_message_id);

@@ -128,7 +128,7 @@ describe("the TypeScript client against the Worker: export and import", () => {
 
     const target = await newMind(tenant.token);
     const restored = await human.minds.import(archive, target.id);
-    expect(restored.job.state).toBe("done");
+    expect(restored.import.state).toBe("done");
     expect(restored.imported).toMatchObject({ memories: 1, notes: 1 });
     const inTarget = clientOf(tenant.token, { mindId: target.id });
     expect((await inTarget.memory.search("tea")).results.map((m) => m.content)).toEqual(["Drinks tea without sugar"]);

@@ -16,7 +16,15 @@ const tablesOf = (module: Record<string, unknown>) =>
 const namesOf = (module: Record<string, unknown>) => tablesOf(module).map((t) => getTableConfig(t).name).sort();
 
 const migrationSql = () => env.TEST_MIGRATIONS.flatMap((m) => m.queries).join("\n");
-const created = () => [...migrationSql().matchAll(/CREATE TABLE (?:IF NOT EXISTS )?"?(\w+)"?/gi)].map((m) => m[1]!);
+/** The tables the migrations leave: each created, under the name its last rename gave it. */
+const created = () => {
+  const names = new Set([...migrationSql().matchAll(/CREATE TABLE (?:IF NOT EXISTS )?"?(\w+)"?/gi)].map((m) => m[1]!));
+  for (const [, from, to] of migrationSql().matchAll(/ALTER TABLE "?(\w+)"? RENAME TO "?(\w+)"?/gi)) {
+    names.delete(from!);
+    names.add(to!);
+  }
+  return [...names];
+};
 /** The tables a move fences (migrations/0014_shards.sql and later): a mind's data. */
 const fenced = () => [...new Set([...migrationSql().matchAll(/CREATE TRIGGER (\w+)_fence_insert/gi)].map((m) => m[1]!))];
 /** Tables the code reaches with plain SQL only, outside drizzle. */

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { Deps } from "../../src/deps";
 import { importMind } from "../../src/portability/import";
-import { acceptImport } from "../../src/portability/import-jobs";
+import { acceptImport } from "../../src/portability/imports";
 import { eraseMind, startOperation } from "../../src/portability/mind-operations";
 import { moveProgress, startMove } from "../../src/portability/move";
 import { OPERATIONS } from "../../src/portability/operations";
@@ -82,26 +82,26 @@ async function archiveAndTarget() {
 }
 
 const accept = (accountId: string, mindId: string, archive: string) =>
-  acceptImport(testDeps(), accountId, mindId, [new TextEncoder().encode(archive)]).then((r) => r.job);
+  acceptImport(testDeps(), accountId, mindId, [new TextEncoder().encode(archive)]).then((r) => r.archiveImport);
 
-const importState = async (mindId: string, jobId: string) =>
-  (await (await dataOf(mindId)).prepare("select state, error_code from import_jobs where id = ?").bind(jobId).first<{ state: string; error_code: string | null }>())!;
+const importState = async (mindId: string, importId: string) =>
+  (await (await dataOf(mindId)).prepare("select state, error_code from imports where id = ?").bind(importId).first<{ state: string; error_code: string | null }>())!;
 
 describe("the mind's operations object", () => {
-  it("runs an import to the end, resuming after a failed run from the job's progress", async () => {
+  it("runs an import to the end, resuming after a failed run from the archiveImport's progress", async () => {
     const s = await archiveAndTarget();
     const fault = faults();
     await underFaults(s.target, fault);
-    const job = await accept(s.accountId, s.target, s.archive);
+    const archiveImport = await accept(s.accountId, s.target, s.archive);
     fault.failNext();
-    const ref: OperationRef = { kind: "import", mindId: s.target, jobId: job.id };
+    const ref: OperationRef = { kind: "import", mindId: s.target, importId: archiveImport.id };
     await (await startOperation(objects, ref)).runFor(ref, 60_000);
-    // A run met the fault; the object's next run went on from the job's progress.
+    // A run met the fault; the object's next run went on from the import's progress.
     await drive(s.target);
     expect(fault.state.taken).toBe(1);
-    expect(await importState(s.target, job.id)).toEqual({ state: "done", error_code: null });
+    expect(await importState(s.target, archiveImport.id)).toEqual({ state: "done", error_code: null });
     expect((await mindState(s.target)).counts.memories).toBe(3);
-    expect(await countEverywhere("select count(*) as n from import_rows where job_id = ?", job.id)).toBe(0);
+    expect(await countEverywhere("select count(*) as n from import_rows where import_id = ?", archiveImport.id)).toBe(0);
   });
 
   it("gives an import up after the policy's last try and undoes it: the mind is as it was", async () => {
@@ -109,9 +109,9 @@ describe("the mind's operations object", () => {
     const fault = faults();
     await underFaults(s.target, fault);
     const before = await mindState(s.target);
-    const job = await accept(s.accountId, s.target, s.archive);
+    const archiveImport = await accept(s.accountId, s.target, s.archive);
     fault.state.broken = true;
-    await startOperation(objects, { kind: "import", mindId: s.target, jobId: job.id });
+    await startOperation(objects, { kind: "import", mindId: s.target, importId: archiveImport.id });
     const attempts = OPERATIONS.import.policy.attempts!;
     // One failed run per alarm; the object's own alarm may be in the middle of one (then there is
     // no alarm to run), so the failures are counted rather than the alarms run.
@@ -120,13 +120,13 @@ describe("the mind's operations object", () => {
       await runDurableObjectAlarm(objectOf(s.target));
       return false;
     });
-    expect((await importState(s.target, job.id)).state).not.toBe("failed");
+    expect((await importState(s.target, archiveImport.id)).state).not.toBe("failed");
     expect(await failuresOf(s.target)).toBeGreaterThanOrEqual(attempts - 1);
     // The last try fails too (its first D1 call); the undo then runs on databases that answer again.
     fault.state.broken = false;
     fault.failNext();
     await drive(s.target);
-    expect(await importState(s.target, job.id)).toEqual({ state: "failed", error_code: "internal" });
+    expect(await importState(s.target, archiveImport.id)).toEqual({ state: "failed", error_code: "internal" });
     expect(await mindState(s.target)).toEqual(before);
   });
 
@@ -216,7 +216,7 @@ describe("the mind's operations object", () => {
     await underFaults(t.mind.id, fault);
     // Every run fails, so the queue stays as it is while the test looks at it.
     fault.state.broken = true;
-    const imports = ["imp_a", "imp_b", "imp_c", "imp_d"].map((jobId): OperationRef => ({ kind: "import", mindId: t.mind.id, jobId }));
+    const imports = ["imp_a", "imp_b", "imp_c", "imp_d"].map((importId): OperationRef => ({ kind: "import", mindId: t.mind.id, importId }));
     for (const ref of imports) await startOperation(objects, ref);
     await startOperation(objects, imports[0]!);
     expect(await objectOf(t.mind.id).pending()).toEqual(imports);
@@ -224,7 +224,7 @@ describe("the mind's operations object", () => {
     expect(refused).toMatchObject({ code: "conflict", message: expect.stringMatching(/too many operations waiting/) });
     await startOperation(objects, { kind: "erase", mindId: t.mind.id });
     expect((await objectOf(t.mind.id).pending()).map((ref) => ref.kind)).toEqual(["erase", "import", "import", "import", "import"]);
-    // Healed, the imports find no job and end; the erasure finds none recorded and ends too.
+    // Healed, the imports find no import and end; the erasure finds none recorded and ends too.
     fault.state.broken = false;
     await drive(t.mind.id);
     expect((await mindState(t.mind.id)).counts.minds).toBe(1);
@@ -251,27 +251,27 @@ describe("the mind's operations object", () => {
     expect(await objectOf(t.mind.id).pending()).toEqual([]);
   });
 
-  it("answers an import its job when the mind's queue is full, so the caller can follow it", async () => {
+  it("answers an import its archiveImport when the mind's queue is full, so the caller can follow it", async () => {
     const s = await archiveAndTarget();
     const fault = faults();
     await underFaults(s.target, fault);
     fault.state.broken = true;
-    for (const jobId of ["imp_a", "imp_b", "imp_c", "imp_d"]) await startOperation(objects, { kind: "import", mindId: s.target, jobId });
-    const job = await importMind({ ...testDeps(), ...objects }, s.accountId, s.target, s.archive);
-    expect(job).toMatchObject({ mind_id: s.target, state: "queued" });
-    expect((await objectOf(s.target).pending()).map((ref) => ("jobId" in ref ? ref.jobId : ref.kind))).toEqual(["imp_a", "imp_b", "imp_c", "imp_d"]);
+    for (const importId of ["imp_a", "imp_b", "imp_c", "imp_d"]) await startOperation(objects, { kind: "import", mindId: s.target, importId });
+    const archiveImport = await importMind({ ...testDeps(), ...objects }, s.accountId, s.target, s.archive);
+    expect(archiveImport).toMatchObject({ mind_id: s.target, state: "queued" });
+    expect((await objectOf(s.target).pending()).map((ref) => ("importId" in ref ? ref.importId : ref.kind))).toEqual(["imp_a", "imp_b", "imp_c", "imp_d"]);
   });
 
   it("refuses through the domain what may not run beside an import: a move is 409, a second import 409", async () => {
     const s = await archiveAndTarget();
-    const job = await accept(s.accountId, s.target, s.archive);
+    const archiveImport = await accept(s.accountId, s.target, s.archive);
     const from = (await env.DB.prepare("select shard from minds where id = ?").bind(s.target).first<{ shard: string }>())!.shard;
     const move = await call("POST", `/shards/${from === "DB" ? "SHARD_1" : "DB"}/minds`, { token: ADMIN_TOKEN, body: { mind_id: s.target } });
     const again = await call("POST", `/minds/${s.target}/import`, { token: s.token, rawBody: s.archive, headers: { "Content-Type": "application/x-ndjson" } });
     expect([move.status, again.status]).toEqual([409, 409]);
-    await startOperation(objects, { kind: "import", mindId: s.target, jobId: job.id });
+    await startOperation(objects, { kind: "import", mindId: s.target, importId: archiveImport.id });
     await drive(s.target);
-    expect((await importState(s.target, job.id)).state).toBe("done");
+    expect((await importState(s.target, archiveImport.id)).state).toBe("done");
   });
 
   it("goes on with a move it stored before it ran every operation", async () => {
@@ -290,27 +290,27 @@ describe("the mind's operations object", () => {
 
   it("resumes an import that no object writes any more (its import object deleted by a deploy) from the daily retention", async () => {
     const s = await archiveAndTarget();
-    // Accepted, then left: the object that was to write it is gone, and the job stopped moving.
-    const job = await accept(s.accountId, s.target, s.archive);
+    // Accepted, then left: the object that was to write it is gone, and the import stopped moving.
+    const archiveImport = await accept(s.accountId, s.target, s.archive);
     const stalled = new Date(Date.now() - 60 * 60_000).toISOString();
-    await (await dataOf(s.target)).prepare("update import_jobs set updated_at = ? where id = ?").bind(stalled, job.id).run();
+    await (await dataOf(s.target)).prepare("update imports set updated_at = ? where id = ?").bind(stalled, archiveImport.id).run();
     const { counts } = await runJobNow(workDeps(), "retention");
     expect(counts.imports_resumed).toBeGreaterThanOrEqual(1);
     await drive(s.target);
-    expect(await importState(s.target, job.id)).toEqual({ state: "done", error_code: null });
+    expect(await importState(s.target, archiveImport.id)).toEqual({ state: "done", error_code: null });
     expect((await mindState(s.target)).counts.memories).toBe(3);
   });
 
   it("resumes a stalled import its owner follows, and leaves one that moves alone", async () => {
     const s = await archiveAndTarget();
-    const job = await accept(s.accountId, s.target, s.archive);
-    const follow = () => call("GET", `/minds/${s.target}/import/${job.id}`, { token: s.token });
+    const archiveImport = await accept(s.accountId, s.target, s.archive);
+    const follow = () => call("GET", `/minds/${s.target}/import/${archiveImport.id}`, { token: s.token });
     // Touched just now: it is taken to be written by an object, and following it wakes nothing.
-    expect((await follow()).json).toMatchObject({ id: job.id, state: "queued" });
+    expect((await follow()).json).toMatchObject({ id: archiveImport.id, state: "queued" });
     expect(await objectOf(s.target).pending()).toEqual([]);
     const stalled = new Date(Date.now() - 60 * 60_000).toISOString();
-    await (await dataOf(s.target)).prepare("update import_jobs set updated_at = ? where id = ?").bind(stalled, job.id).run();
-    expect((await follow()).json).toMatchObject({ id: job.id, state: "queued" });
+    await (await dataOf(s.target)).prepare("update imports set updated_at = ? where id = ?").bind(stalled, archiveImport.id).run();
+    expect((await follow()).json).toMatchObject({ id: archiveImport.id, state: "queued" });
     await drive(s.target);
     expect((await follow()).json).toMatchObject({ state: "done", counts: { memories: 3 } });
   });

@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
-import { abandonImport, acceptImport, runImport } from "../../src/portability/import-jobs";
+import { abandonImport, acceptImport, runImport } from "../../src/portability/imports";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";
@@ -34,20 +34,20 @@ const deps = (wrap?: (d1: D1Database) => D1Database) => (testDeps({ wrap }));
 
 /** Rows an import staged for the mind, or parts of its archive, not written or dropped yet. */
 const stagedLeft = async (mindId: string) =>
-  (await countEverywhere("select count(*) as n from import_rows where job_id in (select id from import_jobs where mind_id = ?)", mindId)) +
-  (await countEverywhere("select count(*) as n from import_parts where job_id in (select id from import_jobs where mind_id = ?)", mindId));
+  (await countEverywhere("select count(*) as n from import_rows where import_id in (select id from imports where mind_id = ?)", mindId)) +
+  (await countEverywhere("select count(*) as n from import_parts where import_id in (select id from imports where mind_id = ?)", mindId));
 
 /**
  * An import as its request and its object run it: staged, then written until it ends. A run
- * that fails is run again from the job's progress, as the object's next alarm does; `giveUp`
- * instead abandons the job after the first failed run, as the object does after its last retry.
+ * that fails is run again from the import's progress, as the object's next alarm does; `giveUp`
+ * instead abandons the import after the first failed run, as the object does after its last retry.
  */
 async function importThrough(d: ReturnType<typeof deps>, clean: ReturnType<typeof deps>, accountId: string, mindId: string, archive: string, giveUp = false) {
-  const job = (await acceptImport(d, accountId, mindId, [new TextEncoder().encode(archive)])).job;
+  const archiveImport = (await acceptImport(d, accountId, mindId, [new TextEncoder().encode(archive)])).archiveImport;
   for (let attempt = 0; attempt < 5; attempt++) {
-    const run = await runImport(d, mindId, job.id, () => true).then((j) => j, () => null);
+    const run = await runImport(d, mindId, archiveImport.id, () => true).then((j) => j, () => null);
     if (run && (run.state === "done" || run.state === "failed")) return run;
-    if (giveUp) return abandonImport(clean, mindId, job.id);
+    if (giveUp) return abandonImport(clean, mindId, archiveImport.id);
   }
   throw new Error("the import did not end");
 }
@@ -72,17 +72,17 @@ describe("a fault at each D1 call of an import", () => {
           const start = await mindState(target);
           const plan: FaultPlan = { failAt, mode, calls: 0 };
           const what = `fault ${mode} D1 call ${failAt} of ${calls}${giveUp ? ", then given up" : ""}`;
-          const job = await importThrough(deps((d1) => faultyD1(d1, plan)), deps(), source.accountId, target, source.archive, giveUp).catch(() => null);
+          const archiveImport = await importThrough(deps((d1) => faultyD1(d1, plan)), deps(), source.accountId, target, source.archive, giveUp).catch(() => null);
           const after = await mindState(target);
-          // A fault while the request stores the archive fails it; a fault while the job checks, stages or
+          // A fault while the request stores the archive fails it; a fault while the import checks, stages or
           // writes is resumed, or undone when given up.
-          seen.add(job === null ? "request failed" : job.state);
-          if (job === null) expect(after, what).toEqual(start);
-          else if (job.state === "done") expect(after, what).toEqual(imported);
-          else expect([job.state, after], what).toEqual(["failed", start]);
+          seen.add(archiveImport === null ? "request failed" : archiveImport.state);
+          if (archiveImport === null) expect(after, what).toEqual(start);
+          else if (archiveImport.state === "done") expect(after, what).toEqual(imported);
+          else expect([archiveImport.state, after], what).toEqual(["failed", start]);
           expect(await stagedLeft(target), what).toBe(0);
           // The same archive imports afterwards as if nothing had happened.
-          if (job?.state !== "done") await importThrough(deps(), deps(), source.accountId, target, source.archive);
+          if (archiveImport?.state !== "done") await importThrough(deps(), deps(), source.accountId, target, source.archive);
           expect(await mindState(target), `the import after a ${what}`).toEqual(imported);
         }
       });
@@ -91,14 +91,14 @@ describe("a fault at each D1 call of an import", () => {
     }, 300_000);
   }
 
-  it("writes each slice once when two runs of the same job race", async () => {
+  it("writes each slice once when two runs of the same archiveImport race", async () => {
     const source = await mindWithArchive();
     const baseline = (await newMind(source.token)).id;
     await importThrough(deps(), deps(), source.accountId, baseline, source.archive);
     const target = (await newMind(source.token)).id;
-    const job = (await acceptImport(deps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).job;
-    const runs = await Promise.allSettled([runImport(deps(), target, job.id, () => true), runImport(deps(), target, job.id, () => true)]);
-    if (runs.some((r) => r.status === "rejected")) await runImport(deps(), target, job.id, () => true);
+    const archiveImport = (await acceptImport(deps(), source.accountId, target, [new TextEncoder().encode(source.archive)])).archiveImport;
+    const runs = await Promise.allSettled([runImport(deps(), target, archiveImport.id, () => true), runImport(deps(), target, archiveImport.id, () => true)]);
+    if (runs.some((r) => r.status === "rejected")) await runImport(deps(), target, archiveImport.id, () => true);
     expect(await mindState(target)).toEqual(await mindState(baseline));
   });
 });
@@ -109,7 +109,7 @@ const objectKeeps = (sessionId: string) =>
 
 describe("a fault at each D1 call of erasing a mind", () => {
   for (const mode of ["before", "after"] as FaultMode[]) {
-    it(`fault ${mode} the call: the mind is whole or answers as missing; erasing again or the retention job finishes it`, async () => {
+    it(`fault ${mode} the call: the mind is whole or answers as missing; erasing again or the retention archiveImport finishes it`, async () => {
       const counting: FaultPlan = { failAt: Infinity, mode, calls: 0 };
       const baseline = await mindWithArchive();
       const counted = await deleteMind(deps((d1) => faultyD1(d1, counting)), baseline.accountId, baseline.mind.id);

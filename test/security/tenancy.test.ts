@@ -212,9 +212,9 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
     const cold = await call("PUT", "/cold?agent=writer", { ...human, body: { text: SECRET_CONTENT, version: 0 } });
     expect([memory.id, session.id, note.id, cold.status]).not.toContain(undefined);
     const key = await newKey(owner.token, owner.mind.id);
-    // An ended import of the victim's mind, as a job's row.
+    // An ended import of the victim's mind, as an import's row.
     const importId = `imp_${owner.mind.id}`;
-    await (await dataOf(owner.mind.id)).prepare("insert into import_jobs (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
+    await (await dataOf(owner.mind.id)).prepare("insert into imports (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
       .bind(importId, owner.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
     const victim: MatrixVictim = {

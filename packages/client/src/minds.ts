@@ -1,6 +1,6 @@
 import { type Api, answered, dataOf } from "./call.js";
 import { EdgemindError } from "./errors.js";
-import type { ImportCounts, ImportJob } from "./types.js";
+import type { ArchiveImport, ImportCounts } from "./types.js";
 
 /** A mind's export and import (a human's token: they are the owner's). */
 export function mindsResource(api: Api, defaultMind: string | undefined) {
@@ -17,9 +17,9 @@ export function mindsResource(api: Api, defaultMind: string | undefined) {
     },
     /**
      * Restores an export into an empty mind. A small archive is written before the answer
-     * (`imported` per table); a large one is written in the background: follow `job` with importJob.
+     * (`imported` per table); a large one is written in the background: follow `import` with getImport.
      */
-    async import(archive: string, mindId?: string): Promise<{ job: ImportJob; imported: ImportCounts | null }> {
+    async import(archive: string, mindId?: string): Promise<{ import: ArchiveImport; imported: ImportCounts | null }> {
       const { data } = await answered(
         api.POST("/minds/{id}/import", {
           params: mind(mindId),
@@ -28,9 +28,10 @@ export function mindsResource(api: Api, defaultMind: string | undefined) {
           headers: { "Content-Type": "application/x-ndjson" },
         }),
       );
-      return { job: data.job, imported: "imported" in data ? data.imported : null };
+      return { import: data.import, imported: "imported" in data ? data.imported : null };
     },
-    importJob: (jobId: string, mindId?: string) =>
-      dataOf(api.GET("/minds/{id}/import/{jobId}", { params: { path: { ...mind(mindId).path, jobId } } })),
+    /** Where an import written in the background stands. */
+    getImport: (importId: string, mindId?: string) =>
+      dataOf(api.GET("/minds/{id}/import/{importId}", { params: { path: { ...mind(mindId).path, importId } } })),
   };
 }

@@ -18,7 +18,7 @@ export type Session = Schemas["Session"];
 export type SessionState = Schemas["SessionState"];
 export type Message = Schemas["Message"];
 export type Context = Schemas["Context"];
-export type ImportJob = Schemas["ImportJob"];
+export type ArchiveImport = Schemas["ArchiveImport"];
 export type ImportCounts = Schemas["ImportCounts"];
 
 /** What a write may send, and what a read may ask, as the routes declare them. */

@@ -95,7 +95,7 @@ export const oauthGrants = sqliteTable("oauth_grants", {
   revokedAt: text("revoked_at"),
 });
 
-/** In the directory: a mind's move between shards, run as a job (migrations/0018_mind_jobs.sql). */
+/** In the directory: a mind's move between shards, run as an operation (migrations/0018_mind_jobs.sql). */
 export const mindMoves = sqliteTable("mind_moves", {
   mindId: text("mind_id").primaryKey(),
   fromShard: text("from_shard").notNull(),

@@ -219,8 +219,8 @@ export const embeddings = sqliteTable(
   (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
 );
 
-/** An import written in the background (migrations/0017_import_jobs.sql, src/portability/import-jobs.ts). */
-export const importJobs = sqliteTable("import_jobs", {
+/** An import written in the background (migrations/0017_import_jobs.sql and 0025_imports.sql, src/portability/imports.ts). */
+export const imports = sqliteTable("imports", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),
   state: text("state").$type<ImportState>().notNull(),
@@ -241,30 +241,30 @@ export const importJobs = sqliteTable("import_jobs", {
 
 /** staging (the request stores the archive) → checking → queued → running → done; or → undoing → failed. */
 export type ImportState = "staging" | "checking" | "queued" | "running" | "undoing" | "done" | "failed";
-export type ImportJobRow = typeof importJobs.$inferSelect;
+export type ImportRecord = typeof imports.$inferSelect;
 
 /** What an import still has to write, in write order, a slice per D1 batch. */
 export const importRows = sqliteTable(
   "import_rows",
   {
-    jobId: text("job_id").notNull(),
+    importId: text("import_id").notNull(),
     slice: integer("slice").notNull(),
     seq: integer("seq").notNull(),
     kind: text("kind").notNull(),
     data: text("data").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.slice, t.seq] })],
+  (t) => [primaryKey({ columns: [t.importId, t.slice, t.seq] })],
 );
 
-/** An import's archive as its request stored it, in parts, until the job has checked and staged it. */
+/** An import's archive as its request stored it, in parts, until its operation has checked and staged it. */
 export const importParts = sqliteTable(
   "import_parts",
   {
-    jobId: text("job_id").notNull(),
+    importId: text("import_id").notNull(),
     part: integer("part").notNull(),
     data: text("data").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.jobId, t.part] })],
+  (t) => [primaryKey({ columns: [t.importId, t.part] })],
 );
 
 /** Never holds a row: an insert into it fails a slice's batch written twice. */

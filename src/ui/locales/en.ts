@@ -204,7 +204,7 @@ const en = {
   table_llm_usage: "Model usage records",
   table_embeddings: "Search-by-meaning records",
   table_mind_usage: "Size counters",
-  table_import_jobs: "Imports",
+  table_imports: "Imports",
   table_mind_keys: "Mind keys",
   table_login_links: "Login links",
   table_telegram_chats: "Telegram chats",

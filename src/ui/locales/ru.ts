@@ -204,7 +204,7 @@ const ru: Dictionary = {
   table_llm_usage: "Записи расхода модели",
   table_embeddings: "Записи поиска по смыслу",
   table_mind_usage: "Счётчики объёма",
-  table_import_jobs: "Импорты",
+  table_imports: "Импорты",
   table_mind_keys: "Ключи хранилища",
   table_login_links: "Ссылки для входа",
   table_telegram_chats: "Чаты Telegram",

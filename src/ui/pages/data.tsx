@@ -1,9 +1,9 @@
 import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
-import { type ImportJob, importMind } from "../../portability/import";
-import { mindIsEmpty } from "../../portability/import-jobs";
-import { eraseMind, followImportJob } from "../../portability/mind-operations";
+import { type ArchiveImport, importMind } from "../../portability/import";
+import { mindIsEmpty } from "../../portability/imports";
+import { eraseMind, followImport } from "../../portability/mind-operations";
 import { label } from "../labels";
 import { CsrfField } from "../layout";
 import { formText, page } from "../render";
@@ -78,9 +78,9 @@ dataPages.post("/import", async (c) => {
   try {
     if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
     // The form's file is read as a stream, not copied whole once more.
-    const job = await importMind(deps, session.accountId, mind.id, file.stream());
-    // To the job's own page: reloading it shows the progress instead of posting the archive again.
-    return c.redirect(`/ui/import/${job.id}`, 303);
+    const archiveImport = await importMind(deps, session.accountId, mind.id, file.stream());
+    // To the import's own page: reloading it shows the progress instead of posting the archive again.
+    return c.redirect(`/ui/import/${archiveImport.id}`, 303);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return dataPage(c, { error: err.message, status: err.status });
@@ -88,23 +88,23 @@ dataPages.post("/import", async (c) => {
 });
 
 /** An import written in the background, as it stands now. */
-dataPages.get("/import/:jobId", async (c) => {
+dataPages.get("/import/:importId", async (c) => {
   const { deps, session, mindContext: { mind } } = c.var;
-  return importPage(c, await followImportJob(deps, session.accountId, mind.id, c.req.param("jobId")));
+  return importPage(c, await followImport(deps, session.accountId, mind.id, c.req.param("importId")));
 });
 
-function importPage(c: Context<UiEnv>, job: ImportJob) {
+function importPage(c: Context<UiEnv>, archiveImport: ArchiveImport) {
   const { t } = c.var;
-  const summary = rowsWritten(t, job.counts).map(([what, n]) => `${what}: ${n}`).join(", ");
-  if (job.state === "done") return dataPage(c, { notice: `${t.imported}: ${summary}` });
-  if (job.state === "failed") return dataPage(c, { error: `${t.importFailed}: ${job.error?.message ?? ""}`, status: 200 });
+  const summary = rowsWritten(t, archiveImport.counts).map(([what, n]) => `${what}: ${n}`).join(", ");
+  if (archiveImport.state === "done") return dataPage(c, { notice: `${t.imported}: ${summary}` });
+  if (archiveImport.state === "failed") return dataPage(c, { error: `${t.importFailed}: ${archiveImport.error?.message ?? ""}`, status: 200 });
   return page(
     c,
     t.data,
     <>
-      <section class="card" id="import-job">
-        <p>{t.importProgress}: {job.rows_written} / {job.rows_total}</p>
-        <p><a class="button secondary" href={`/ui/import/${job.id}`}>{t.refresh}</a></p>
+      <section class="card" id="import-progress">
+        <p>{t.importProgress}: {archiveImport.rows_written} / {archiveImport.rows_total}</p>
+        <p><a class="button secondary" href={`/ui/import/${archiveImport.id}`}>{t.refresh}</a></p>
       </section>
       <DataPage v={c.var} empty={false} />
     </>,

@@ -548,7 +548,7 @@ export interface paths {
         put?: never;
         /**
          * Restore an export into this mind, which must be empty (409 otherwise); up to 32 MB, 200000 lines of at most 256 KB
-         * @description The archive is checked as a whole before anything is written. An archive of up to 1 MB is checked by the request (400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, then checked and written in the background: 202 with the job, whose progress GET /minds/{id}/import/{jobId} (the Location header) shows; a bad line fails the job with the same error (code and message naming the line) and nothing is written. A job that fails leaves the mind as it was.
+         * @description The archive is checked as a whole before anything is written. An archive of up to 1 MB is checked by the request (400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; a bad line fails the import with the same error (code and message naming the line) and nothing is written. An import that fails leaves the mind as it was.
          */
         post: {
             parameters: {
@@ -573,20 +573,20 @@ export interface paths {
                     content: {
                         "application/json": {
                             imported: components["schemas"]["ImportCounts"];
-                            job: components["schemas"]["ImportJob"];
+                            import: components["schemas"]["ArchiveImport"];
                         };
                     };
                 };
                 /** @description Stored: the archive is checked and its rows written in the background */
                 202: {
                     headers: {
-                        /** @description The job: GET it to follow the import */
+                        /** @description The import: GET it to follow it */
                         Location: string;
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            job: components["schemas"]["ImportJob"];
+                            import: components["schemas"]["ArchiveImport"];
                         };
                     };
                 };
@@ -652,7 +652,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/minds/{id}/import/{jobId}": {
+    "/minds/{id}/import/{importId}": {
         parameters: {
             query?: never;
             header?: never;
@@ -666,19 +666,19 @@ export interface paths {
                 header?: never;
                 path: {
                     id: string;
-                    jobId: string;
+                    importId: string;
                 };
                 cookie?: never;
             };
             requestBody?: never;
             responses: {
-                /** @description The import job */
+                /** @description The import */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["ImportJob"];
+                        "application/json": components["schemas"]["ArchiveImport"];
                     };
                 };
                 /** @description Invalid input */
@@ -4994,18 +4994,18 @@ export interface components {
             sessions: number;
             messages: number;
         };
-        ImportJob: {
+        ArchiveImport: {
             id: string;
             mind_id: string;
             /**
-             * @description queued → running → done; a job that cannot finish goes undoing → failed, and the mind is as it was before
+             * @description queued → running → done; an import that cannot finish goes undoing → failed, and the mind is as it was before
              * @enum {string}
              */
             state: "queued" | "running" | "undoing" | "done" | "failed";
             rows_total: number;
             rows_written: number;
             counts: components["schemas"]["ImportCounts"];
-            /** @description Why a failed job failed (a code of the error body) */
+            /** @description Why a failed import failed (a code of the error body) */
             error: {
                 code: string;
                 message: string;

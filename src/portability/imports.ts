@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { type Db } from "../db/client";
 import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
-import { chats, coldMemory, coldVersions, type ImportJobRow, type ImportState, importGuard, importJobs, importRows, memories, memoryHistory, minds, notes, sessions } from "../db/schema";
+import { chats, coldMemory, coldVersions, type ImportRecord, type ImportState, importGuard, importRows, imports, memories, memoryHistory, minds, notes, sessions } from "../db/schema";
 import type { Deps, InShard } from "../deps";
 import { AppError, conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
@@ -18,22 +18,22 @@ import { dropStagedRows, stageArchive } from "./import-stage";
 import { nextOutsideSlice, type SliceRow, sliceStatements } from "./import-write";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 
-// An import as a job: its request stores the archive (import-archive.ts); the import's Durable
+// An archive import: its request stores the archive (import-archive.ts); the import's Durable
 // Object checks it and stages its rows (import-stage.ts), then writes them a slice per D1 batch,
-// the job's progress moving in the same batch, so a slice is written exactly once whatever fails
-// and however often it is retried. A job that cannot finish is undone: the mind is left empty with its settings as they
-// were. Both the job and its staged rows live in the database that holds the mind.
+// the import's progress moving in the same batch, so a slice is written exactly once whatever fails
+// and however often it is retried. An import that cannot finish is undone: the mind is left empty with its settings as they
+// were. Both the import and its staged rows live in the database that holds the mind.
 
-/** A job as its owner sees it. */
-export interface ImportJob {
+/** An import as its owner sees it. */
+export interface ArchiveImport {
   id: string;
   mind_id: string;
   state: Exclude<ImportState, "staging" | "checking">;
   rows_total: number;
   rows_written: number;
-  /** Rows of each table the archive holds (written once the job is done). */
+  /** Rows of each table the archive holds (written once the import is done). */
   counts: ImportCounts;
-  /** Why a failed job failed: a code and a message safe to show. */
+  /** Why a failed import failed: a code and a message safe to show. */
   error: { code: string; message: string } | null;
   created_at: string;
   updated_at: string;
@@ -51,17 +51,17 @@ export interface ImportCounts {
   messages: number;
 }
 
-/** A job still in `staging` this long after it began lost its request: it no longer holds the mind. */
+/** An import still in `staging` this long after it began lost its request: it no longer holds the mind. */
 const STAGING_ABANDONED_MS = 15 * 60_000;
 const UNFINISHED: ImportState[] = ["staging", "checking", "queued", "running", "undoing"];
 
-/** An unfinished job untouched this long has no object writing it any more (lost, or deleted by a deploy). */
+/** An unfinished import untouched this long has no object writing it any more (lost, or deleted by a deploy). */
 export const IMPORT_STALLED_MS = 15 * 60_000;
 
-/** Whether a job past its request still has work for the mind's operations object. */
+/** Whether an import past its request still has work for the mind's operations object. */
 export const isImportUnfinished = (state: ImportState) => state !== "staging" && UNFINISHED.includes(state);
 
-const toJob = (row: ImportJobRow): ImportJob => ({
+const toImport = (row: ImportRecord): ArchiveImport => ({
   id: row.id,
   mind_id: row.mindId,
   state: row.state === "staging" || row.state === "checking" ? "queued" : row.state,
@@ -87,13 +87,13 @@ const toCounts = (kinds: Record<string, number>): ImportCounts => ({
 
 /**
  * The request's part of an import into an empty mind of the account: the body is read as a
- * stream and stored as the job's archive, in parts; the mind's emptiness is checked first. An
+ * stream and stored as the import's archive, in parts; the mind's emptiness is checked first. An
  * archive up to IMPORT_INLINE_MAX_BYTES is also checked as a whole, with the mind's quotas,
- * before anything is stored (a bad line is a 400 naming it); a larger one is checked by the
- * job, which fails with that error. Answers the queued job; nothing of the mind has changed yet.
+ * before anything is stored (a bad line is a 400 naming it); a larger one is checked by its
+ * operation, which fails with that error. Answers the queued import; nothing of the mind has changed yet.
  * A failure (a body past IMPORT_MAX_BYTES is a 413) removes what was stored.
  */
-export async function acceptImport(directoryDeps: Deps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ job: ImportJob; bytes: number }> {
+export async function acceptImport(directoryDeps: Deps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ archiveImport: ArchiveImport; bytes: number }> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   if (mind.moving) throw mindMoving();
   const db = directoryDeps.shards.db(mind.shard);
@@ -122,15 +122,15 @@ export async function acceptImport(directoryDeps: Deps, accountId: string, mindI
     await claimMind(db, mindId, id, now, restore);
     const bytes = await storeArchive(db, id, head.chunks, reader);
     const [queued] = await db
-      .update(importJobs)
+      .update(imports)
       .set({ state: "checking", updatedAt: deps.clock.now().toISOString() })
-      .where(and(eq(importJobs.id, id), eq(importJobs.state, "staging")))
+      .where(and(eq(imports.id, id), eq(imports.state, "staging")))
       .returning();
     if (!queued) throw conflict("the import was cancelled while its archive was read");
-    return { job: toJob(queued), bytes };
+    return { archiveImport: toImport(queued), bytes };
   } catch (err) {
     await reader.cancel();
-    await discardJob(db, id).catch((cleanup: unknown) => logFailure("import_archive_not_discarded", cleanup, { job_id: id }));
+    await discardImport(db, id).catch((cleanup: unknown) => logFailure("import_archive_not_discarded", cleanup, { import_id: id }));
     throw err;
   }
 }
@@ -140,9 +140,9 @@ export async function acceptImport(directoryDeps: Deps, accountId: string, mindI
  * mind empty too), and none once a move has closed the mind's rows here (the move checks for an
  * import in the same way).
  */
-async function claimMind(db: Db, mindId: string, id: string, now: string, restore: ImportJobRow["restore"]): Promise<void> {
+async function claimMind(db: Db, mindId: string, id: string, now: string, restore: ImportRecord["restore"]): Promise<void> {
   const claimed = await db
-    .insert(importJobs)
+    .insert(imports)
     .select(
       db
         .select({
@@ -156,7 +156,7 @@ async function claimMind(db: Db, mindId: string, id: string, now: string, restor
         .from(minds)
         .where(and(eq(minds.id, mindId), eq(minds.writes, "open"), notExists(unfinishedImportOf(db, mindId, now)))),
     )
-    .returning({ id: importJobs.id });
+    .returning({ id: imports.id });
   if (claimed.length > 0) return;
   const row = await db.select({ writes: minds.writes }).from(minds).where(eq(minds.id, mindId)).get();
   if (row && row.writes !== "open") throw mindMoving();
@@ -167,12 +167,12 @@ async function claimMind(db: Db, mindId: string, id: string, now: string, restor
 export const unfinishedImportOf = (db: Db, mindId: string, now: string) =>
   db
     .select({ one: sql`1` })
-    .from(importJobs)
+    .from(imports)
     .where(
       and(
-        eq(importJobs.mindId, mindId),
-        inArray(importJobs.state, UNFINISHED),
-        or(sql`${importJobs.state} <> 'staging'`, sql`${importJobs.updatedAt} > ${new Date(Date.parse(now) - STAGING_ABANDONED_MS).toISOString()}`),
+        eq(imports.mindId, mindId),
+        inArray(imports.state, UNFINISHED),
+        or(sql`${imports.state} <> 'staging'`, sql`${imports.updatedAt} > ${new Date(Date.parse(now) - STAGING_ABANDONED_MS).toISOString()}`),
       ),
     );
 
@@ -185,31 +185,31 @@ export async function mindIsEmpty(db: Db, mindId: string): Promise<boolean> {
   return (counted as { n: number }[][]).every((rows) => (rows[0]?.n ?? 0) === 0);
 }
 
-/** Deletes a job's staged rows a bounded statement at a time, then the job itself (its archive with it). */
-async function discardJob(db: Db, jobId: string): Promise<void> {
-  await dropStagedRows(db, jobId);
-  await db.delete(importJobs).where(eq(importJobs.id, jobId));
+/** Deletes an import's staged rows a bounded statement at a time, then the import itself (its archive with it). */
+async function discardImport(db: Db, importId: string): Promise<void> {
+  await dropStagedRows(db, importId);
+  await db.delete(imports).where(eq(imports.id, importId));
 }
 
-/** The account's import job into the mind, as it stands. */
-export async function getImportJob(directoryDeps: Deps, accountId: string, mindId: string, jobId: string): Promise<ImportJob> {
+/** The account's import into the mind, as it stands. */
+export async function getImport(directoryDeps: Deps, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   const db = directoryDeps.shards.db(mind.shard);
-  const row = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
+  const row = await db.select().from(imports).where(and(eq(imports.id, importId), eq(imports.mindId, mindId))).get();
   if (!row || row.state === "staging") throw notFound("import");
-  return toJob(row);
+  return toImport(row);
 }
 
 /**
- * Writes the job's slices in order while `more()` allows, finishing or undoing it when it comes
- * to that; answers the job as it then stands (null once the mind or the job is gone). A fault
- * at any D1 call throws, and calling again resumes from the job's progress; a refusal by the
- * domain (a quota, the mind moving) undoes the job instead. `pause` runs between small pieces
+ * Writes the import's slices in order while `more()` allows, finishing or undoing it when it comes
+ * to that; answers the import as it then stands (null once the mind or the import is gone). A fault
+ * at any D1 call throws, and calling again resumes from the import's progress; a refusal by the
+ * domain (a quota, the mind moving) undoes the import instead. `pause` runs between small pieces
  * of the work (by default a yield to the event loop).
  */
 export async function runImport(
-  directoryDeps: Deps, mindId: string, jobId: string, more: () => boolean, pause: Pause = yieldToOthers,
-): Promise<ImportJob | null> {
+  directoryDeps: Deps, mindId: string, importId: string, more: () => boolean, pause: Pause = yieldToOthers,
+): Promise<ArchiveImport | null> {
   const mind = await getMindById(directoryDeps, mindId).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") return null;
     throw err;
@@ -218,69 +218,69 @@ export async function runImport(
   const deps = { ...directoryDeps, shard: directoryDeps.shards.db(mind.shard) };
   const { shard: db } = deps;
   for (;;) {
-    const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
-    if (!job) return null;
-    if (job.state === "done" || job.state === "failed" || job.state === "staging") return toJob(job);
-    if (job.state === "checking") {
-      if (!more() || !(await stageArchive(deps, job, pause))) return toJob(job);
+    const record = await db.select().from(imports).where(and(eq(imports.id, importId), eq(imports.mindId, mindId))).get();
+    if (!record) return null;
+    if (record.state === "done" || record.state === "failed" || record.state === "staging") return toImport(record);
+    if (record.state === "checking") {
+      if (!more() || !(await stageArchive(deps, record, pause))) return toImport(record);
       continue;
     }
-    if (job.state === "undoing") {
-      await undoImport(directoryDeps, db, job);
+    if (record.state === "undoing") {
+      await undoImport(directoryDeps, db, record);
       continue;
     }
-    if (job.slicesWritten >= job.slicesTotal) {
-      await finishImport(directoryDeps, deps, job);
+    if (record.slicesWritten >= record.slicesTotal) {
+      await finishImport(directoryDeps, deps, record);
       continue;
     }
-    if (!more()) return toJob(job);
+    if (!more()) return toImport(record);
     try {
-      await writeSlice(deps, job, pause);
+      await writeSlice(deps, record, pause);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      await markUndoing(db, job, err.code, err.message);
+      await markUndoing(db, record, err.code, err.message);
     }
     await pause();
   }
 }
 
-/** Gives up on a job that kept failing: it is undone with a code and a message safe to show. */
-export async function abandonImport(directoryDeps: Deps, mindId: string, jobId: string): Promise<ImportJob | null> {
+/** Gives up on an import that kept failing: it is undone with a code and a message safe to show. */
+export async function abandonImport(directoryDeps: Deps, mindId: string, importId: string): Promise<ArchiveImport | null> {
   const mind = await getMindById(directoryDeps, mindId).catch(() => null);
   if (!mind) return null;
   const db = directoryDeps.shards.db(mind.shard);
-  const job = await db.select().from(importJobs).where(and(eq(importJobs.id, jobId), eq(importJobs.mindId, mindId))).get();
-  if (!job) return null;
+  const record = await db.select().from(imports).where(and(eq(imports.id, importId), eq(imports.mindId, mindId))).get();
+  if (!record) return null;
   const gaveUp = { code: "internal", message: "the import could not be written and was undone: the mind is as it was; try again" };
-  if (job.state === "checking") {
-    // Nothing of the mind was written yet: the job ends with its archive and staged rows dropped.
+  if (record.state === "checking") {
+    // Nothing of the mind was written yet: the import ends with its archive and staged rows dropped.
     const now = new Date().toISOString();
     await db.batch([
-      db.update(importJobs).set({ state: "failed", errorCode: gaveUp.code, errorMessage: gaveUp.message, updatedAt: now, finishedAt: now })
-        .where(and(eq(importJobs.id, job.id), eq(importJobs.state, "checking"))),
-      dropArchive(db, job.id),
+      db.update(imports).set({ state: "failed", errorCode: gaveUp.code, errorMessage: gaveUp.message, updatedAt: now, finishedAt: now })
+        .where(and(eq(imports.id, record.id), eq(imports.state, "checking"))),
+      dropArchive(db, record.id),
     ] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-    await dropStagedRows(db, job.id);
+    await dropStagedRows(db, record.id);
   }
-  if (job.state === "queued" || job.state === "running") await markUndoing(db, job, gaveUp.code, gaveUp.message);
-  return runImport(directoryDeps, mindId, jobId, () => false);
+  if (record.state === "queued" || record.state === "running") await markUndoing(db, record, gaveUp.code, gaveUp.message);
+  return runImport(directoryDeps, mindId, importId, () => false);
 }
 
-async function markUndoing(db: Db, job: ImportJobRow, code: string, message: string): Promise<void> {
+async function markUndoing(db: Db, record: ImportRecord, code: string, message: string): Promise<void> {
   await db
-    .update(importJobs)
+    .update(imports)
     .set({ state: "undoing", errorCode: code, errorMessage: message, updatedAt: new Date().toISOString() })
-    .where(and(eq(importJobs.id, job.id), inArray(importJobs.state, ["queued", "running"])));
+    .where(and(eq(imports.id, record.id), inArray(imports.state, ["queued", "running"])));
 }
 
-/** One slice in one D1 batch: its rows, the job's progress, the guards, its staged rows gone. */
-async function writeSlice(deps: InShard, job: ImportJobRow, pause: Pause): Promise<void> {
+/** One slice in one D1 batch: its rows, the import's progress, the guards, its staged rows gone. */
+async function writeSlice(deps: InShard, record: ImportRecord, pause: Pause): Promise<void> {
   const { shard: db } = deps;
-  const slice = job.slicesWritten;
+  const slice = record.slicesWritten;
   const staged = await db
     .select({ seq: importRows.seq, kind: importRows.kind, data: importRows.data })
     .from(importRows)
-    .where(and(eq(importRows.jobId, job.id), eq(importRows.slice, slice)))
+    .where(and(eq(importRows.importId, record.id), eq(importRows.slice, slice)))
     .orderBy(asc(importRows.seq));
   const rows = staged.map((r) => ({ seq: r.seq, kind: r.kind, data: JSON.parse(r.data) }) as SliceRow);
   const nextOutside = new Map<number, string>();
@@ -289,78 +289,78 @@ async function writeSlice(deps: InShard, job: ImportJobRow, pause: Pause): Promi
     const later = await db
       .select({ seq: importRows.seq, data: importRows.data })
       .from(importRows)
-      .where(and(eq(importRows.jobId, job.id), inArray(importRows.seq, wanted)));
-    for (const r of later) nextOutside.set(r.seq, messageSearchText(job.mindId, (JSON.parse(r.data) as { content: string }).content, false));
+      .where(and(eq(importRows.importId, record.id), inArray(importRows.seq, wanted)));
+    for (const r of later) nextOutside.set(r.seq, messageSearchText(record.mindId, (JSON.parse(r.data) as { content: string }).content, false));
   }
-  const { statements, need } = await sliceStatements(db, job.mindId, rows, nextOutside, pause);
+  const { statements, need } = await sliceStatements(db, record.mindId, rows, nextOutside, pause);
   const now = deps.clock.now().toISOString();
   const progress = db
-    .update(importJobs)
-    .set({ state: "running", slicesWritten: slice + 1, rowsWritten: sql`${importJobs.rowsWritten} + ${rows.length}`, updatedAt: now })
-    .where(and(eq(importJobs.id, job.id), eq(importJobs.slicesWritten, slice), inArray(importJobs.state, ["queued", "running"])));
+    .update(imports)
+    .set({ state: "running", slicesWritten: slice + 1, rowsWritten: sql`${imports.rowsWritten} + ${rows.length}`, updatedAt: now })
+    .where(and(eq(imports.id, record.id), eq(imports.slicesWritten, slice), inArray(imports.state, ["queued", "running"])));
   // Right after the progress: no row changed there means another attempt wrote this slice.
-  const taken = db.insert(importGuard).select(db.select({ ok: sql<number>`0`.as("ok") }).from(minds).where(sql`changes() = 0 and ${minds.id} = ${job.mindId}`));
-  const drop = db.delete(importRows).where(and(eq(importRows.jobId, job.id), eq(importRows.slice, slice)));
-  await writeWithinStoredQuota(deps, job.mindId, need, (guard) =>
+  const taken = db.insert(importGuard).select(db.select({ ok: sql<number>`0`.as("ok") }).from(minds).where(sql`changes() = 0 and ${minds.id} = ${record.mindId}`));
+  const drop = db.delete(importRows).where(and(eq(importRows.importId, record.id), eq(importRows.slice, slice)));
+  await writeWithinStoredQuota(deps, record.mindId, need, (guard) =>
     db.batch([...statements, progress, taken, drop, guard] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
   );
 }
 
 /** Every slice is written: the directory takes the mind's settings, the rows their vectors. */
-async function finishImport(directoryDeps: Deps, deps: InShard, job: ImportJobRow): Promise<void> {
-  await copySettingsToDirectory(directoryDeps, job.mindId);
+async function finishImport(directoryDeps: Deps, deps: InShard, record: ImportRecord): Promise<void> {
+  await copySettingsToDirectory(directoryDeps, record.mindId);
   const now = deps.clock.now().toISOString();
   await deps.shard
-    .update(importJobs)
+    .update(imports)
     .set({ state: "done", updatedAt: now, finishedAt: now })
-    .where(and(eq(importJobs.id, job.id), inArray(importJobs.state, ["queued", "running"])));
+    .where(and(eq(imports.id, record.id), inArray(imports.state, ["queued", "running"])));
   // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
   if (deps.semantic) {
-    await markMissing(deps, job.mindId);
-    dropGoneVectors({ ...deps, mind: { id: job.mindId } });
-    if (deps.defer) deps.defer(embedPending(deps, job.mindId).catch((err) => logFailure("import_embedding_failed", err, { mind: job.mindId })));
+    await markMissing(deps, record.mindId);
+    dropGoneVectors({ ...deps, mind: { id: record.mindId } });
+    if (deps.defer) deps.defer(embedPending(deps, record.mindId).catch((err) => logFailure("import_embedding_failed", err, { mind: record.mindId })));
   }
 }
 
-/** Erases what the job wrote, restores the mind's settings, drops its staged rows: the mind is as it was. */
-async function undoImport(directoryDeps: Deps, db: Db, job: ImportJobRow): Promise<void> {
-  await eraseMindRows(db, job.mindId, DEFAULT_ROW_BOUNDS, ["messages", "sessions", "chats", "memory_history", "memories", "notes", "cold_versions", "cold_memory"]);
+/** Erases what the import wrote, restores the mind's settings, drops its staged rows: the mind is as it was. */
+async function undoImport(directoryDeps: Deps, db: Db, record: ImportRecord): Promise<void> {
+  await eraseMindRows(db, record.mindId, DEFAULT_ROW_BOUNDS, ["messages", "sessions", "chats", "memory_history", "memories", "notes", "cold_versions", "cold_memory"]);
   // The archive's settings are written by the last slice: only then are the old ones restored
   // (a change the owner made meanwhile is kept otherwise).
-  if (job.slicesWritten >= job.slicesTotal) {
-    const restore = { locale: job.restore.locale, retentionHours: job.restore.retentionHours, settings: job.restore.settings };
-    await db.update(minds).set(restore).where(eq(minds.id, job.mindId));
+  if (record.slicesWritten >= record.slicesTotal) {
+    const restore = { locale: record.restore.locale, retentionHours: record.restore.retentionHours, settings: record.restore.settings };
+    await db.update(minds).set(restore).where(eq(minds.id, record.mindId));
     // On a shard other than DB the directory's row may have taken the archive's settings already.
     const directory = directoryDeps.directory;
-    if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, job.mindId));
+    if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, record.mindId));
   }
-  await dropStagedRows(db, job.id);
+  await dropStagedRows(db, record.id);
   const now = new Date().toISOString();
-  await db.update(importJobs).set({ state: "failed", updatedAt: now, finishedAt: now }).where(and(eq(importJobs.id, job.id), eq(importJobs.state, "undoing")));
+  await db.update(imports).set({ state: "failed", updatedAt: now, finishedAt: now }).where(and(eq(imports.id, record.id), eq(imports.state, "undoing")));
 }
 
-/** How long an ended job stays readable through GET /minds/:id/import/:jobId. */
-const ENDED_JOB_DAYS = 7;
+/** How long an ended import stays readable through GET /minds/:id/import/:importId. */
+const ENDED_IMPORT_DAYS = 7;
 
 /**
- * Daily: jobs ended over a week ago, and jobs whose request stopped while staging: their staged
- * rows first, a batch a round, then the jobs left without rows.
+ * Daily: imports ended over a week ago, and imports whose request stopped while staging: their staged
+ * rows first, a batch a round, then the imports left without rows.
  */
 export const IMPORT_RETENTION_STEP: RetentionStep = {
-  name: "import_jobs",
+  name: "imports",
   run(deps, now, o) {
-    const ended = new Date(now.getTime() - ENDED_JOB_DAYS * 86_400_000).toISOString();
+    const ended = new Date(now.getTime() - ENDED_IMPORT_DAYS * 86_400_000).toISOString();
     const abandoned = new Date(now.getTime() - STAGING_ABANDONED_MS).toISOString();
-    const old = sql`select id from import_jobs
+    const old = sql`select id from imports
       where (state in ('done', 'failed') and updated_at < ${ended}) or (state = 'staging' and updated_at < ${abandoned})`;
     return inRounds(o, async () => {
-      const rows = await deleteWhere(deps, sql`import_rows`, sql`select rowid from import_rows where job_id in (${old}) limit ${o.batchSize}`);
+      const rows = await deleteWhere(deps, sql`import_rows`, sql`select rowid from import_rows where import_id in (${old}) limit ${o.batchSize}`);
       if (rows >= o.batchSize) return rows;
       return deleteWhere(
         deps,
-        sql`import_jobs`,
-        sql`select rowid from import_jobs where id in (${old})
-          and not exists (select 1 from import_rows where import_rows.job_id = import_jobs.id) limit ${o.batchSize}`,
+        sql`imports`,
+        sql`select rowid from imports where id in (${old})
+          and not exists (select 1 from import_rows where import_rows.import_id = imports.id) limit ${o.batchSize}`,
       );
     });
   },
