@@ -15,7 +15,7 @@ const PAGE = 200;
  * memories with their history, notes, cold memory with every version, chats, sessions and
  * their messages. Keys are never exported.
  */
-export async function* exportMind(deps: Deps, accountId: string, mindId: string): AsyncGenerator<ArchiveLine> {
+export async function* exportMind(deps: Pick<Deps, "directory" | "shards" | "clock">, accountId: string, mindId: string): AsyncGenerator<ArchiveLine> {
   const mind = await getMind(deps, accountId, mindId);
   const db = deps.shards.db(mind.shard);
   yield {

@@ -26,7 +26,7 @@ import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
  * the import over, so an earlier attempt still running stages nothing more; answers false when
  * another attempt took it meanwhile (or the import left `checking`).
  */
-export async function stageArchive(deps: InShard, record: ImportRecord, pause: Pause = yieldToOthers): Promise<boolean> {
+export async function stageArchive(deps: Pick<InShard, "shard" | "clock">, record: ImportRecord, pause: Pause = yieldToOthers): Promise<boolean> {
   const { shard } = deps;
   const attempt = newId("stg");
   const owned = and(eq(imports.id, record.id), eq(imports.state, "checking"), eq(imports.stagedBy, attempt));

@@ -19,7 +19,7 @@ const INLINE_WAIT_MS = 15_000;
  * `getImport` (a bad line then fails the import with the same error). An import that fails leaves
  * the mind as it was.
  */
-export async function importMind(deps: Deps, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ArchiveImport> {
+export async function importMind(deps: Pick<Deps, "directory" | "shards" | "clock" | "mindOperations">, accountId: string, mindId: string, body: ArchiveBody | string): Promise<ArchiveImport> {
   const archive = typeof body === "string" ? [new TextEncoder().encode(body)] : body;
   const { archiveImport: staged, bytes } = await acceptImport(deps, accountId, mindId, archive);
   const ref = { kind: "import", mindId, importId: staged.id } as const;

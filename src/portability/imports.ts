@@ -24,6 +24,13 @@ import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
 // and however often it is retried. An import that cannot finish is undone: the mind is left empty with its settings as they
 // were. Both the import and its staged rows live in the database that holds the mind.
 
+/** Reading an import: the directory names the database that holds the mind. */
+type ImportReads = Pick<Deps, "directory" | "shards">;
+/** Taking an import: its reads and the clock. */
+type ImportDeps = ImportReads & Pick<Deps, "clock">;
+/** Running an import: the finished rows are embedded at once where the ports are there. */
+type RunDeps = ImportDeps & Pick<Deps, "semantic" | "defer">;
+
 /** An import as its owner sees it. */
 export interface ArchiveImport {
   id: string;
@@ -93,7 +100,7 @@ const toCounts = (kinds: Record<string, number>): ImportCounts => ({
  * operation, which fails with that error. Answers the queued import; nothing of the mind has changed yet.
  * A failure (a body past IMPORT_MAX_BYTES is a 413) removes what was stored.
  */
-export async function acceptImport(directoryDeps: Deps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ archiveImport: ArchiveImport; bytes: number }> {
+export async function acceptImport(directoryDeps: ImportDeps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ archiveImport: ArchiveImport; bytes: number }> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   if (mind.moving) throw mindMoving();
   const db = directoryDeps.shards.db(mind.shard);
@@ -192,7 +199,7 @@ async function discardImport(db: Db, importId: string): Promise<void> {
 }
 
 /** The account's import into the mind, as it stands. */
-export async function getImport(directoryDeps: Deps, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
+export async function getImport(directoryDeps: ImportReads, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   const db = directoryDeps.shards.db(mind.shard);
   const row = await db.select().from(imports).where(and(eq(imports.id, importId), eq(imports.mindId, mindId))).get();
@@ -208,7 +215,7 @@ export async function getImport(directoryDeps: Deps, accountId: string, mindId: 
  * of the work (by default a yield to the event loop).
  */
 export async function runImport(
-  directoryDeps: Deps, mindId: string, importId: string, more: () => boolean, pause: Pause = yieldToOthers,
+  directoryDeps: RunDeps, mindId: string, importId: string, more: () => boolean, pause: Pause = yieldToOthers,
 ): Promise<ArchiveImport | null> {
   const mind = await getMindById(directoryDeps, mindId).catch((err: unknown) => {
     if (err instanceof AppError && err.code === "not_found") return null;
@@ -226,11 +233,11 @@ export async function runImport(
       continue;
     }
     if (record.state === "undoing") {
-      await undoImport(directoryDeps, db, record);
+      await undoImport(deps, record);
       continue;
     }
     if (record.slicesWritten >= record.slicesTotal) {
-      await finishImport(directoryDeps, deps, record);
+      await finishImport(deps, record);
       continue;
     }
     if (!more()) return toImport(record);
@@ -245,7 +252,7 @@ export async function runImport(
 }
 
 /** Gives up on an import that kept failing: it is undone with a code and a message safe to show. */
-export async function abandonImport(directoryDeps: Deps, mindId: string, importId: string): Promise<ArchiveImport | null> {
+export async function abandonImport(directoryDeps: RunDeps, mindId: string, importId: string): Promise<ArchiveImport | null> {
   const mind = await getMindById(directoryDeps, mindId).catch(() => null);
   if (!mind) return null;
   const db = directoryDeps.shards.db(mind.shard);
@@ -274,7 +281,7 @@ async function markUndoing(db: Db, record: ImportRecord, code: string, message: 
 }
 
 /** One slice in one D1 batch: its rows, the import's progress, the guards, its staged rows gone. */
-async function writeSlice(deps: InShard, record: ImportRecord, pause: Pause): Promise<void> {
+async function writeSlice(deps: Pick<InShard, "shard" | "clock">, record: ImportRecord, pause: Pause): Promise<void> {
   const { shard: db } = deps;
   const slice = record.slicesWritten;
   const staged = await db
@@ -307,8 +314,8 @@ async function writeSlice(deps: InShard, record: ImportRecord, pause: Pause): Pr
 }
 
 /** Every slice is written: the directory takes the mind's settings, the rows their vectors. */
-async function finishImport(directoryDeps: Deps, deps: InShard, record: ImportRecord): Promise<void> {
-  await copySettingsToDirectory(directoryDeps, record.mindId);
+async function finishImport(deps: RunDeps & Pick<InShard, "shard">, record: ImportRecord): Promise<void> {
+  await copySettingsToDirectory(deps, record.mindId);
   const now = deps.clock.now().toISOString();
   await deps.shard
     .update(imports)
@@ -323,7 +330,7 @@ async function finishImport(directoryDeps: Deps, deps: InShard, record: ImportRe
 }
 
 /** Erases what the import wrote, restores the mind's settings, drops its staged rows: the mind is as it was. */
-async function undoImport(directoryDeps: Deps, db: Db, record: ImportRecord): Promise<void> {
+async function undoImport({ directory, shard: db }: Pick<InShard, "directory" | "shard">, record: ImportRecord): Promise<void> {
   await eraseMindRows(db, record.mindId, DEFAULT_ROW_BOUNDS, ["messages", "sessions", "chats", "memory_history", "memories", "notes", "cold_versions", "cold_memory"]);
   // The archive's settings are written by the last slice: only then are the old ones restored
   // (a change the owner made meanwhile is kept otherwise).
@@ -331,7 +338,6 @@ async function undoImport(directoryDeps: Deps, db: Db, record: ImportRecord): Pr
     const restore = { locale: record.restore.locale, retentionHours: record.restore.retentionHours, settings: record.restore.settings };
     await db.update(minds).set(restore).where(eq(minds.id, record.mindId));
     // On a shard other than DB the directory's row may have taken the archive's settings already.
-    const directory = directoryDeps.directory;
     if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, record.mindId));
   }
   await dropStagedRows(db, record.id);

@@ -19,6 +19,9 @@ export type OperationKind = OperationRef["kind"];
 /** What a run leaves: nothing (false), work to go on with now (true), or work not due before a time (ms since the epoch). */
 export type Left = boolean | { at: number };
 
+/** What the operations read: the directory, the shards and the clock; an erasure forgets sessions and vectors, an import embeds its rows. */
+export type OperationDeps = Pick<Deps, "directory" | "shards" | "clock" | "semantic" | "defer" | "sessionObjects">;
+
 export interface Operation<R extends OperationRef> {
   /** Failed runs in a row: the waits between them, and when it is given up. */
   policy: RetryPolicy;
@@ -27,11 +30,11 @@ export interface Operation<R extends OperationRef> {
   /** Slices one run goes through at most, from an alarm and from a request (each costs a few D1 calls). */
   slicesPerRun: { alarm: number; request: number };
   /** Runs slices while `more()` allows; answers what is left. Throws on a failure, and runs again from its progress. */
-  run(deps: Deps, ref: R, more: () => boolean, pause: Pause): Promise<Left>;
+  run(deps: OperationDeps, ref: R, more: () => boolean, pause: Pause): Promise<Left>;
   /** Records a failure where its owner follows it. */
-  noteFailure?(deps: Deps, ref: R, error: unknown, failures: number): Promise<void>;
+  noteFailure?(deps: OperationDeps, ref: R, error: unknown, failures: number): Promise<void>;
   /** After the policy's last try: ends it cleanly; answers whether work is left (an undo). */
-  giveUp?(deps: Deps, ref: R): Promise<boolean>;
+  giveUp?(deps: OperationDeps, ref: R): Promise<boolean>;
 }
 
 /** Slices of an erasure one run of the operations object goes through at most. */
