@@ -6,7 +6,7 @@ import type { Semantic } from "../../src/embeddings/ports";
 import { openAiCompatibleEmbedder } from "../../src/embeddings/providers";
 import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
-import { EMBED_BATCH, embedPending, markMissing } from "../../src/memory/vectors";
+import { embedPending, markMissing } from "../../src/memory/vectors";
 import { bindMind, type MindContext, resolveMindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import { memoryIndex } from "../../test/support/semantic";
@@ -83,7 +83,7 @@ export async function embedMind(deps: Deps & { semantic: Semantic }, scope: Mind
   const ctx = inMind(deps, scope);
   while ((await markMissing(ctx, scope.mind.id)) > 0);
   for (;;) {
-    const done = await embedPending(ctx, scope.mind.id, EMBED_BATCH, scope.mind);
+    const done = await embedPending(ctx, scope.mind);
     if (done.failed + done.postponed > 0) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
     if (done.embedded === 0) return;
   }

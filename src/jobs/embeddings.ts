@@ -44,7 +44,7 @@ export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: str
   // The mind (its daily budget) is read once for every round.
   const { mind } = await jobMindContext(deps, "embeddings", unit.mindId);
   for (let round = 0; round < EMBED_ROUNDS; round++) {
-    const done = await embedPending(inShard(deps, shard), unit.mindId, EMBED_BATCH, mind);
+    const done = await embedPending(inShard(deps, shard), mind);
     counts.embedded += done.embedded;
     counts.failed += done.failed;
     counts.postponed += done.postponed;

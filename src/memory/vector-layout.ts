@@ -14,7 +14,7 @@ const OLD_LAYOUT = 1;
 export const MOVE_BATCH = 80;
 
 /** Moves up to `limit` vectors of one database written in the old layout; answers how many rows it settled. */
-export async function moveOldLayoutVectors(deps: InShard, limit = MOVE_BATCH): Promise<{ moved: number; reembed: number }> {
+export async function moveOldLayoutVectors(deps: Pick<InShard, "shard" | "clock" | "semantic">, limit = MOVE_BATCH): Promise<{ moved: number; reembed: number }> {
   const semantic = deps.semantic;
   const counts = { moved: 0, reembed: 0 };
   if (!semantic) return counts;

@@ -59,7 +59,7 @@ export function embeddingMarks(
 export function embedMarked(ctx: EmbedDeps & Deferring & { mind: BudgetOf }, rowIds: string[]): void {
   if (!ctx.semantic || rowIds.length === 0) return;
   // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
-  defer(ctx, embedPending(ctx, ctx.mind.id, EMBED_BATCH, ctx.mind, rowIds));
+  defer(ctx, embedPending(ctx, ctx.mind, EMBED_BATCH, rowIds));
 }
 
 /** After rows of the mind went, removes their vectors off the request path. No-op without the ports. */
@@ -73,11 +73,13 @@ function defer(deps: Deferring, work: Promise<unknown>): void {
 }
 
 /**
- * Embeds up to `limit` due rows (of one mind, or of every mind); failures wait and are retried.
- * `known`: a mind already read (the writer's context), whose budget is not read again.
- * `rowIds`: only these rows (a write's own, a handful).
+ * Embeds up to `limit` due rows of one mind, or of every mind (null); failures wait and are
+ * retried. The mind is named by its row when it was read already (a writer's context: its budget
+ * is not read again) or by its id. `rowIds`: only these rows (a write's own, a handful).
  */
-export async function embedPending(deps: EmbedDeps, mindId: string | null, limit = EMBED_BATCH, known?: BudgetOf, rowIds?: string[]) {
+export async function embedPending(deps: EmbedDeps, mind: BudgetOf | string | null, limit = EMBED_BATCH, rowIds?: string[]) {
+  const known = typeof mind === "string" ? undefined : (mind ?? undefined);
+  const mindId = typeof mind === "string" ? mind : (mind?.id ?? null);
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   const semantic = deps.semantic;
   if (!semantic) return counts;
@@ -95,8 +97,8 @@ export async function embedPending(deps: EmbedDeps, mindId: string | null, limit
     .orderBy(asc(embeddings.nextAttemptAt))
     .limit(limit);
   const byMind = groupByMind(due);
-  for (const [mind, rows] of byMind) {
-    const outcome = await embedRowsOfMind(deps, semantic, mind, rows, known?.id === mind ? known : undefined);
+  for (const [id, rows] of byMind) {
+    const outcome = await embedRowsOfMind(deps, semantic, id, rows, known?.id === id ? known : undefined);
     counts[outcome] += rows.length;
   }
   return counts;
