@@ -6,7 +6,7 @@ import { mindOperationsObject, type OperationRef } from "./operations-object";
 import { countMindRows } from "./shard-rows";
 
 /** A request's part of an operation: the directory and the mind's database, the clock, and the operations object to hand it to. */
-type OperationDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperations">;
+type HandOverDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperations">;
 
 // The requests' side of the mind's operations object: a request does the quick checks and the first
 // step itself (so its errors keep their codes), then hands the operation to the object.
@@ -23,7 +23,7 @@ export async function startOperation(deps: Pick<Deps, "mindOperations">, ref: Op
  * (its object was lost, or deleted by a deploy) hands it to the mind's operations object again, which
  * goes on from the import's progress; the daily retention does the same for imports nobody follows.
  */
-export async function followImport(deps: OperationDeps, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
+export async function followImport(deps: HandOverDeps, accountId: string, mindId: string, importId: string): Promise<ArchiveImport> {
   const archiveImport = await getImport(deps, accountId, mindId, importId);
   const stalled = isImportUnfinished(archiveImport.state) && Date.parse(archiveImport.updated_at) < deps.clock.now().getTime() - IMPORT_STALLED_MS;
   if (stalled) await startOperation(deps, { kind: "import", mindId, importId }).catch(() => undefined);
@@ -47,7 +47,7 @@ export interface ErasureReceipt {
  * counts, finished or with what is left (the object goes on in the background, and asking again
  * answers the progress); a finished erasure asked again answers its counts.
  */
-export async function eraseMind(deps: OperationDeps, accountId: string, mindId: string): Promise<ErasureReceipt> {
+export async function eraseMind(deps: HandOverDeps, accountId: string, mindId: string): Promise<ErasureReceipt> {
   const erasure = await beginErasure(deps, accountId, mindId);
   if (erasure.finishedAt !== null) return { deleted: erasure.counts, finished: true };
   const ref: OperationRef = { kind: "erase", mindId };
