@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { memoryRecord } from "../memory/fields";
 import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, SOURCES } from "../memory/model";
-import { COLD_MAX_CHARS } from "../notes/merge";
+import { COLD_STORED_MAX_CHARS } from "../notes/merge";
 import { NOTE_MAX_CHARS } from "../notes/notes";
 import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
 import { LOCALES } from "../tenancy/minds";
@@ -16,9 +16,13 @@ export const ARCHIVE_VERSION = 1;
 
 /** Largest archive an import reads; a longer body is refused before it is read. */
 export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
-/** Most lines an archive may have, and the longest line in bytes (a cold version fits). */
+/** Most lines an archive may have. */
 export const IMPORT_MAX_LINES = 200_000;
-export const IMPORT_MAX_LINE_BYTES = 256 * 1024;
+/**
+ * The longest line in bytes: a cold version as long as edgemind stores, every character escaped
+ * as JSON writes a control character (6 bytes, `\u0001`), with its other fields.
+ */
+export const IMPORT_MAX_LINE_BYTES = 6 * COLD_STORED_MAX_CHARS + 4 * 1024;
 
 const id = z.string().min(1).max(100);
 /** Timestamps are ISO 8601 with an offset, as every front accepts and the database stores them. */
@@ -75,7 +79,7 @@ const note = z.strictObject({
 const coldMemory = z.strictObject({
   type: z.literal("cold_memory"),
   agent,
-  text: text(COLD_MAX_CHARS),
+  text: text(COLD_STORED_MAX_CHARS),
   version: z.number().int().min(1),
   updated_at: time,
 });
@@ -84,7 +88,7 @@ const coldVersion = z.strictObject({
   type: z.literal("cold_version"),
   agent,
   version: z.number().int().min(1),
-  text: text(COLD_MAX_CHARS),
+  text: text(COLD_STORED_MAX_CHARS),
   author: text(300),
   consolidation_id: id.nullable(),
   created_at: time,

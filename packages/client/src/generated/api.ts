@@ -547,7 +547,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore an export into this mind, which must be empty (409 otherwise); up to 32 MB, 200000 lines of at most 256 KB
+         * Restore an export into this mind, which must be empty (409 otherwise); up to 32 MB, 200000 lines of at most 1504 KB
          * @description The archive is checked as a whole before anything is written. An archive of up to 1 MB is checked by the request (400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; a bad line fails the import with the same error (code and message naming the line) and nothing is written. An import that fails leaves the mind as it was.
          */
         post: {
