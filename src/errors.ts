@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   conflict: 409,
   memory_changed: 409,
   payload_too_large: 413,
+  /** Recorded on a consolidation whose document would pass COLD_STORED_MAX_CHARS; no front answers it. */
+  cold_memory_full: 413,
   budget_exceeded: 429,
   rate_limited: 429,
 

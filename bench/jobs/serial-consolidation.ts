@@ -23,7 +23,7 @@ export async function runSerialConsolidation(deps: Deps, counts: JobCounts): Pro
     await sweepStaleClaims(inShard);
     waiting.push(await namespacesWithWaitingNotes(inShard, MAX_NAMESPACES));
   }
-  const tally = { namespaces: 0, done: 0, nothing: 0, budget: 0, failed: 0 };
+  const tally = { namespaces: 0, done: 0, nothing: 0, budget: 0, full: 0, failed: 0 };
   for (const target of roundRobin(waiting, MAX_NAMESPACES)) {
     if (Date.now() > deadline) break;
     tally.namespaces++;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
-import { sweepStaleClaims } from "../notes/claims";
+import { COLD_FULL, sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
 import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
 import { jobMindContext } from "../tenancy/mind-context";
@@ -32,7 +32,8 @@ export const consolidationJob: QueueJob = {
 /**
  * One namespace's consolidation (src/notes/consolidate.ts): the claim makes a repeated or
  * concurrent delivery fold each note once. More notes than one consolidation folds: the unit
- * goes round again. Over the mind's budget it waits for the next UTC day.
+ * goes round again. Over the mind's budget it waits for the next UTC day; a full cold memory is
+ * counted done, its notes waiting for a person to make room.
  */
 export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
   let outcome;
@@ -49,6 +50,8 @@ export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent:
       return { status: "done", counts: { nothing: 1 } };
     case "budget":
       return { status: "wait", until: nextUtcDay(now), reason: "budget" };
+    case "full":
+      return { status: "done", counts: { cold_full: 1 } };
     case "done":
       return {
         status: "done",
@@ -59,6 +62,9 @@ export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent:
       if (outcome.budget) return { status: "wait", until: nextUtcDay(now), reason: "budget" };
       // Past a quota the notes wait until the mind has room; a later run tries again.
       if (outcome.code === "quota_exceeded") return { status: "done", counts: { quota: 1 } };
+      // A full cold memory waits for a person to make room (its error says how): no retry, and
+      // later runs skip it without a model call until its document changes.
+      if (outcome.code === COLD_FULL) return { status: "done", counts: { cold_full: 1 } };
       return { status: "retry", code: outcome.code, ...(outcome.retryAfterSeconds && { retryAfterSeconds: outcome.retryAfterSeconds }) };
   }
 }

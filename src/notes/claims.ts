@@ -1,6 +1,7 @@
-import { and, asc, desc, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
-import { type ConsolidationRow, consolidations, notes } from "../db/schema";
+import { and, asc, desc, eq, isNotNull, isNull, like, lt, sql } from "drizzle-orm";
+import { type ConsolidationRow, coldMemory, consolidations, notes } from "../db/schema";
 import type { InShard } from "../deps";
+import type { ErrorCode } from "../errors";
 import { newId } from "../ids";
 import type { Scope } from "../tenancy/principal";
 import type { ColdNamespace } from "./cold-store";
@@ -13,6 +14,9 @@ import { type Note, toNote } from "./notes";
 
 export const CONSOLIDATION_MODES = ["model", "offline", "client"] as const;
 export type ConsolidationMode = (typeof CONSOLIDATION_MODES)[number];
+
+/** The error code of a consolidation whose document would pass COLD_STORED_MAX_CHARS. */
+export const COLD_FULL = "cold_memory_full" satisfies ErrorCode;
 
 /** Longer than any Worker invocation may run, shorter than the hour between runs. */
 export const STALE_CLAIM_MS = 30 * 60 * 1000;
@@ -95,13 +99,20 @@ export async function claimNotes(
   return { consolidationId: id, notes: claimed.map(toNote) };
 }
 
-/** Gives the notes back and records why; a consolidation that already finished is left as it is. */
-export async function releaseClaim({ shard, clock }: Pick<InShard, "shard" | "clock">, consolidationId: string, error: string): Promise<void> {
+/**
+ * Gives the notes back and records why, with the cold memory version it read when that matters
+ * (a full document); a consolidation that already finished is left as it is.
+ */
+export async function releaseClaim(
+  { shard, clock }: Pick<InShard, "shard" | "clock">,
+  consolidationId: string,
+  failure: { error: string; fromVersion?: number },
+): Promise<void> {
   await shard.batch([
     shard.update(notes).set({ consolidationId: null }).where(eq(notes.consolidationId, consolidationId)),
     shard
       .update(consolidations)
-      .set({ status: "failed", error: error.slice(0, 500), finishedAt: clock.now().toISOString() })
+      .set({ status: "failed", error: failure.error.slice(0, 500), fromVersion: failure.fromVersion, finishedAt: clock.now().toISOString() })
       .where(and(eq(consolidations.id, consolidationId), eq(consolidations.status, "running"))),
   ]);
 }
@@ -131,6 +142,29 @@ export async function sweepStaleClaims({ shard, clock }: Pick<InShard, "shard" |
       .returning({ id: notes.id }),
   ]);
   return { abandoned: abandoned.length, released: released.length };
+}
+
+/**
+ * Whether a consolidation found the namespace's cold memory full at the version it holds now:
+ * nothing made room since, so folding its notes again would fail again.
+ */
+export async function coldFoundFull({ shard, scope }: ColdNamespace): Promise<boolean> {
+  const { mindId, agent } = scope;
+  const found = await shard
+    .select({ one: sql<number>`1` })
+    .from(consolidations)
+    .innerJoin(coldMemory, and(eq(coldMemory.mindId, consolidations.mindId), eq(coldMemory.agent, consolidations.agent)))
+    .where(
+      and(
+        eq(consolidations.mindId, mindId),
+        eq(consolidations.agent, agent),
+        eq(consolidations.status, "failed"),
+        like(consolidations.error, `${COLD_FULL}:%`),
+        eq(consolidations.fromVersion, coldMemory.version),
+      ),
+    )
+    .limit(1);
+  return found.length > 0;
 }
 
 /** One consolidation of the namespace, or null. */
