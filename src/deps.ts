@@ -75,8 +75,8 @@ export function createDeps(env: Env, options: DepsOptions = {}): Deps {
 }
 
 /** A Durable Object's deps: work deferred past a call is kept alive by the object. */
-export function objectDeps(env: Env, ctx: DurableObjectState, options: { semantic: boolean }): Deps {
-  return createDeps(env, { semantic: options.semantic, defer: (work) => ctx.waitUntil(work) });
+export function objectDeps(env: Env, state: DurableObjectState, options: { semantic: boolean }): Deps {
+  return createDeps(env, { semantic: options.semantic, defer: (work) => state.waitUntil(work) });
 }
 
 function wrapBindings(env: Env, wrap: (d1: D1Database) => D1Database): Env {

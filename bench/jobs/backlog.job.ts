@@ -44,8 +44,8 @@ it("backlog: one hourly run until every namespace is consolidated, through the q
   const rows: BacklogRow[] = [];
   const addNotes = async (tag: string) => {
     for (const mind of minds) {
-      const ctx = bindMind(deps, mind, personalScope({ kind: "human", accountId: account.id }, mind.id));
-      await addNote(ctx, { text: `${tag}: a fact about ${mind.name}`, category_hint: "profile" });
+      const mindContext = bindMind(deps, mind, personalScope({ kind: "human", accountId: account.id }, mind.id));
+      await addNote(mindContext, { text: `${tag}: a fact about ${mind.name}`, category_hint: "profile" });
     }
   };
   for (const size of input.sizes) {

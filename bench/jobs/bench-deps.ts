@@ -40,13 +40,13 @@ export async function newMindScope(name: string, deps: Deps = benchDeps()): Prom
 }
 
 /** A mind's context over other dependencies (a model, a recording handle), in the database that holds the mind. */
-export function inMind<D extends Deps>(deps: D, ctx: MindContext): D & MindContext {
-  return { ...deps, ...bindMind(deps, ctx.mind, ctx.scope) };
+export function inMind<D extends Deps>(deps: D, mindContext: MindContext): D & MindContext {
+  return { ...deps, ...bindMind(deps, mindContext.mind, mindContext.scope) };
 }
 
 /** The D1 binding that holds a mind's data, for statements no domain function sends (bulk fills, replays). */
-export function mindD1(deps: Deps, ctx: MindContext): D1Database {
-  return deps.shards.db(ctx.mind.shard).$client;
+export function mindD1(deps: Deps, mindContext: MindContext): D1Database {
+  return deps.shards.db(mindContext.mind.shard).$client;
 }
 
 /** The turns around a turn in its session, as a memory's context: where the words were said. */
@@ -80,10 +80,10 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
  * deployment that turned recall by meaning on: marked missing, then embedded in batches.
  */
 export async function embedMind(deps: Deps & { semantic: Semantic }, scope: MindContext): Promise<void> {
-  const ctx = inMind(deps, scope);
-  while ((await markMissing(ctx, scope.mind.id)) > 0);
+  const mindContext = inMind(deps, scope);
+  while ((await markMissing(mindContext, scope.mind.id)) > 0);
   for (;;) {
-    const done = await embedPending(ctx, scope.mind);
+    const done = await embedPending(mindContext, scope.mind);
     if (done.failed + done.postponed > 0) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
     if (done.embedded === 0) return;
   }

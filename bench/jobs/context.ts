@@ -63,8 +63,8 @@ export const topHitsWithin =
 export const assembled =
   (maxTokens: number, departures: Partial<PackingKnobs> = {}): ContextSource =>
   async (deps, scope, question) => {
-    const ctx = inMind(deps, scope);
-    const context = await assembleContextWith(ctx, { q: question, max_tokens: maxTokens }, departures);
+    const mindContext = inMind(deps, scope);
+    const context = await assembleContextWith(mindContext, { q: question, max_tokens: maxTokens }, departures);
     const included = context.parts.filter((p) => p.included);
     const parts: Record<string, { tokens: number; items: number }> = {};
     for (const p of included) {
@@ -78,7 +78,7 @@ export const assembled =
     const keys: string[] = [];
     // D1 binds at most 100 values a statement.
     for (let i = 0; i < ids.length; i += 90) {
-      const rows = await ctx.shard.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
+      const rows = await mindContext.shard.select({ key: memories.key }).from(memories).where(inArray(memories.id, ids.slice(i, i + 90)));
       keys.push(...rows.map((r) => r.key));
     }
     return { text: context.system, turnIds: keys, parts };

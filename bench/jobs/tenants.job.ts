@@ -71,8 +71,8 @@ it("one mind's search as the database fills with other minds", async () => {
       if ((minds + 1) % 50 === 0) progress(`${minds + 1} minds loaded`);
     }
     const loadMs = Date.now() - t0;
-    const search = (i: number, ctx = measured) =>
-      searchMemories(ctx, { q: input.questions[i % input.questions.length]!, limit: 20 });
+    const search = (i: number, mindContext = measured) =>
+      searchMemories(mindContext, { q: input.questions[i % input.questions.length]!, limit: 20 });
     for (let i = 0; i < WARM_UP; i++) await search(i);
     const ms: number[] = [];
     for (let i = 0; i < input.queries; i++) {

@@ -74,9 +74,9 @@ coldRoutes
       responses: { 200: jsonContent(ColdRead, "Cold memory of one namespace (`?agent=`, default `default`), and every namespace you can read"), ...guarded },
     }),
     async (c) => {
-      const ctx = c.var.mindContext;
-      const [cold, namespaces] = await Promise.all([readCold(ctx), listNamespaces(ctx)]);
-      return c.json({ agent: ctx.scope.agent, ...cold, namespaces }, 200);
+      const mindContext = c.var.mindContext;
+      const [cold, namespaces] = await Promise.all([readCold(mindContext), listNamespaces(mindContext)]);
+      return c.json({ agent: mindContext.scope.agent, ...cold, namespaces }, 200);
     },
   )
   .openapi(

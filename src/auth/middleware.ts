@@ -189,7 +189,7 @@ export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
     agent: c.req.query("agent"),
   });
   const session = openMindSession(mindContext, sent, { fresh: !READS.has(c.req.method) });
-  c.set("mindContext", session.ctx);
+  c.set("mindContext", session.mindContext);
   await next();
   if (c.res.status >= 400) return;
   session.remember();

@@ -11,19 +11,19 @@ const MAX_ANSWER_TOKENS = 1500;
  * mind's daily budget (checked while the context is assembled) and recorded in the ledger as "chat".
  */
 export async function answerInSession(
-  ctx: MindContext,
+  mindContext: MindContext,
   model: LanguageModel,
   sessionId: string,
   message: string,
   given: GivenDialogue = {},
 ): Promise<string> {
   const [context] = await Promise.all([
-    assembleContext(ctx, { session_id: sessionId, q: message }, given),
-    assertWithinBudget(ctx, tokenAccountOf(ctx)),
+    assembleContext(mindContext, { session_id: sessionId, q: message }, given),
+    assertWithinBudget(mindContext, tokenAccountOf(mindContext)),
   ]);
-  const answer = await generateTextFor(ctx, model, {
+  const answer = await generateTextFor(mindContext, model, {
     // The budget was checked above, beside the assembly: no second read before the call.
-    account: { ...tokenAccountOf(ctx), dailyBudget: null },
+    account: { ...tokenAccountOf(mindContext), dailyBudget: null },
     purpose: "chat",
     system: context.system,
     prompt: context.prompt,

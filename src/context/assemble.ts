@@ -59,8 +59,8 @@ export const EPHEMERAL_RULE =
  * then high and critical memories; then, as far as the budget leaves, recall by recency and
  * the rest of cold memory. Near-duplicates are folded; everything fits `max_tokens`.
  */
-export function assembleContext(ctx: MindContext, request: ContextRequest, given: GivenDialogue = {}): Promise<AssembledContext> {
-  return assembleContextWith(ctx, request, {}, given);
+export function assembleContext(mindContext: MindContext, request: ContextRequest, given: GivenDialogue = {}): Promise<AssembledContext> {
+  return assembleContextWith(mindContext, request, {}, given);
 }
 
 /**
@@ -68,7 +68,7 @@ export function assembleContext(ctx: MindContext, request: ContextRequest, given
  * through which the benchmark's ablation measures each choice alone. No front calls it.
  */
 export async function assembleContextWith(
-  ctx: MindContext,
+  mindContext: MindContext,
   request: ContextRequest,
   departures: Partial<PackingKnobs>,
   given: GivenDialogue = {},
@@ -79,7 +79,7 @@ export async function assembleContextWith(
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
   const render = createRender(count, budget, q, knobs);
-  const found = await gather(ctx, { q, sessionId, budget, knobs }, given);
+  const found = await gather(mindContext, { q, sessionId, budget, knobs }, given);
   const packer: Packer = { fitter: fitterFor(budget, knobs, count), render, knobs, budget, count };
   // The dialogue first, up to its share; then memory; then older dialogue with what memory left.
   const dialogue = offerDialogue(packer, found.window);
@@ -111,21 +111,21 @@ interface Packer {
 
 /** What the context is assembled from, all read at once: the dialogue, recall, search hits for `q`, cold memory. */
 async function gather(
-  ctx: MindContext,
+  mindContext: MindContext,
   { q, sessionId, budget, knobs }: { q: string | null; sessionId: string | null; budget: number; knobs: PackingKnobs },
   given: GivenDialogue,
 ) {
   const withContext = knobs.tokensPerNeighbours > 0;
   // Memory and note search share the message's embedding.
-  const meaning = queryMeaning(ctx, q ?? "", ["memory", "note"]);
+  const meaning = queryMeaning(mindContext, q ?? "", ["memory", "note"]);
   const [{ window, ephemeral }, recall, memorySearch, noteSearch, cold] = await Promise.all([
-    sessionId ? dialogueOf(ctx, sessionId, given) : Promise.resolve(NO_DIALOGUE),
-    recallMemories(ctx, { limit: CONTEXT_RECALL_LIMIT }),
+    sessionId ? dialogueOf(mindContext, sessionId, given) : Promise.resolve(NO_DIALOGUE),
+    recallMemories(mindContext, { limit: CONTEXT_RECALL_LIMIT }),
     q
-      ? retrieveMemories(ctx, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
+      ? retrieveMemories(mindContext, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    q ? retrieveNotes(ctx, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
-    getCold(ctx),
+    q ? retrieveNotes(mindContext, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
+    getCold(mindContext),
   ]);
   return { window, ephemeral, recall, memorySearch, noteSearch, cold };
 }
@@ -227,8 +227,8 @@ export interface GivenDialogue {
 
 const NO_DIALOGUE: Dialogue = { window: [], ephemeral: 0 };
 
-async function dialogueOf(ctx: MindContext, sessionId: string, given: GivenDialogue): Promise<Dialogue> {
-  return (await given.dialogue) ?? readDialogue(ctx, sessionId);
+async function dialogueOf(mindContext: MindContext, sessionId: string, given: GivenDialogue): Promise<Dialogue> {
+  return (await given.dialogue) ?? readDialogue(mindContext, sessionId);
 }
 
 function messageItem(m: Message, count: TokenCounter): PackedItem {

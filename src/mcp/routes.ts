@@ -32,7 +32,7 @@ mcpRoutes.post("/mcp", async (c) => {
   const session = openMindSession(await resolveMindContext(c.var.deps, principal), parseMindBookmark(c.req.header(BOOKMARK_HEADER)), {
     fresh: !READING_TOOLS.has(toolCalled(body) ?? ""),
   });
-  const server = createMcpServer(session.ctx);
+  const server = createMcpServer(session.mindContext);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   await server.connect(transport);
   const res = await transport.handleRequest(c.req.raw);

@@ -22,11 +22,11 @@ const TOOLS: RegisterTool[] = [
 ];
 
 /** An MCP server with every tool, bound to one caller's mind and namespace. */
-export function createMcpServer(ctx: MindContext): McpServer {
+export function createMcpServer(mindContext: MindContext): McpServer {
   const server = new McpServer(
     { name: "edgemind", version: "0.1.0" },
     { instructions: "Long-term memory of one mind. Read it with get_memory, add facts with save_memory_note." },
   );
-  for (const register of TOOLS) register(server, ctx);
+  for (const register of TOOLS) register(server, mindContext);
   return server;
 }

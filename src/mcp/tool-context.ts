@@ -5,7 +5,7 @@ import { logFailure } from "../observe/log";
 import type { MindContext } from "../tenancy/mind-context";
 
 /** A tool module: one tool, registered on a server for one request's caller. */
-export type RegisterTool = (server: McpServer, ctx: MindContext) => void;
+export type RegisterTool = (server: McpServer, mindContext: MindContext) => void;
 
 /** A successful result: plain text for the model, the same value as structured JSON. */
 export function jsonResult(value: object, text = JSON.stringify(value, null, 2)): CallToolResult {

@@ -76,6 +76,6 @@ async function shortHash(text: string): Promise<string> {
 }
 
 /** Stores a fact stated in one line under its guessed category and the key its words give. */
-export async function rememberFact(ctx: MindContext, fact: string): ReturnType<typeof storeMemory> {
-  return storeMemory(ctx, { category: inferCategory(fact), key: await keyForFact(fact), content: fact });
+export async function rememberFact(mindContext: MindContext, fact: string): ReturnType<typeof storeMemory> {
+  return storeMemory(mindContext, { category: inferCategory(fact), key: await keyForFact(fact), content: fact });
 }

@@ -29,13 +29,13 @@ const CANDIDATES = 50;
  * `meaning`: the query by meaning a request's other searches share (one embedding for all).
  */
 export async function retrieveMemories(
-  ctx: MindContext, options: SearchOptions, meaning: QueryMeaning = queryMeaning(ctx, options.q, ["memory"]),
+  mindContext: MindContext, options: SearchOptions, meaning: QueryMeaning = queryMeaning(mindContext, options.q, ["memory"]),
 ): Promise<RetrievedHits> {
-  if (!ctx.semantic) return { hits: await searchMemories(ctx, options), retrieval: "full_text" };
+  if (!mindContext.semantic) return { hits: await searchMemories(mindContext, options), retrieval: "full_text" };
   const candidates = Math.max(options.limit, CANDIDATES);
   const [lexical, nearest] = await Promise.all([
-    searchMemories(ctx, { ...options, limit: candidates }),
-    searchByMeaning(ctx, meaning, candidates),
+    searchMemories(mindContext, { ...options, limit: candidates }),
+    searchByMeaning(mindContext, meaning, candidates),
   ]);
   if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
   const filtered = nearest.filter(
@@ -46,13 +46,13 @@ export async function retrieveMemories(
 }
 
 /** Memories nearest in meaning to the query, best first, within the scope; null when recall by meaning is not available. */
-async function searchByMeaning(ctx: MindContext, meaning: QueryMeaning, limit: number): Promise<Memory[] | null> {
-  const ids = await nearestRowIds(ctx, meaning, "memory", limit);
+async function searchByMeaning(mindContext: MindContext, meaning: QueryMeaning, limit: number): Promise<Memory[] | null> {
+  const ids = await nearestRowIds(mindContext, meaning, "memory", limit);
   if (ids === null || ids.length === 0) return ids === null ? null : [];
   // The index's answer is checked against the rows in SQL: only this scope's live memories count.
-  const now = isoNow(ctx.clock);
+  const now = isoNow(mindContext.clock);
   const rows = await inIdChunks(ids, (chunk) =>
-    ctx.shard.select().from(memories).where(and(inArray(memories.id, chunk), inScope(ctx.scope), notExpired(now))),
+    mindContext.shard.select().from(memories).where(and(inArray(memories.id, chunk), inScope(mindContext.scope), notExpired(now))),
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => (byId.has(id) ? [toMemory(byId.get(id)!)] : [])).slice(0, limit);

@@ -54,11 +54,11 @@ export const memorySearchColumns = (mindId: string, key: string, content: string
  * scope's mind and agent namespace. The change and its history row are written in one batch.
  */
 export async function storeMemory(
-  ctx: MindContext,
+  mindContext: MindContext,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
-  const { scope, shard } = ctx;
-  const now = isoNow(ctx.clock);
+  const { scope, shard } = mindContext;
+  const now = isoNow(mindContext.clock);
   const id = newId("mem");
   const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
   const sameKey = sameKeyOf(scope, input);
@@ -67,9 +67,9 @@ export async function storeMemory(
   // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
   const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
   const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
-  const marks = embeddingMarks(ctx, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
+  const marks = embeddingMarks(mindContext, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
   const written = { ...provenance(scope, input.confidence), tags, priority: input.priority, expires_at: input.expires_at };
-  const [, rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
+  const [, rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
     historyFromTable(shard, "update", { ...change, changes: changesFromTable(written) }, sameKey),
     upsertMemory(shard, scope, input, { id, tags, now }),
     historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
@@ -77,7 +77,7 @@ export async function storeMemory(
     ...marks,
   ]), { inBatch, replaces });
   const row = rows[0]!;
-  embedMarked(ctx, [row.id]);
+  embedMarked(mindContext, [row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
@@ -170,10 +170,10 @@ export async function getMemory({ shard, scope }: MindContext, id: string, withC
 }
 
 /** Changes the given fields; the writer's provenance replaces the old one. */
-export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPatch): Promise<Memory> {
-  const { scope } = ctx;
-  const { shard, clock } = ctx;
-  const current = await getMemory(ctx, id);
+export async function updateMemory(mindContext: MindContext, id: string, patch: MemoryPatch): Promise<Memory> {
+  const { scope } = mindContext;
+  const { shard, clock } = mindContext;
+  const current = await getMemory(mindContext, id);
   const now = isoNow(clock);
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
@@ -186,8 +186,8 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
     ...written,
   });
   const reembed = patch.content !== undefined || patch.tags !== undefined;
-  const marks = reembed ? embeddingMarks(ctx, "memory", [id]) : [];
-  const [rows] = await writeWithinQuota(ctx, need, (guard) => shard.batch([
+  const marks = reembed ? embeddingMarks(mindContext, "memory", [id]) : [];
+  const [rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
     shard
       .update(memories)
       .set({
@@ -206,28 +206,28 @@ export async function updateMemory(ctx: MindContext, id: string, patch: MemoryPa
     ...marks,
   ]));
   if (!rows[0]) throw notFound("memory");
-  if (reembed) embedMarked(ctx, [id]);
+  if (reembed) embedMarked(mindContext, [id]);
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
-export async function deleteMemory(ctx: MindContext, id: string): Promise<void> {
-  const { scope } = ctx;
-  const { shard, clock } = ctx;
-  const current = await getMemory(ctx, id);
+export async function deleteMemory(mindContext: MindContext, id: string): Promise<void> {
+  const { scope } = mindContext;
+  const { shard, clock } = mindContext;
+  const current = await getMemory(mindContext, id);
   const [deleted] = await shard.batch([
     shard.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
   ]);
   if (deleted.length === 0) throw notFound("memory");
-  dropGoneVectors(ctx);
+  dropGoneVectors(mindContext);
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */
-export async function verifyMemory(ctx: MindContext, id: string): Promise<Memory> {
-  const { scope } = ctx;
+export async function verifyMemory(mindContext: MindContext, id: string): Promise<Memory> {
+  const { scope } = mindContext;
   if (!isPerson(scope.principal)) throw forbidden("only a human can verify a memory");
-  const { shard, clock } = ctx;
-  const current = await getMemory(ctx, id);
+  const { shard, clock } = mindContext;
+  const current = await getMemory(mindContext, id);
   const now = isoNow(clock);
   const [rows] = await shard.batch([
     shard
@@ -297,11 +297,11 @@ export interface HistoryEntry {
 }
 
 /** Every recorded change of a memory, oldest first; kept after the memory is deleted. */
-export async function memoryHistoryOf(ctx: MindContext, id: string): Promise<HistoryEntry[]> {
-  const { scope } = ctx;
+export async function memoryHistoryOf(mindContext: MindContext, id: string): Promise<HistoryEntry[]> {
+  const { scope } = mindContext;
   // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
-  if (scope.agentFilter !== null) await getMemory(ctx, id);
-  const rows = await ctx.shard
+  if (scope.agentFilter !== null) await getMemory(mindContext, id);
+  const rows = await mindContext.shard
     .select()
     .from(memoryHistory)
     .where(and(eq(memoryHistory.mindId, scope.mindId), eq(memoryHistory.memoryId, id)))
@@ -375,14 +375,14 @@ export async function expiringMemories(
  * namespace with it (of one category when `category` is given). Returns what went; nothing
  * found is not_found.
  */
-export async function forgetMemory(ctx: MindContext, target: { id: string } | { key: string; category?: Category }): Promise<Memory[]> {
-  const { scope } = ctx;
-  const byId = "id" in target ? await ctx.shard.select().from(memories).where(and(eq(memories.id, target.id), inScope(scope))).get() : undefined;
+export async function forgetMemory(mindContext: MindContext, target: { id: string } | { key: string; category?: Category }): Promise<Memory[]> {
+  const { scope } = mindContext;
+  const byId = "id" in target ? await mindContext.shard.select().from(memories).where(and(eq(memories.id, target.id), inScope(scope))).get() : undefined;
   const key = "id" in target ? target.id : target.key;
   const category = "category" in target ? target.category : undefined;
   const rows = byId
     ? [byId]
-    : await ctx.shard
+    : await mindContext.shard
         .select()
         .from(memories)
         .where(
@@ -394,6 +394,6 @@ export async function forgetMemory(ctx: MindContext, target: { id: string } | { 
           ),
         );
   if (rows.length === 0) throw notFound("memory");
-  for (const row of rows) await deleteMemory(ctx, row.id);
+  for (const row of rows) await deleteMemory(mindContext, row.id);
   return rows.map(toMemory);
 }

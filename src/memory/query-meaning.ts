@@ -25,17 +25,17 @@ const NO_MEANING: QueryMeaning = { vectorFor: async () => null };
  * The query `q` by meaning for searches of `kinds`: the first search to ask reads which of them
  * have vectors in this mind and, if any does, embeds the query, once; later asks share both.
  */
-export function queryMeaning(ctx: MindContext, q: string, kinds: readonly VectorKind[]): QueryMeaning {
-  const semantic = ctx.semantic;
+export function queryMeaning(mindContext: MindContext, q: string, kinds: readonly VectorKind[]): QueryMeaning {
+  const semantic = mindContext.semantic;
   if (!semantic || q.trim() === "" || kinds.length === 0) return NO_MEANING;
   let embedded: Promise<{ present: Set<VectorKind>; vector: number[] | null }> | undefined;
   const embed = async () => {
     // Which kinds have vectors and what the budget leaves are read together, before any embedding.
     const [present, budget] = await Promise.all([
-      kindsWithVectors(ctx, kinds),
-      checked(assertWithinBudget(ctx, tokenAccountOf(ctx))),
+      kindsWithVectors(mindContext, kinds),
+      checked(assertWithinBudget(mindContext, tokenAccountOf(mindContext))),
     ]);
-    return { present, vector: present.size === 0 ? null : await embedQuery(ctx, semantic, q, budget) };
+    return { present, vector: present.size === 0 ? null : await embedQuery(mindContext, semantic, q, budget) };
   };
   return {
     async vectorFor(kind) {
@@ -49,8 +49,8 @@ export function queryMeaning(ctx: MindContext, q: string, kinds: readonly Vector
  * Ids of the scope's rows of one kind nearest in meaning to the query, best first, as the index
  * answers (not yet checked in SQL); null when recall by meaning is not available for that kind.
  */
-export async function nearestRowIds(ctx: MindContext, meaning: QueryMeaning, kind: VectorKind, limit: number): Promise<string[] | null> {
-  const { semantic, scope } = ctx;
+export async function nearestRowIds(mindContext: MindContext, meaning: QueryMeaning, kind: VectorKind, limit: number): Promise<string[] | null> {
+  const { semantic, scope } = mindContext;
   const vector = semantic ? await meaning.vectorFor(kind) : null;
   if (!semantic || vector === null) return null;
   const topK = Math.min(MAX_TOP_K, Math.max(limit, QUERY_TOP_K));
@@ -59,25 +59,25 @@ export async function nearestRowIds(ctx: MindContext, meaning: QueryMeaning, kin
 }
 
 /** The kinds among `kinds` this mind has at least one vector of where queries look (not one left to move): one read. */
-async function kindsWithVectors(ctx: MindContext, kinds: readonly VectorKind[]): Promise<Set<VectorKind>> {
-  const mindId = ctx.scope.mindId;
+async function kindsWithVectors(mindContext: MindContext, kinds: readonly VectorKind[]): Promise<Set<VectorKind>> {
+  const mindId = mindContext.scope.mindId;
   const checks = kinds.map(
     (kind) => sql`select ${kind} as kind where exists (select 1 from embeddings where mind_id = ${mindId} and kind = ${kind} and state = 'done' and vector_layout = ${SHARED_LAYOUT})`,
   );
-  const rows = await ctx.shard.all<{ kind: VectorKind }>(sql.join(checks, sql` union all `));
+  const rows = await mindContext.shard.all<{ kind: VectorKind }>(sql.join(checks, sql` union all `));
   return new Set(rows.map((row) => row.kind));
 }
 
 /** The query's vector; null (full text alone) when the budget check failed or the embedder fails. */
-async function embedQuery(ctx: MindContext, semantic: Semantic, q: string, budget: Checked): Promise<number[] | null> {
-  const account = tokenAccountOf(ctx);
+async function embedQuery(mindContext: MindContext, semantic: Semantic, q: string, budget: Checked): Promise<number[] | null> {
+  const account = tokenAccountOf(mindContext);
   try {
     if (!budget.ok) throw budget.error;
     const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
-    await afterResponse(ctx, recordUsage(ctx, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
+    await afterResponse(mindContext, recordUsage(mindContext, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
     return result.vectors[0]!;
   } catch (err) {
-    if (!(err instanceof AppError)) await afterResponse(ctx, recordUsage(ctx, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
+    if (!(err instanceof AppError)) await afterResponse(mindContext, recordUsage(mindContext, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
     logFailure("query_embedding_failed", err, { mind: account.mindId });
     return null;
   }
@@ -93,7 +93,7 @@ const checked = (check: Promise<void>): Promise<Checked> =>
   );
 
 /** A ledger write left to the request's deferred work (waitUntil), so a read never waits on the primary; awaited where nothing defers. */
-async function afterResponse(ctx: Pick<MindContext, "defer">, write: Promise<void>): Promise<void> {
-  if (!ctx.defer) return write;
-  ctx.defer(write.catch((err: unknown) => logFailure("usage_ledger_write_failed", err, {})));
+async function afterResponse(mindContext: Pick<MindContext, "defer">, write: Promise<void>): Promise<void> {
+  if (!mindContext.defer) return write;
+  mindContext.defer(write.catch((err: unknown) => logFailure("usage_ledger_write_failed", err, {})));
 }

@@ -22,13 +22,13 @@ export interface Recall {
  * The mind's unexpired memories, critical first and most recent first within a priority,
  * as Synapse's plain-text recall. With `maxTokens`, the list is cut where the text would pass it.
  */
-export async function recallMemories(ctx: MindContext, options: RecallOptions): Promise<Recall> {
-  const { scope } = ctx;
-  const mindName = ctx.mind.name;
-  const rows = await ctx.shard
+export async function recallMemories(mindContext: MindContext, options: RecallOptions): Promise<Recall> {
+  const { scope } = mindContext;
+  const mindName = mindContext.mind.name;
+  const rows = await mindContext.shard
     .select()
     .from(memories)
-    .where(and(inScope(scope), notExpired(isoNow(ctx.clock)), options.category && eq(memories.category, options.category)))
+    .where(and(inScope(scope), notExpired(isoNow(mindContext.clock)), options.category && eq(memories.category, options.category)))
     .orderBy(desc(priorityRank), desc(memories.updatedAt), desc(memories.id))
     .limit(options.limit);
   const countTokens = await loadTokenCounter();

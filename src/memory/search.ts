@@ -99,20 +99,20 @@ function unionAll(selects: SQL[]): SQL {
  * statements: the rarity of the best hits' words, and the search asked again with them
  * (feedback.ts).
  */
-export async function searchMemories(ctx: MindContext, options: SearchOptions): Promise<SearchHit[]> {
-  const { shard, scope } = ctx;
+export async function searchMemories(mindContext: MindContext, options: SearchOptions): Promise<SearchHit[]> {
+  const { shard, scope } = mindContext;
   const token = mindSearchToken(scope.mindId);
   const terms = queryTerms(options.q).map((t) => token + t);
   if (terms.length === 0) return [];
   const held = await mindTerms(shard, scope.mindId, terms);
   if (held.size === 0) return [];
   const weights = new Map([...held].map(([term, t]) => [term, t.weight]));
-  let rows = await rankedRows(ctx, options, weights, terms);
+  let rows = await rankedRows(mindContext, options, weights, terms);
   if (options.feedback) {
     const lead = rows.slice(0, FEEDBACK_HITS);
     const candidates = feedbackCandidates(lead, new Set(terms), token);
     const more = candidates.size > 0 ? feedbackTerms(candidates, await mindTerms(shard, scope.mindId, [...candidates.keys()])) : new Map();
-    if (more.size > 0) rows = afterLead(lead, await rankedRows(ctx, options, new Map([...weights, ...more]), terms)).slice(0, options.limit);
+    if (more.size > 0) rows = afterLead(lead, await rankedRows(mindContext, options, new Map([...weights, ...more]), terms)).slice(0, options.limit);
   }
   return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
 }

@@ -37,15 +37,15 @@ type Deferring = Pick<InShard, "defer">;
  * own batch (none without the ports). A row is named by its id, or by SQL that selects it.
  */
 export function embeddingMarks(
-  ctx: Pick<MindContext, "semantic" | "clock" | "shard"> & { mind: Pick<Mind, "id"> },
+  mindContext: Pick<MindContext, "semantic" | "clock" | "shard"> & { mind: Pick<Mind, "id"> },
   kind: VectorKind,
   rows: (string | SQL)[],
 ): BatchItem<"sqlite">[] {
-  if (!ctx.semantic || rows.length === 0) return [];
-  const now = isoNow(ctx.clock);
-  const mindId = ctx.mind.id;
+  if (!mindContext.semantic || rows.length === 0) return [];
+  const now = isoNow(mindContext.clock);
+  const mindId = mindContext.mind.id;
   return [
-    ctx.shard
+    mindContext.shard
       .insert(embeddings)
       .values(rows.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
       .onConflictDoUpdate({
@@ -56,10 +56,10 @@ export function embeddingMarks(
 }
 
 /** After the batch that marked them: embeds these rows off the request path, with the budget the context carries. */
-export function embedMarked(ctx: EmbedDeps & Deferring & { mind: BudgetOf }, rowIds: string[]): void {
-  if (!ctx.semantic || rowIds.length === 0) return;
+export function embedMarked(mindContext: EmbedDeps & Deferring & { mind: BudgetOf }, rowIds: string[]): void {
+  if (!mindContext.semantic || rowIds.length === 0) return;
   // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
-  defer(ctx, embedPending(ctx, ctx.mind, EMBED_BATCH, rowIds));
+  defer(mindContext, embedPending(mindContext, mindContext.mind, EMBED_BATCH, rowIds));
 }
 
 /** After rows of the mind went, removes their vectors off the request path. No-op without the ports. */

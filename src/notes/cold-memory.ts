@@ -39,8 +39,8 @@ const memoryChanged = (current: number, expected: number) =>
   new AppError("memory_changed", `cold memory is at version ${current}, not ${expected}: read it again and merge`);
 
 /** The scope's cold memory: its text and version. */
-export async function readCold(ctx: MindContext): Promise<Cold> {
-  return getCold(ctx);
+export async function readCold(mindContext: MindContext): Promise<Cold> {
+  return getCold(mindContext);
 }
 
 /**
@@ -48,55 +48,55 @@ export async function readCold(ctx: MindContext): Promise<Cold> {
  * memory_changed and changes nothing. With a consolidation id, exactly that consolidation's
  * notes are deleted in the same batch.
  */
-export async function updateCold(ctx: MindContext, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
-  const { scope } = ctx;
+export async function updateCold(mindContext: MindContext, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
+  const { scope } = mindContext;
   const { mindId, agent } = scope;
-  if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
-  const result = await writeWithinQuota(ctx, { bytes: storedBytes(update.text) }, (guard) =>
-    compareAndSwapCold(ctx.shard, {
+  if (update.consolidation_id !== undefined) await openConsolidation(mindContext, update.consolidation_id);
+  const result = await writeWithinQuota(mindContext, { bytes: storedBytes(update.text) }, (guard) =>
+    compareAndSwapCold(mindContext.shard, {
       mindId,
       agent,
       text: update.text,
       expectedVersion: update.version,
       author: actorOf(scope.principal),
-      now: isoNow(ctx.clock),
+      now: isoNow(mindContext.clock),
       consolidationId: update.consolidation_id,
       guard,
     }),
   );
   if (!result.ok) {
-    if (update.consolidation_id !== undefined) await openConsolidation(ctx, update.consolidation_id);
-    throw memoryChanged((await getCold(ctx)).version, update.version);
+    if (update.consolidation_id !== undefined) await openConsolidation(mindContext, update.consolidation_id);
+    throw memoryChanged((await getCold(mindContext)).version, update.version);
   }
-  return { ...(await getCold(ctx)), folded_notes: result.foldedNotes };
+  return { ...(await getCold(mindContext)), folded_notes: result.foldedNotes };
 }
 
-async function openConsolidation(ctx: MindContext, id: string): Promise<void> {
-  const consolidation = await getConsolidation(ctx, id);
+async function openConsolidation(mindContext: MindContext, id: string): Promise<void> {
+  const consolidation = await getConsolidation(mindContext, id);
   if (!consolidation) throw notFound("consolidation");
   if (consolidation.status !== "running") throw conflict(`consolidation ${id} is ${consolidation.status}, no longer open`);
 }
 
 /** Writes the text of an earlier version as the new current version. */
-export async function rollbackCold(ctx: MindContext, version: number): Promise<Cold> {
-  const { scope } = ctx;
-  const target = await getColdVersion(ctx, version);
+export async function rollbackCold(mindContext: MindContext, version: number): Promise<Cold> {
+  const { scope } = mindContext;
+  const target = await getColdVersion(mindContext, version);
   if (!target) throw notFound(`cold memory version ${version}`);
-  const current = await getCold(ctx);
+  const current = await getCold(mindContext);
   if (current.version === version) throw invalid(`version ${version} is already the current version`);
-  const result = await writeWithinQuota(ctx, { bytes: storedBytes(target.text) }, (guard) =>
-    compareAndSwapCold(ctx.shard, {
+  const result = await writeWithinQuota(mindContext, { bytes: storedBytes(target.text) }, (guard) =>
+    compareAndSwapCold(mindContext.shard, {
       mindId: scope.mindId,
       agent: scope.agent,
       text: target.text,
       expectedVersion: current.version,
       author: `rollback to ${version} by ${actorOf(scope.principal)}`,
-      now: isoNow(ctx.clock),
+      now: isoNow(mindContext.clock),
       guard,
     }),
   );
-  if (!result.ok) throw memoryChanged((await getCold(ctx)).version, current.version);
-  return getCold(ctx);
+  if (!result.ok) throw memoryChanged((await getCold(mindContext)).version, current.version);
+  return getCold(mindContext);
 }
 
 /**
@@ -104,8 +104,8 @@ export async function rollbackCold(ctx: MindContext, version: number): Promise<C
  * Bounded: each version has at most DIFF_MAX_LINES lines, and the search for the shortest
  * edit stops after DIFF_MAX_EDITS changed lines.
  */
-export async function diffCold(ctx: MindContext, from: number, to: number): Promise<ColdDiff> {
-  const [before, after] = await Promise.all([versionText(ctx, from), versionText(ctx, to)]);
+export async function diffCold(mindContext: MindContext, from: number, to: number): Promise<ColdDiff> {
+  const [before, after] = await Promise.all([versionText(mindContext, from), versionText(mindContext, to)]);
   for (const [version, text] of [[from, before], [to, after]] as const) {
     const lines = lineCount(text);
     if (lines > DIFF_MAX_LINES) {
@@ -147,9 +147,9 @@ function wholeReplacement(oldName: string, newName: string, before: string, afte
   };
 }
 
-async function versionText(ctx: MindContext, version: number): Promise<string> {
+async function versionText(mindContext: MindContext, version: number): Promise<string> {
   if (version === 0) return "";
-  const found = await getColdVersion(ctx, version);
+  const found = await getColdVersion(mindContext, version);
   if (!found) throw notFound(`cold memory version ${version}`);
   return found.text;
 }
@@ -159,10 +159,10 @@ async function versionText(ctx: MindContext, version: number): Promise<string> {
  * result with `PUT /cold` and the returned consolidation id. Null when no note is waiting.
  */
 export async function startClientConsolidation(
-  ctx: MindContext,
+  mindContext: MindContext,
   limit: number,
 ): Promise<(Claim & { cold: Cold }) | null> {
-  const claim = await claimNotes(ctx, { mode: "client", limit });
+  const claim = await claimNotes(mindContext, { mode: "client", limit });
   if (!claim) return null;
-  return { ...claim, cold: await getCold(ctx) };
+  return { ...claim, cold: await getCold(mindContext) };
 }

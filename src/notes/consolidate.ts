@@ -45,34 +45,34 @@ export type ConsolidationOutcome =
  * A document that would pass COLD_STORED_MAX_CHARS is not written: the failure says so, and
  * until that version is edited the namespace is skipped without claiming or calling the model.
  */
-export async function consolidateNotes(ctx: MindContext, options: ConsolidationOptions = DEFAULT_CONSOLIDATION): Promise<ConsolidationOutcome> {
-  const target = { mindId: ctx.scope.mindId, agent: ctx.scope.agent };
-  const account = tokenAccountOf(ctx);
-  const model = ctx.model();
+export async function consolidateNotes(mindContext: MindContext, options: ConsolidationOptions = DEFAULT_CONSOLIDATION): Promise<ConsolidationOutcome> {
+  const target = { mindId: mindContext.scope.mindId, agent: mindContext.scope.agent };
+  const account = tokenAccountOf(mindContext);
+  const model = mindContext.model();
   // Over budget, the notes are not even claimed: they simply wait for tomorrow.
-  if (model && account.dailyBudget !== null && (await tokensUsedToday(ctx, account)) >= account.dailyBudget) return { status: "budget" };
-  if (await coldFoundFull(ctx)) return { status: "full" };
+  if (model && account.dailyBudget !== null && (await tokensUsedToday(mindContext, account)) >= account.dailyBudget) return { status: "budget" };
+  if (await coldFoundFull(mindContext)) return { status: "full" };
 
-  const claim = await claimNotes(ctx, { mode: model ? "model" : "offline", limit: options.maxNotes });
+  const claim = await claimNotes(mindContext, { mode: model ? "model" : "offline", limit: options.maxNotes });
   if (!claim) return { status: "nothing" };
-  const locale = documentLocale(ctx.mind.locale);
+  const locale = documentLocale(mindContext.mind.locale);
   const merging: Merging = { modelCalls: 0, offlineParts: 0 };
   try {
     for (let attempt = 1; attempt <= options.maxAttempts; attempt++) {
-      const cold = await getCold(ctx);
+      const cold = await getCold(mindContext);
       merging.readVersion = cold.version;
       // A document at its bound has no room for a note: found before any model call.
       if (cold.text.length >= COLD_STORED_MAX_CHARS) throw coldMemoryFull(cold, claim.notes.length);
-      const text = await merge(ctx, model, merging, { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes, account });
+      const text = await merge(mindContext, model, merging, { locale, current: cold.text, currentVersion: cold.version, notes: claim.notes, account });
       if (text.length > COLD_STORED_MAX_CHARS) throw coldMemoryFull(cold, claim.notes.length, text.length);
       // Past max_bytes the write is refused whole (the guard ends its batch) and the notes wait.
-      const written = await writeWithinQuota(ctx, { bytes: storedBytes(text) }, (guard) =>
-        compareAndSwapCold(ctx.shard, {
+      const written = await writeWithinQuota(mindContext, { bytes: storedBytes(text) }, (guard) =>
+        compareAndSwapCold(mindContext.shard, {
           ...target,
           text,
           expectedVersion: cold.version,
           author: "consolidation",
-          now: ctx.clock.now().toISOString(),
+          now: mindContext.clock.now().toISOString(),
           consolidationId: claim.consolidationId,
           attempts: attempt,
           guard,
@@ -86,7 +86,7 @@ export async function consolidateNotes(ctx: MindContext, options: ConsolidationO
     }
     throw new AppError("memory_changed", `cold memory changed during each of ${options.maxAttempts} attempts`);
   } catch (error) {
-    return failConsolidation(ctx, claim.consolidationId, error, merging.readVersion);
+    return failConsolidation(mindContext, claim.consolidationId, error, merging.readVersion);
   }
 }
 
@@ -100,20 +100,20 @@ interface Merging {
 
 /** The merged document: with the model when there is one (its calls counted), deterministically otherwise. */
 async function merge(
-  ctx: MindContext,
+  mindContext: MindContext,
   model: LanguageModel | null,
   merging: Merging,
   input: MergeInput & { account: TokenAccount },
 ): Promise<string> {
   if (!model) return mergeOffline(input);
-  const answer = await mergeWithModel(ctx, model, input);
+  const answer = await mergeWithModel(mindContext, model, input);
   merging.modelCalls += answer.calls;
   merging.offlineParts += answer.offlineParts;
   return answer.value;
 }
 
 /** Gives a failed consolidation's notes back, records why and answers the failure. */
-async function failConsolidation(ctx: MindContext, consolidationId: string, error: unknown, readVersion?: number): Promise<ConsolidationOutcome> {
+async function failConsolidation(mindContext: MindContext, consolidationId: string, error: unknown, readVersion?: number): Promise<ConsolidationOutcome> {
   // Only an AppError's text is meant for the mind's users; anything else (a D1 error with its
   // SQL, a bug) is logged here and recorded as a code and a safe sentence.
   const message = error instanceof AppError ? `${error.code}: ${error.message}` : "internal: the consolidation failed; its notes wait for the next run";
@@ -121,7 +121,7 @@ async function failConsolidation(ctx: MindContext, consolidationId: string, erro
   const code = error instanceof AppError ? error.code : "internal";
   try {
     // A full document records the version it was found full at: that version is not tried again.
-    await releaseClaim(ctx, consolidationId, { error: message, ...(code === COLD_FULL && { fromVersion: readVersion }) });
+    await releaseClaim(mindContext, consolidationId, { error: message, ...(code === COLD_FULL && { fromVersion: readVersion }) });
   } catch (releaseError) {
     // The next hourly run's sweep frees the notes of a claim that could not be released.
     logFailure("consolidation_claim_not_released", releaseError, { consolidation_id: consolidationId });

@@ -86,19 +86,19 @@ const SYSTEM = [
  * moves. With no model, over budget or on a model failure nothing is extracted and the cursor
  * stays, so no message is ever skipped. Writes nothing: `saveExtraction` does.
  */
-export async function extractNotes(ctx: MindContext, input: ExtractionInput): Promise<ExtractionPlan> {
+export async function extractNotes(mindContext: MindContext, input: ExtractionInput): Promise<ExtractionPlan> {
   const window = transcriptWindow(input.messages);
   if (window.length === 0) return { status: "nothing", cursor: input.cursor };
-  const model = ctx.model();
+  const model = mindContext.model();
   if (!model) return { status: "no_model", cursor: input.cursor };
-  const { mind } = ctx;
+  const { mind } = mindContext;
   const transcript = window.map((m, i) => `#${i + 1} ${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
   try {
     const answer = await generateObjectFor(
-      ctx,
+      mindContext,
       model,
       {
-        account: tokenAccountOf(ctx),
+        account: tokenAccountOf(mindContext),
         purpose: "extraction",
         system: SYSTEM,
         prompt: `The person's usual language: ${documentLocale(mind.locale) === "ru" ? "Russian" : "English"}.\n\n<conversation>\n${transcript}\n</conversation>`,
@@ -260,19 +260,19 @@ function insertNewNote(shard: Db, v: ReturnType<typeof noteValues>, recorded: SQ
  * move), and returns how many notes were new.
  */
 export async function saveExtraction(
-  ctx: MindContext,
+  mindContext: MindContext,
   input: ExtractionInput,
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
 ): Promise<{ written: number }> {
-  const writes = extractionWrites(ctx, input, plan);
+  const writes = extractionWrites(mindContext, input, plan);
   const statements = [...writes, ...alongside];
   if (statements.length === 0) return { written: 0 };
-  const batch = (more: BatchItem<"sqlite">[]) => ctx.shard.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const batch = (more: BatchItem<"sqlite">[]) => mindContext.shard.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const bytes = plan.status === "extracted" ? plan.notes.reduce((n, note) => n + storedBytes(note.text), 0) : 0;
   const results =
     plan.status === "extracted" && plan.notes.length > 0
-      ? await writeWithinQuota(ctx, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
+      ? await writeWithinQuota(mindContext, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
       : await batch([]);
   const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
   return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };

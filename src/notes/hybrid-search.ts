@@ -23,24 +23,24 @@ const CANDIDATES = 50;
  * meaning a request's other searches share.
  */
 export async function retrieveNotes(
-  ctx: MindContext, options: { q: string; limit: number; withContext?: boolean }, meaning: QueryMeaning = queryMeaning(ctx, options.q, ["note"]),
+  mindContext: MindContext, options: { q: string; limit: number; withContext?: boolean }, meaning: QueryMeaning = queryMeaning(mindContext, options.q, ["note"]),
 ): Promise<RetrievedNotes> {
-  if (!ctx.semantic) return { hits: await searchNotes(ctx, options), retrieval: "full_text" };
+  if (!mindContext.semantic) return { hits: await searchNotes(mindContext, options), retrieval: "full_text" };
   const candidates = Math.max(options.limit, CANDIDATES);
   const [lexical, nearest] = await Promise.all([
-    searchNotes(ctx, { ...options, limit: candidates }),
-    nearestRowIds(ctx, meaning, "note", candidates),
+    searchNotes(mindContext, { ...options, limit: candidates }),
+    nearestRowIds(mindContext, meaning, "note", candidates),
   ]);
   if (nearest === null) return { hits: lexical.slice(0, options.limit), retrieval: "full_text" };
-  const found = await notesByIds(ctx, nearest, options.withContext);
+  const found = await notesByIds(mindContext, nearest, options.withContext);
   const fused = reciprocalRankFusion([lexical.map((h) => h.note), found], (n) => n.id, [1, MEANING_WEIGHT]);
   return { hits: fused.slice(0, options.limit).map(({ item, score }) => ({ note: item, score })), retrieval: "hybrid" };
 }
 
 /** Memories and notes matching `q`, searched together: the query is embedded once for both. */
-export async function retrieveMemoriesAndNotes(ctx: MindContext, options: { q: string; limit: number }): Promise<{ memories: RetrievedHits; notes: RetrievedNotes }> {
-  const meaning = queryMeaning(ctx, options.q, ["memory", "note"]);
-  const [memories, found] = await Promise.all([retrieveMemories(ctx, options, meaning), retrieveNotes(ctx, options, meaning)]);
+export async function retrieveMemoriesAndNotes(mindContext: MindContext, options: { q: string; limit: number }): Promise<{ memories: RetrievedHits; notes: RetrievedNotes }> {
+  const meaning = queryMeaning(mindContext, options.q, ["memory", "note"]);
+  const [memories, found] = await Promise.all([retrieveMemories(mindContext, options, meaning), retrieveNotes(mindContext, options, meaning)]);
   return { memories, notes: found };
 }
 

@@ -80,8 +80,8 @@ export function noteValues(
  * Appends a note to the scope's namespace. A human's note is the user's own word
  * (confidence 1.0); an agent's note has confidence 0.7.
  */
-export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note> {
-  const { shard, clock, scope } = ctx;
+export async function addNote(mindContext: MindContext, input: NoteInput): Promise<Note> {
+  const { shard, clock, scope } = mindContext;
   // A note may name only a session the caller can see: another mind's (or namespace's) is not found.
   if (input.session_id != null) {
     const visible = await shard.select({ id: sessions.id }).from(sessions).where(and(eq(sessions.id, input.session_id), inScope(scope, sessions))).get();
@@ -101,10 +101,10 @@ export async function addNote(ctx: MindContext, input: NoteInput): Promise<Note>
     isoNow(clock),
     input.context,
   );
-  const [[row]] = await writeWithinQuota(ctx, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
-    shard.batch([shard.insert(notes).values(values).returning(), guard, ...embeddingMarks(ctx, "note", [values.id])]),
+  const [[row]] = await writeWithinQuota(mindContext, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
+    shard.batch([shard.insert(notes).values(values).returning(), guard, ...embeddingMarks(mindContext, "note", [values.id])]),
   );
-  embedMarked(ctx, [row!.id]);
+  embedMarked(mindContext, [row!.id]);
   return toNoteWithContext(row!, input.context !== undefined);
 }
 

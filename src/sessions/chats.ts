@@ -78,10 +78,10 @@ export async function listChats({ shard, scope }: MindContext, page: { limit: nu
  * Erases a chat with all its sessions and their messages (one batch: the foreign keys
  * cascade, the search index follows by trigger), then the sessions' object state.
  */
-export async function deleteChat(ctx: MindContext, chatId: string): Promise<Record<string, number>> {
-  const { scope } = ctx;
-  const { shard } = ctx;
-  await getChat(ctx, chatId);
+export async function deleteChat(mindContext: MindContext, chatId: string): Promise<Record<string, number>> {
+  const { scope } = mindContext;
+  const { shard } = mindContext;
+  await getChat(mindContext, chatId);
   const chatSessions = shard
     .select({ id: sessions.id })
     .from(sessions)
@@ -98,6 +98,6 @@ export async function deleteChat(ctx: MindContext, chatId: string): Promise<Reco
       .returning({ id: chats.id }),
   ]);
   if (deleted.length === 0) throw notFound("chat");
-  await forgetSessionObjects(ctx.sessionObjects, sessionRows.map((s) => s.id));
+  await forgetSessionObjects(mindContext.sessionObjects, sessionRows.map((s) => s.id));
   return { chats: 1, sessions: sessionRows.length, messages: messageCount[0]?.n ?? 0 };
 }

@@ -22,12 +22,12 @@ const MAX_MESSAGES = 400;
  */
 export async function extractSession(deps: Deps, target: SessionTarget): Promise<SessionExtraction> {
   // The one read of the mind: its shard, and the locale and budget the model call needs.
-  const ctx = await jobMindContext(deps, "extraction", target.mindId).catch((error: unknown) => {
+  const mindContext = await jobMindContext(deps, "extraction", target.mindId).catch((error: unknown) => {
     if (error instanceof AppError && error.code === "not_found") return null;
     throw error;
   });
-  if (!ctx) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
-  const { shard } = ctx;
+  if (!mindContext) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
+  const { shard } = mindContext;
   const ofSession = and(eq(sessions.id, target.sessionId), eq(sessions.mindId, target.mindId));
   const session = await shard
     .select({ cursor: sessions.extractedThroughMessageId, agent: sessions.agent })
@@ -49,7 +49,7 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
     .orderBy(asc(messages.id))
     .limit(MAX_MESSAGES);
   // Notes go to the session's namespace.
-  const inSession: MindContext = { ...ctx, scope: { ...ctx.scope, agent: session.agent, agentFilter: session.agent } };
+  const inSession: MindContext = { ...mindContext, scope: { ...mindContext.scope, agent: session.agent, agentFilter: session.agent } };
   const input: ExtractionInput = {
     sessionId: target.sessionId,
     cursor: session.cursor > 0 ? String(session.cursor) : null,

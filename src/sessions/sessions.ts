@@ -58,20 +58,20 @@ async function selectSessions(
  * A session of the scope's mind and namespace; another mind's or another namespace's session
  * is answered like a missing one.
  */
-export async function getSession(ctx: MindContext, sessionId: string): Promise<Session> {
-  const { scope } = ctx;
-  const [session] = await selectSessions(ctx, and(eq(sessions.id, sessionId), inScope(scope, sessions)));
+export async function getSession(mindContext: MindContext, sessionId: string): Promise<Session> {
+  const { scope } = mindContext;
+  const [session] = await selectSessions(mindContext, and(eq(sessions.id, sessionId), inScope(scope, sessions)));
   if (!session) throw notFound("session");
   return session;
 }
 
 /** A session of the scope's mind with its object's counters. */
 export async function getSessionWithState(
-  ctx: MindContext,
+  mindContext: MindContext,
   sessionId: string,
 ): Promise<Session & { state: SessionState }> {
-  const session = await getSession(ctx, sessionId);
-  return { ...session, state: await sessionObject(ctx.sessionObjects, sessionId).state() };
+  const session = await getSession(mindContext, sessionId);
+  return { ...session, state: await sessionObject(mindContext.sessionObjects, sessionId).state() };
 }
 
 export interface SessionListFilter {
@@ -86,10 +86,10 @@ export interface SessionListFilter {
  * The scope's sessions (of one chat when asked), most recently used first, with message
  * counts. An API chat named by `chat` is the one in the scope's write namespace.
  */
-export async function listSessions(ctx: MindContext, filter: SessionListFilter): Promise<Session[]> {
-  const { scope } = ctx;
+export async function listSessions(mindContext: MindContext, filter: SessionListFilter): Promise<Session[]> {
+  const { scope } = mindContext;
   return selectSessions(
-    ctx,
+    mindContext,
     and(
       inScope(scope, sessions),
       filter.chatId !== undefined ? eq(sessions.chatId, filter.chatId) : undefined,
@@ -107,13 +107,13 @@ export async function listSessions(ctx: MindContext, filter: SessionListFilter):
  * Creating and activating are one batch.
  */
 export async function openSession(
-  ctx: MindContext,
+  mindContext: MindContext,
   chatId: string,
   input: SessionInput,
 ): Promise<{ session: Session; created: boolean }> {
-  const { scope } = ctx;
-  const { shard, clock } = ctx;
-  const chat = await getChat(ctx, chatId);
+  const { scope } = mindContext;
+  const { shard, clock } = mindContext;
+  const chat = await getChat(mindContext, chatId);
   const id = newId("ses");
   const repoPath = storedRepoPath(input.repo_path);
   const sameTask = and(
@@ -143,25 +143,25 @@ export async function openSession(
       .set({ activeSessionId: sql`(select ${sessions.id} from ${sessions} where ${sameTask})` })
       .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId))),
   ]);
-  const [session] = await selectSessions(ctx, sameTask);
+  const [session] = await selectSessions(mindContext, sameTask);
   if (!session) throw notFound("chat");
   return { session, created: inserted.length > 0 };
 }
 
 /** `POST /sessions`: the task in an API client's chat (named, or the default one). */
 export async function openApiSession(
-  ctx: MindContext,
+  mindContext: MindContext,
   input: SessionInput & { chat?: string },
 ): Promise<{ session: Session; created: boolean }> {
-  const { chat } = await ensureChat(ctx, "api", input.chat ?? DEFAULT_CHAT);
-  return openSession(ctx, chat.id, input);
+  const { chat } = await ensureChat(mindContext, "api", input.chat ?? DEFAULT_CHAT);
+  return openSession(mindContext, chat.id, input);
 }
 
 /** Makes the session its chat's active one. */
-export async function activateSession(ctx: MindContext, sessionId: string): Promise<Session> {
-  const { scope } = ctx;
-  const session = await getSession(ctx, sessionId);
-  await ctx.shard
+export async function activateSession(mindContext: MindContext, sessionId: string): Promise<Session> {
+  const { scope } = mindContext;
+  const session = await getSession(mindContext, sessionId);
+  await mindContext.shard
     .update(chats)
     .set({ activeSessionId: session.id })
     .where(and(eq(chats.id, session.chat.id), inScope(scope, chats)));
@@ -172,24 +172,24 @@ export async function activateSession(ctx: MindContext, sessionId: string): Prom
  * A chat has one active session: the one it last opened or switched to, or, when there is none
  * (or it was deleted), the default task, opened for it.
  */
-export async function activeSession(ctx: MindContext, chat: Chat): Promise<Session> {
+export async function activeSession(mindContext: MindContext, chat: Chat): Promise<Session> {
   const activeId = chat.active_session_id;
   if (activeId) {
     try {
-      return await getSession(ctx, activeId);
+      return await getSession(mindContext, activeId);
     } catch (error) {
       if (!(error instanceof AppError && error.code === "not_found")) throw error;
     }
   }
-  return (await openSession(ctx, chat.id, { task_name: DEFAULT_TASK })).session;
+  return (await openSession(mindContext, chat.id, { task_name: DEFAULT_TASK })).session;
 }
 
 /**
  * A chat of the scope and its active session (null: none, or it was deleted), in one round trip;
  * another mind's or namespace's chat is not found.
  */
-export async function chatWithActiveSession(ctx: Pick<MindContext, "shard" | "scope">, chatId: string): Promise<{ chat: Chat; session: Session | null }> {
-  const { shard, scope } = ctx;
+export async function chatWithActiveSession(mindContext: Pick<MindContext, "shard" | "scope">, chatId: string): Promise<{ chat: Chat; session: Session | null }> {
+  const { shard, scope } = mindContext;
   const row = await shard
     .select({ session: sessions, chat: chats, messageCount })
     .from(chats)
@@ -202,10 +202,10 @@ export async function chatWithActiveSession(ctx: Pick<MindContext, "shard" | "sc
 }
 
 /** Erases a session and its messages, then its object state; returns what went. */
-export async function deleteSession(ctx: MindContext, sessionId: string): Promise<Record<string, number>> {
-  const { scope } = ctx;
-  const { shard } = ctx;
-  await getSession(ctx, sessionId);
+export async function deleteSession(mindContext: MindContext, sessionId: string): Promise<Record<string, number>> {
+  const { scope } = mindContext;
+  const { shard } = mindContext;
+  await getSession(mindContext, sessionId);
   const [messageCount, deleted] = await shard.batch([
     shard
       .select({ n: count() })
@@ -218,6 +218,6 @@ export async function deleteSession(ctx: MindContext, sessionId: string): Promis
   ]);
   if (deleted.length === 0) throw notFound("session");
   // After the rows: an append that slips in between finds no session and writes nothing.
-  await forgetSessionObjects(ctx.sessionObjects, [sessionId]);
+  await forgetSessionObjects(mindContext.sessionObjects, [sessionId]);
   return { sessions: 1, messages: messageCount[0]?.n ?? 0 };
 }

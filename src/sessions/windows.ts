@@ -20,28 +20,28 @@ export interface Dialogue {
 }
 
 /** The session's dialogue as it stands: its window and its ephemeral count, read together. */
-export async function readDialogue(ctx: MindContext, sessionId: string): Promise<Dialogue> {
-  const [window, ephemeral] = await Promise.all([llmWindow(ctx, sessionId), countEphemeral(ctx, sessionId)]);
+export async function readDialogue(mindContext: MindContext, sessionId: string): Promise<Dialogue> {
+  const [window, ephemeral] = await Promise.all([llmWindow(mindContext, sessionId), countEphemeral(mindContext, sessionId)]);
   return { window, ephemeral };
 }
 
 /** The LLM window: the last `llm_window` non-ephemeral messages, oldest first. */
-export async function llmWindow(ctx: MindContext, sessionId: string): Promise<Message[]> {
-  const { scope } = ctx;
-  await getSession(ctx, sessionId);
-  const rows = await ctx.shard
+export async function llmWindow(mindContext: MindContext, sessionId: string): Promise<Message[]> {
+  const { scope } = mindContext;
+  await getSession(mindContext, sessionId);
+  const rows = await mindContext.shard
     .select(shownColumns)
     .from(messages)
     .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, false)))
     .orderBy(desc(messages.id))
-    .limit(ctx.mind.settings.llm_window);
+    .limit(mindContext.mind.settings.llm_window);
   return rows.reverse().map(toMessage);
 }
 
 /** How many ephemeral messages the session holds: output the model is never given. */
-export async function countEphemeral(ctx: MindContext, sessionId: string): Promise<number> {
-  const { scope } = ctx;
-  const row = await ctx.shard
+export async function countEphemeral(mindContext: MindContext, sessionId: string): Promise<number> {
+  const { scope } = mindContext;
+  const row = await mindContext.shard
     .select({ n: count() })
     .from(messages)
     .where(and(ofSession(scope, sessionId), eq(messages.ephemeral, true)))
@@ -58,13 +58,13 @@ export interface UiPage {
 
 /** The UI channel: the whole history, ephemeral included, oldest first, after a cursor. */
 export async function uiHistory(
-  ctx: MindContext,
+  mindContext: MindContext,
   sessionId: string,
   page: { after: number; limit: number },
 ): Promise<UiPage> {
-  const { scope } = ctx;
-  await getSession(ctx, sessionId);
-  const { shard } = ctx;
+  const { scope } = mindContext;
+  await getSession(mindContext, sessionId);
+  const { shard } = mindContext;
   const [rows, total] = await shard.batch([
     shard
       .select(shownColumns)
@@ -89,16 +89,16 @@ export interface MessageHit {
  * best first. A query with no word in it finds nothing.
  */
 export async function searchMessages(
-  ctx: MindContext,
+  mindContext: MindContext,
   options: { q: string; sessionId?: string; limit: number },
 ): Promise<MessageHit[]> {
-  const { scope } = ctx;
+  const { scope } = mindContext;
   const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
-  if (options.sessionId !== undefined) await getSession(ctx, options.sessionId);
+  if (options.sessionId !== undefined) await getSession(mindContext, options.sessionId);
   // The neighbouring messages count for half of the message's own words.
   const score = sql<number>`(-bm25(messages_fts, 1.0, 0.5))`;
-  const rows = await ctx.shard
+  const rows = await mindContext.shard
     .select({ ...shownColumns, score })
     .from(messages)
     .innerJoin(sql`messages_fts`, sql`messages_fts.rowid = ${messages.id}`)

@@ -48,7 +48,7 @@ function identify(services: BotServices): MiddlewareFn<BotContext> {
       keptTelegramIdentity(services.deps, services.state, sender, { id: chat.id, type: chat.type, title: "title" in chat ? chat.title : undefined }, ctx.locale, reads.reader),
     );
     const session = reads.open(bindMind(services.deps, ctx.who.mind, ctx.who.scope));
-    ctx.mindContext = session.ctx;
+    ctx.mindContext = session.mindContext;
     try {
       await next();
     } finally {

@@ -13,7 +13,7 @@ export interface ChatReads {
   /** The database a kept identity is read from: at the chat's position there, else any replica. */
   reader(mindId: string, shard: string): Db;
   /** The turn's mind context, in the session the identity was read in, or one opened now. */
-  open(ctx: MindContext): MindSession;
+  open(mindContext: MindContext): MindSession;
 }
 
 /**
@@ -33,17 +33,17 @@ export function chatReads(deps: Pick<Deps, "shards">, state: ChatState): ChatRea
       opened.set(keyOf(mindId, shard), reads);
       return reads.db;
     },
-    open(ctx) {
-      const known = positionIn(ctx, kept);
-      const reads = opened.get(keyOf(ctx.mind.id, ctx.mind.shard)) ?? readFromReplicas(ctx.shard, known ?? "first-primary");
-      const keep = (bookmark: string) => state.put(POSITION, { mindId: ctx.mind.id, shard: ctx.mind.shard, bookmark } satisfies MindBookmark);
-      const session = mindSessionOver(ctx, reads, known, keep);
-      const saw = session.ctx.sawBookmark;
+    open(mindContext) {
+      const known = positionIn(mindContext, kept);
+      const reads = opened.get(keyOf(mindContext.mind.id, mindContext.mind.shard)) ?? readFromReplicas(mindContext.shard, known ?? "first-primary");
+      const keep = (bookmark: string) => state.put(POSITION, { mindId: mindContext.mind.id, shard: mindContext.mind.shard, bookmark } satisfies MindBookmark);
+      const session = mindSessionOver(mindContext, reads, known, keep);
+      const saw = session.mindContext.sawBookmark;
       const sawBookmark = (bookmark: string) => {
         saw?.(bookmark);
         session.remember();
       };
-      return { ...session, ctx: { ...session.ctx, sawBookmark } };
+      return { ...session, mindContext: { ...session.mindContext, sawBookmark } };
     },
   };
 }

@@ -72,9 +72,9 @@ export async function ensureTelegramIdentity(
     if (!mindId) throw notFound("mind");
     created = mindId === mind.id;
   }
-  const ctx = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
-  const { chat: chatRow } = await ensureChat(ctx, "telegram", String(chat.id));
-  return { accountId, mind: ctx.mind, chat: chatRow, session: null, created, scope: ctx.scope };
+  const mindContext = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
+  const { chat: chatRow } = await ensureChat(mindContext, "telegram", String(chat.id));
+  return { accountId, mind: mindContext.mind, chat: chatRow, session: null, created, scope: mindContext.scope };
 }
 
 /** What the chat's object keeps of a sender's identity between updates. */

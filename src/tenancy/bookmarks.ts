@@ -27,7 +27,7 @@ export function parseMindBookmark(token: string | null | undefined): MindBookmar
   return { mindId: match[1]!, shard: match[2]!, bookmark: match[3]! };
 }
 
-const formatBookmark = (ctx: MindContext, bookmark: string) => `${ctx.mind.id}:${ctx.mind.shard}:${bookmark}`;
+const formatBookmark = (mindContext: MindContext, bookmark: string) => `${mindContext.mind.id}:${mindContext.mind.shard}:${bookmark}`;
 
 // The newest position each caller reached in each mind, kept per isolate: a caller that never
 // sends X-Edgemind-Bookmark (an MCP client, curl, the bot) still reads its own writes from a
@@ -39,16 +39,16 @@ const POSITION_TTL_MS = 10 * 60_000;
 const positions = new Lru<string>(MAX_CALLERS, POSITION_TTL_MS);
 
 /** Who a position belongs to: the key, OAuth client, chat's account or person, in one mind and database. */
-function callerOf(ctx: MindContext): string {
-  const p = ctx.scope.principal;
+function callerOf(mindContext: MindContext): string {
+  const p = mindContext.scope.principal;
   const who =
     p.kind === "agent" ? `key:${p.keyId}` : p.kind === "client" ? `grant:${p.grantId}` : p.kind === "system" ? `system:${p.job}` : `${p.kind}:${p.accountId}`;
-  return `${who}|${ctx.mind.id}|${ctx.mind.shard}`;
+  return `${who}|${mindContext.mind.id}|${mindContext.mind.shard}`;
 }
 
 /** A mind context whose statements go through one D1 session, and what it hands back. */
 export interface MindSession {
-  ctx: MindContext;
+  mindContext: MindContext;
   /** The newest bookmark the session (or a write reported to it) reached, for the client. */
   bookmark(): string | null;
   /** Keeps the caller's newest position in this isolate; call once the operation succeeded. */
@@ -64,32 +64,32 @@ export interface MindSession {
  * database a mind lived on before it moved, says nothing about this one. A write made elsewhere
  * (a session's object) reports its bookmark through the context's `sawBookmark`.
  */
-export function openMindSession(ctx: MindContext, sent: MindBookmark | null, options: { fresh?: boolean } = {}): MindSession {
-  const caller = callerOf(ctx);
-  const now = () => ctx.clock.now().getTime();
-  const known = newerBookmark(positionIn(ctx, sent), positions.get(caller, now()) ?? null);
+export function openMindSession(mindContext: MindContext, sent: MindBookmark | null, options: { fresh?: boolean } = {}): MindSession {
+  const caller = callerOf(mindContext);
+  const now = () => mindContext.clock.now().getTime();
+  const known = newerBookmark(positionIn(mindContext, sent), positions.get(caller, now()) ?? null);
   // A write reads what it changes at the primary, whatever this caller saw: another caller may have written since.
-  const reads = readFromReplicas(ctx.shard, options.fresh ? "first-primary" : (known ?? "first-unconstrained"));
-  return mindSessionOver(ctx, reads, known, (bookmark) => positions.set(caller, bookmark, now()));
+  const reads = readFromReplicas(mindContext.shard, options.fresh ? "first-primary" : (known ?? "first-unconstrained"));
+  return mindSessionOver(mindContext, reads, known, (bookmark) => positions.set(caller, bookmark, now()));
 }
 
 /** The D1 bookmark a kept or sent position holds for this mind's database now (null: none, or of another mind or database). */
-export function positionIn(ctx: { mind: Pick<MindContext["mind"], "id" | "shard"> }, position: MindBookmark | null): string | null {
-  return position !== null && position.mindId === ctx.mind.id && position.shard === ctx.mind.shard ? position.bookmark : null;
+export function positionIn(mindContext: { mind: Pick<MindContext["mind"], "id" | "shard"> }, position: MindBookmark | null): string | null {
+  return position !== null && position.mindId === mindContext.mind.id && position.shard === mindContext.mind.shard ? position.bookmark : null;
 }
 
 /**
  * The context working through `reads`, a session already open on its mind's database; `known`
  * is where the caller was before it; `keep` stores the newest position once remembered.
  */
-export function mindSessionOver(ctx: MindContext, reads: ReplicaReads, known: string | null, keep: (bookmark: string) => void): MindSession {
+export function mindSessionOver(mindContext: MindContext, reads: ReplicaReads, known: string | null, keep: (bookmark: string) => void): MindSession {
   let reported: string | null = null;
   const newest = () => newerBookmark(reads.bookmark(), reported);
   return {
-    ctx: { ...ctx, shard: reads.db, sawBookmark: (bookmark) => (reported = newerBookmark(reported, bookmark)) },
+    mindContext: { ...mindContext, shard: reads.db, sawBookmark: (bookmark) => (reported = newerBookmark(reported, bookmark)) },
     bookmark: () => {
       const latest = newest();
-      return latest === null ? null : formatBookmark(ctx, latest);
+      return latest === null ? null : formatBookmark(mindContext, latest);
     },
     remember: () => {
       const latest = newerBookmark(newest(), known);

@@ -79,14 +79,14 @@ export function personalScope(principal: Principal & { kind: "human" | "telegram
  * page): a principal limited to one namespace may not leave it, and a request already
  * narrowed to one namespace cannot name a second.
  */
-export function inNamespace(ctx: MindContext, agent: string | undefined): MindContext {
-  const { scope } = ctx;
-  if (agent === undefined || agent === scope.agent) return ctx;
+export function inNamespace(mindContext: MindContext, agent: string | undefined): MindContext {
+  const { scope } = mindContext;
+  if (agent === undefined || agent === scope.agent) return mindContext;
   checkAgentName(agent);
   const limit = namespaceLimitOf(scope.principal);
   if (limit !== null && agent !== limit) throw outsideNamespace(limit);
   if (scope.agentFilter !== null) throw invalid(`agent "${agent}" in the body differs from ?agent=${scope.agentFilter}`);
-  return { ...ctx, scope: { ...scope, agent } };
+  return { ...mindContext, scope: { ...scope, agent } };
 }
 
 /** A background job's context for one mind (each cron's per-mind loop). */
@@ -99,10 +99,10 @@ export async function jobMindContext(deps: Deps, job: string, mindId: string, ag
  * The same context reading one agent namespace only (null: every namespace the scope allows);
  * a principal limited to one namespace cannot read another.
  */
-export function readingNamespace(ctx: MindContext, agent: string | null): MindContext {
-  const limit = namespaceLimitOf(ctx.scope.principal);
+export function readingNamespace(mindContext: MindContext, agent: string | null): MindContext {
+  const limit = namespaceLimitOf(mindContext.scope.principal);
   if (limit !== null && agent !== null && agent !== limit) throw outsideNamespace(limit);
-  return { ...ctx, scope: { ...ctx.scope, agentFilter: limit ?? agent } };
+  return { ...mindContext, scope: { ...mindContext.scope, agentFilter: limit ?? agent } };
 }
 
 /** The account a model call in this mind spends from: the mind and its daily token budget. */

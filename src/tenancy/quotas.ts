@@ -107,17 +107,17 @@ function isQuotaGuardFailure(err: unknown): boolean {
  * was really added; `replaces`, asked only after a refusal, whether it already existed.
  */
 export async function writeWithinQuota<T>(
-  ctx: QuotaMind,
+  mindContext: QuotaMind,
   need: QuotaNeed,
   write: (guard: BatchItem<"sqlite">) => Promise<T>,
   added?: { inBatch: SQL; replaces: () => Promise<boolean> },
 ): Promise<T> {
   try {
-    return await write(guardStatement(ctx.shard, ctx.mind.id, ctx.mind.settings, need, added?.inBatch));
+    return await write(guardStatement(mindContext.shard, mindContext.mind.id, mindContext.mind.settings, need, added?.inBatch));
   } catch (err) {
     if (!isQuotaGuardFailure(err)) throw err;
     const replaced = added !== undefined && (await added.replaces());
-    checkQuota(ctx.mind.settings, await readHoldings(ctx.shard, ctx.mind.id), replaced ? { ...need, memories: 0 } : need);
+    checkQuota(mindContext.mind.settings, await readHoldings(mindContext.shard, mindContext.mind.id), replaced ? { ...need, memories: 0 } : need);
     throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
   }
 }

@@ -81,7 +81,7 @@ uiRoutes.use(
     }
     // Pages read from a replica at least as new as the person's last position seen here; a form's POST starts at the primary.
     const reads = openMindSession(mindContext, null, { fresh: c.req.method !== "GET" && c.req.method !== "HEAD" });
-    c.set("mindContext", reads.ctx);
+    c.set("mindContext", reads.mindContext);
     await next();
     if (c.res.status < 400) reads.remember();
   }),

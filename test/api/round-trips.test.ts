@@ -87,13 +87,13 @@ describe("round trips of a warm request", () => {
 
   it("the session's object appends a message in one batch, with nothing read before it", async () => {
     const trips = new RoundTrips();
-    const ctx = await contextOfMind(mindId);
+    const mindContext = await contextOfMind(mindId);
     const deps = await depsOfMind(mindId, { wrap: (d1) => recordingD1(d1, [], trips) });
     const written = await writeAppend(deps, { mindId, sessionId }, { role: "user", content: "counted" }, {
       clearEphemeral: true,
       historyCap: 200,
       agentFilter: null,
-      settings: ctx.mind.settings,
+      settings: mindContext.mind.settings,
     });
     expect(written.message?.content).toBe("counted");
     expect({ serial: trips.serial, trips: trips.all.length }).toEqual({ serial: 1, trips: 1 });

@@ -143,8 +143,8 @@ describe("MCP server", () => {
     const other = await agentOfNewMind();
     const session = await openSession({ token: owner.token, mind: owner.mind.id });
     const memory = await store({ token: owner.key }, { key: unique("k").replaceAll("-", "_"), content: "secret" });
-    const ctx = await tool(other.client, "session_context", { sessionId: session.id });
-    expect(textOf(ctx)).toBe("not_found: session not found");
+    const answer = await tool(other.client, "session_context", { sessionId: session.id });
+    expect(textOf(answer)).toBe("not_found: session not found");
     const note = await tool(other.client, "save_memory_note", { text: "x", sessionId: session.id });
     expect(note.isError).toBe(true);
     const forget = await tool(other.client, "memory_forget", { id: memory.id });

@@ -219,12 +219,12 @@ describe("ranking within a mind", () => {
     ];
     const fill = async (name: string) => {
       const mind = await createMind(deps, account.id, { name });
-      const ctx = await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } });
-      for (const [i, content] of texts.entries()) await storeMemory(ctx, { category: "fact", key: `k${i}`, content });
-      return ctx;
+      const mindContext = await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } });
+      for (const [i, content] of texts.entries()) await storeMemory(mindContext, { category: "fact", key: `k${i}`, content });
+      return mindContext;
     };
-    const scores = async (ctx: MindContext) =>
-      Object.fromEntries((await searchMemories(ctx, { q: "lighthouse keeper spring harbour paint", limit: 10 })).map((h) => [h.memory.key, h.score]));
+    const scores = async (mindContext: MindContext) =>
+      Object.fromEntries((await searchMemories(mindContext, { q: "lighthouse keeper spring harbour paint", limit: 10 })).map((h) => [h.memory.key, h.score]));
     const first = await fill("first");
     const alone = await scores(first);
     expect(Object.keys(alone).length).toBeGreaterThan(3);
@@ -244,7 +244,7 @@ describe("ranking within a mind", () => {
     const deps = testDeps({ d1: env.UPGRADE_DB, clock });
     const account = await ensureAccount(deps, name);
     const mind = await createMind(deps, account.id, { name });
-    return { clock, ctx: await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } }) };
+    return { clock, mindContext: await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } }) };
   };
 
   it("a short result list is the head of a long one: priority and recency are weighed over every hit", async () => {
@@ -253,14 +253,14 @@ describe("ranking within a mind", () => {
     // memories matching best; priorities in turn, a memory a month apart; a quarter match nothing.
     const strengths = { cycling: (i: number) => (i % 3) + 1, fading: (i: number) => (i < 30 ? 3 : i < 55 ? 2 : 1) };
     for (const [name, strength] of Object.entries(strengths)) {
-      const { clock, ctx } = await mindWithClock(name);
+      const { clock, mindContext } = await mindWithClock(name);
       for (let i = 0; i < 80; i++) {
         clock.set(new Date(Date.parse("2020-01-01T00:00:00Z") + i * 29 * DAY));
         const words = i % 4 === 3 ? "garden shed" : [...Array<string>(strength(i)).fill("harbour"), i % 2 ? "lighthouse" : "quay"].join(" ");
-        await storeMemory(ctx, { category: "fact", key: `m${i}`, content: `${words} note ${i}`, priority: priorities[(i * 7) % 4] });
+        await storeMemory(mindContext, { category: "fact", key: `m${i}`, content: `${words} note ${i}`, priority: priorities[(i * 7) % 4] });
       }
       // One word, so lifting by the query's words held changes no order.
-      const ranking = async (limit: number) => (await searchMemories(ctx, { q: "harbour", limit })).map((h) => [h.memory.key, h.score]);
+      const ranking = async (limit: number) => (await searchMemories(mindContext, { q: "harbour", limit })).map((h) => [h.memory.key, h.score]);
       const all = await ranking(80);
       expect(all).toHaveLength(60);
       for (const limit of [1, 2, 3, 5, 8, 13]) expect(await ranking(limit), `${name}, limit ${limit}`).toEqual(all.slice(0, limit));
@@ -268,14 +268,14 @@ describe("ranking within a mind", () => {
   });
 
   it("searching, a question asking when finds first the memory that says when, in English and in Russian", async () => {
-    const { ctx } = await mindWithClock("when");
+    const { mindContext } = await mindWithClock("when");
     // Memories that share no word with the questions, so that their words weigh what they would in a real mind.
-    for (let i = 0; i < 10; i++) await storeMemory(ctx, { category: "fact", key: `tea${i}`, content: `Green tea number ${i} tastes of grass` });
-    await storeMemory(ctx, { category: "fact", key: "city", content: "Anna moved to Lisbon; Anna moved for the ocean" });
-    await storeMemory(ctx, { category: "fact", key: "day", content: "Anna moved last spring" });
-    await storeMemory(ctx, { category: "fact", key: "город", content: "Анна переехала в Лиссабон; Анна переехала к океану" });
-    await storeMemory(ctx, { category: "fact", key: "день", content: "Анна переехала прошлой весной" });
-    const first = async (q: string) => (await searchMemories(ctx, { q, limit: 5 }))[0]!.memory.key;
+    for (let i = 0; i < 10; i++) await storeMemory(mindContext, { category: "fact", key: `tea${i}`, content: `Green tea number ${i} tastes of grass` });
+    await storeMemory(mindContext, { category: "fact", key: "city", content: "Anna moved to Lisbon; Anna moved for the ocean" });
+    await storeMemory(mindContext, { category: "fact", key: "day", content: "Anna moved last spring" });
+    await storeMemory(mindContext, { category: "fact", key: "город", content: "Анна переехала в Лиссабон; Анна переехала к океану" });
+    await storeMemory(mindContext, { category: "fact", key: "день", content: "Анна переехала прошлой весной" });
+    const first = async (q: string) => (await searchMemories(mindContext, { q, limit: 5 }))[0]!.memory.key;
     expect(await first("Where did Anna move?")).toBe("city");
     expect(await first("When did Anna move?")).toBe("day");
     expect(await first("Куда Анна переехала?")).toBe("город");
@@ -283,24 +283,24 @@ describe("ranking within a mind", () => {
   });
 
   it("asked again with the words its best hits share, finds a memory that shares no word with the question, after the hits it found itself", async () => {
-    const { ctx } = await mindWithClock("feedback");
-    await storeMemory(ctx, { category: "fact", key: "class", content: "Anna signed up for a pottery class, her favourite activity" });
-    await storeMemory(ctx, { category: "fact", key: "kiln", content: "The pottery kiln fired her first bowl" });
+    const { mindContext } = await mindWithClock("feedback");
+    await storeMemory(mindContext, { category: "fact", key: "class", content: "Anna signed up for a pottery class, her favourite activity" });
+    await storeMemory(mindContext, { category: "fact", key: "kiln", content: "The pottery kiln fired her first bowl" });
     // "Anna" is said by nearly every memory: it finds them all, and weighs little.
-    for (let i = 0; i < 30; i++) await storeMemory(ctx, { category: "fact", key: `road${i}`, content: `Anna walked the harbour road in spring ${i}` });
+    for (let i = 0; i < 30; i++) await storeMemory(mindContext, { category: "fact", key: `road${i}`, content: `Anna walked the harbour road in spring ${i}` });
     const q = "Which activity does Anna love?";
-    const plain = await searchMemories(ctx, { q, limit: 40 });
+    const plain = await searchMemories(mindContext, { q, limit: 40 });
     expect(plain).toHaveLength(31);
     expect(plain[0]!.memory.key).toBe("class");
     expect(plain.map((h) => h.memory.key)).not.toContain("kiln");
-    const found = await searchMemories(ctx, { q, limit: 40, feedback: true });
+    const found = await searchMemories(mindContext, { q, limit: 40, feedback: true });
     expect(found).toHaveLength(32);
     // The ten best hits, which the words were taken from, keep their places and scores; "pottery"
     // would lift the kiln above the walks, but it follows them.
     expect(found.slice(0, 10)).toEqual(plain.slice(0, 10));
     expect(found.findIndex((h) => h.memory.key === "kiln")).toBe(10);
     expect(found[10]!.score).toBeLessThanOrEqual(found[9]!.score);
-    expect(await searchMemories(ctx, { q, limit: 5, feedback: true })).toEqual(plain.slice(0, 5));
+    expect(await searchMemories(mindContext, { q, limit: 5, feedback: true })).toEqual(plain.slice(0, 5));
   });
 
   it("asks again for the likeliest words of the best hits that few memories hold, the question's own and function words left out", () => {
@@ -326,14 +326,14 @@ describe("ranking within a mind", () => {
   });
 
   it("a recent memory that matches weakly outranks many old ones that match strongly", async () => {
-    const { clock, ctx } = await mindWithClock("recent");
+    const { clock, mindContext } = await mindWithClock("recent");
     // More old matches than the lead of a one-result search weighs first, among enough others that both words are rare.
-    for (let i = 0; i < 60; i++) await storeMemory(ctx, { category: "fact", key: `old${i}`, content: `harbour lighthouse harbour lighthouse ${i}` });
-    for (let i = 0; i < 240; i++) await storeMemory(ctx, { category: "fact", key: `other${i}`, content: `garden shed ${i}` });
+    for (let i = 0; i < 60; i++) await storeMemory(mindContext, { category: "fact", key: `old${i}`, content: `harbour lighthouse harbour lighthouse ${i}` });
+    for (let i = 0; i < 240; i++) await storeMemory(mindContext, { category: "fact", key: `other${i}`, content: `garden shed ${i}` });
     clock.set("2030-01-01T00:00:00Z");
-    await storeMemory(ctx, { category: "fact", key: "recent", content: "a quiet harbour" });
+    await storeMemory(mindContext, { category: "fact", key: "recent", content: "a quiet harbour" });
     clock.set("2030-01-02T00:00:00Z");
-    const hits = await searchMemories(ctx, { q: "harbour lighthouse", limit: 1 });
+    const hits = await searchMemories(mindContext, { q: "harbour lighthouse", limit: 1 });
     expect(hits.map((h) => h.memory.key)).toEqual(["recent"]);
   });
 });

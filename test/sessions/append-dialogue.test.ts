@@ -13,12 +13,12 @@ describe("the dialogue an append hands back", () => {
     const session = await openSession(auth);
     for (const content of ["one", "two", "three"]) await append(auth, session.id, { content });
     await append(auth, session.id, { role: "tool", content: "tool output", ephemeral: true, tool: "build" });
-    const ctx = await contextOfMind(auth.mind);
-    const { appended, dialogue } = await appendForAnswer(ctx, session.id, { role: "user", content: "four" });
+    const mindContext = await contextOfMind(auth.mind);
+    const { appended, dialogue } = await appendForAnswer(mindContext, session.id, { role: "user", content: "four" });
     expect(appended.message.content).toBe("four");
     expect(dialogue.window.map((m) => m.content)).toEqual(["two", "three", "four"]);
     expect(dialogue.ephemeral).toBe(1);
-    expect(dialogue).toEqual(await readDialogue(ctx, session.id));
+    expect(dialogue).toEqual(await readDialogue(mindContext, session.id));
   });
 
   it("is refused with the append for another mind's session, which gains nothing", async () => {

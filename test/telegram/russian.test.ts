@@ -188,8 +188,8 @@ describe("the bot in Russian", () => {
     await say("/done");
     await say("/forget 99");
     const session = await activeSessionId(p);
-    const sessionCtx = await inMind(deps, { mindId: mind_id });
-    await appendMessage(sessionCtx, session, { role: "tool", content: "12 тестов прошли", ephemeral: true, tool: "vitest" });
+    const mindContext = await inMind(deps, { mindId: mind_id });
+    await appendMessage(mindContext, session, { role: "tool", content: "12 тестов прошли", ephemeral: true, tool: "vitest" });
     await say("/done");
     const [yes, no] = lastKeyboard()[0]!.map((b) => b.callback_data);
     await press(no!);

@@ -135,11 +135,11 @@ describe("per-mind quotas", () => {
     await call("POST", "/notes", { ...t.auth, body: { text: "note two" } });
     // Every racer has passed the quota check before any of them writes.
     const racing = 6;
-    const ctx = await inMind(testDeps({ wrap: (d1) => meetingD1(d1, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
+    const mindContext = await inMind(testDeps({ wrap: (d1) => meetingD1(d1, racing) }), { mindId: t.mind.id, principal: { kind: "human", accountId: t.accountId } });
     const memories = await Promise.allSettled(
-      Array.from({ length: racing }, (_, i) => storeMemory(ctx, { category: "fact", key: `racer_${i}`, content: `racer ${i}` })),
+      Array.from({ length: racing }, (_, i) => storeMemory(mindContext, { category: "fact", key: `racer_${i}`, content: `racer ${i}` })),
     );
-    const notes = await Promise.allSettled(Array.from({ length: racing }, (_, i) => addNote(ctx, { text: `racing note ${i}` })));
+    const notes = await Promise.allSettled(Array.from({ length: racing }, (_, i) => addNote(mindContext, { text: `racing note ${i}` })));
     for (const [results, setting] of [[memories, "max_memories"], [notes, "max_notes"]] as const) {
       expect(results.filter((r) => r.status === "fulfilled"), setting).toHaveLength(1);
       for (const refused of results.filter((r) => r.status === "rejected")) {
@@ -221,11 +221,11 @@ describe("per-mind quotas", () => {
     const before = await usageAndTruth(m.mindId);
     await patchSettings(m.auth, { max_bytes: Number(before.usage!.bytes) + 200 });
     // After the consolidation checked the quota and before its batch, a memory takes every free byte.
-    const ctx = await inMind(testDeps(), { mindId: m.mindId, principal: { kind: "human", accountId: m.accountId } });
+    const mindContext = await inMind(testDeps(), { mindId: m.mindId, principal: { kind: "human", accountId: m.accountId } });
     const racing = async () => {
       const free = Number(before.usage!.bytes) + 200 - Number((await usageAndTruth(m.mindId)).usage!.bytes);
       // The memory's bytes: its key, its content and its tags ("[]").
-      await storeMemory(ctx, { category: "fact", key: "racer", content: "r".repeat(free - "racer[]".length) });
+      await storeMemory(mindContext, { category: "fact", key: "racer", content: "r".repeat(free - "racer[]".length) });
     };
     const deps = testDeps({ wrap: (d1) => writeBeforeGuardedBatch(d1, racing) });
 

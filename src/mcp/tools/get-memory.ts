@@ -1,7 +1,7 @@
 import { readCold } from "../../notes/cold-memory";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "get_memory",
     {
@@ -12,7 +12,7 @@ export const register: RegisterTool = (server, ctx) =>
     },
     () =>
       runTool(async () => {
-        const cold = await readCold(ctx);
+        const cold = await readCold(mindContext);
         return jsonResult({ text: cold.text, version: cold.version, updated_at: cold.updated_at });
       }),
   );

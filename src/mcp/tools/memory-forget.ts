@@ -4,7 +4,7 @@ import { memoryInput, memoryKey } from "../../memory/fields";
 import { forgetMemory } from "../../memory/memories";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "memory_forget",
     {
@@ -21,7 +21,7 @@ export const register: RegisterTool = (server, ctx) =>
       runTool(async () => {
         if ((id === undefined) === (key === undefined)) throw invalid("give either id or key");
         if (category !== undefined && key === undefined) throw invalid("category goes with key");
-        const forgotten = await forgetMemory(ctx, key !== undefined ? { key, category } : { id: id! });
+        const forgotten = await forgetMemory(mindContext, key !== undefined ? { key, category } : { id: id! });
         return jsonResult({ forgotten: forgotten.map((m) => m.id) });
       }),
   );

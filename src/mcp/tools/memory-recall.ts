@@ -5,7 +5,7 @@ import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "memory_recall",
     {
@@ -18,7 +18,7 @@ export const register: RegisterTool = (server, ctx) =>
     },
     ({ limit, category, max_tokens }) =>
       runTool(async () => {
-        const recall = await recallMemories(ctx, { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens });
+        const recall = await recallMemories(mindContext, { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens });
         return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
       }),
   );

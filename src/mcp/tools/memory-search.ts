@@ -4,7 +4,7 @@ import { retrieveMemories } from "../../memory/hybrid-search";
 import { SEARCH_LIMIT } from "../../memory/limits";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "memory_search",
     {
@@ -18,7 +18,7 @@ export const register: RegisterTool = (server, ctx) =>
     },
     ({ q, tag, category, limit }) =>
       runTool(async () => {
-        const { hits, retrieval } = await retrieveMemories(ctx, { q, tag, category, limit: limit ?? SEARCH_LIMIT.default });
+        const { hits, retrieval } = await retrieveMemories(mindContext, { q, tag, category, limit: limit ?? SEARCH_LIMIT.default });
         return jsonResult({ results: hits.map(({ memory, score }) => ({ ...memory, score })), retrieval });
       }),
   );

@@ -3,7 +3,7 @@ import { MAX_CONTEXT_CHARS } from "../../memory/model";
 import { addNote } from "../../notes/notes";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "save_memory_note",
     {
@@ -22,7 +22,7 @@ export const register: RegisterTool = (server, ctx) =>
     },
     ({ text, sessionId, context }) =>
       runTool(async () => {
-        const note = await addNote(ctx, { text, session_id: sessionId, context });
+        const note = await addNote(mindContext, { text, session_id: sessionId, context });
         return jsonResult({ saved: true, note });
       }),
   );

@@ -4,7 +4,7 @@ import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../c
 import { contextQuery } from "../../memory/fields";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "session_context",
     {
@@ -17,7 +17,7 @@ export const register: RegisterTool = (server, ctx) =>
     },
     ({ sessionId, q, max_tokens }) =>
       runTool(async () => {
-        const context = await assembleContext(ctx, { session_id: sessionId, q: q ?? null, max_tokens });
+        const context = await assembleContext(mindContext, { session_id: sessionId, q: q ?? null, max_tokens });
         return jsonResult(context, `${context.system}\n\n${context.prompt}`);
       }),
   );

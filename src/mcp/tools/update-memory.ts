@@ -4,7 +4,7 @@ import { readCold, updateCold } from "../../notes/cold-memory";
 import { COLD_MAX_CHARS } from "../../notes/merge";
 import { errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
-export const register: RegisterTool = (server, ctx) =>
+export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
     "update_memory",
     {
@@ -21,11 +21,11 @@ export const register: RegisterTool = (server, ctx) =>
     ({ text, version, consolidationId }) =>
       runTool(async () => {
         try {
-          const cold = await updateCold(ctx, { text, version, consolidation_id: consolidationId });
+          const cold = await updateCold(mindContext, { text, version, consolidation_id: consolidationId });
           return jsonResult({ updated: true, version: cold.version, folded_notes: cold.folded_notes });
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== "memory_changed") throw err;
-          const current = await readCold(ctx);
+          const current = await readCold(mindContext);
           return errorResult(
             `memory changed: the memory is now at version ${current.version}, not ${version}; nothing was written. ` +
               "Call get_memory again, merge your change into the current text, and retry update_memory with the new version.",

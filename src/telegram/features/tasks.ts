@@ -21,8 +21,8 @@ export const shownTaskName = (ctx: BotContext, name: string) => (name === DEFAUL
 /** The stored name a person means: the default task's name in their language is the default task. */
 const storedTaskName = (ctx: BotContext, typed: string) => (typed === ctx.t("task-default") ? DEFAULT_TASK : typed);
 
-async function chatTasks(ctx: MindContext, chat: Chat): Promise<Session[]> {
-  return listSessions(ctx, { chatId: chat.id, limit: MAX_TASKS_LISTED, offset: 0 });
+async function chatTasks(mindContext: MindContext, chat: Chat): Promise<Session[]> {
+  return listSessions(mindContext, { chatId: chat.id, limit: MAX_TASKS_LISTED, offset: 0 });
 }
 
 /** /task new|list|switch|delete, and /done with its Yes / No buttons. */

@@ -116,8 +116,8 @@ const MINDS_WITH_NAMESPACES = 20;
 async function namespacesOf(c: Context<UiEnv>, accountId: string, minds: Mind[]): Promise<{ agent: string; mind: string }[]> {
   const found = await Promise.all(
     minds.slice(0, MINDS_WITH_NAMESPACES).map(async (mind) => {
-      const ctx = await resolveMindContext(c.var.deps, { kind: "human", accountId }, { mindId: mind.id });
-      return (await listNamespaces(ctx)).map((ns) => ({ agent: ns.agent, mind: mind.name }));
+      const mindContext = await resolveMindContext(c.var.deps, { kind: "human", accountId }, { mindId: mind.id });
+      return (await listNamespaces(mindContext)).map((ns) => ({ agent: ns.agent, mind: mind.name }));
     }),
   );
   return found.flat();
