@@ -19,6 +19,7 @@ import { docsRoutes } from "./docs/routes";
 import { type BodyLimit, limitBodies } from "./http/body-limit";
 import { handleError, noRoute } from "./http/errors";
 import { mcpRoutes } from "./mcp/routes";
+import { COLD_STORED_MAX_CHARS } from "./notes/merge";
 import { noteRequest, observationOf } from "./observe/request";
 import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
 import { landingPage } from "./ui/landing";
@@ -38,9 +39,25 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** Only an import carries a whole mind: over the API read as a stream, never held whole; the web UI's form is parsed whole, within the same bound. */
 const IMPORT_PATH = /^(\/minds\/[^/]+|\/ui)\/import$/;
 
+/**
+ * A write of cold memory carries a whole document of up to COLD_STORED_MAX_CHARS characters, read
+ * whole as it is written whole: as JSON (PUT /cold, update_memory over /mcp) at most 6 bytes a
+ * character (`\u0001`), as the web UI's form at most 9 (`%E4%B8%AD`), with room for the other fields.
+ */
+export const COLD_JSON_MAX_BODY_BYTES = 6 * COLD_STORED_MAX_CHARS + 4 * 1024;
+export const COLD_FORM_MAX_BODY_BYTES = 9 * COLD_STORED_MAX_CHARS + 4 * 1024;
+const COLD_WRITE_PATHS = new Map([
+  ["/cold", COLD_JSON_MAX_BODY_BYTES],
+  ["/mcp", COLD_JSON_MAX_BODY_BYTES],
+  ["/ui/cold", COLD_FORM_MAX_BODY_BYTES],
+]);
+
 /** Each path's bound on its body; Telegram's webhook reads its own, to acknowledge what is too large. */
-const bodyLimitOf = (path: string): BodyLimit | null =>
-  path === WEBHOOK_PATH ? null : IMPORT_PATH.test(path) ? { maxSize: IMPORT_MAX_BODY_BYTES, stream: true } : { maxSize: MAX_BODY_BYTES, stream: false };
+function bodyLimitOf(path: string): BodyLimit | null {
+  if (path === WEBHOOK_PATH) return null;
+  if (IMPORT_PATH.test(path)) return { maxSize: IMPORT_MAX_BODY_BYTES, stream: true };
+  return { maxSize: COLD_WRITE_PATHS.get(path) ?? MAX_BODY_BYTES, stream: false };
+}
 
 type Router = ReturnType<typeof createRouter>;
 

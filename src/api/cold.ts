@@ -5,7 +5,7 @@ import { bearerSecurity } from "../http/router";
 import { listConsolidations } from "../notes/claims";
 import { DIFF_MAX_EDITS, DIFF_MAX_LINES, diffCold, readCold, rollbackCold, startClientConsolidation, updateCold } from "../notes/cold-memory";
 import { getColdVersion, listColdVersions } from "../notes/cold-store";
-import { COLD_MAX_CHARS } from "../notes/merge";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../notes/merge";
 import { listNamespaces } from "../tenancy/namespaces";
 import { NoteSchema } from "./notes";
 import { AgentQuery, ErrorSchema, errorResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
@@ -33,7 +33,11 @@ const storedVersion = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 const bodyVersion = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 const ColdUpdate = z.strictObject({
-  text: z.string().max(COLD_MAX_CHARS),
+  text: z.string().max(COLD_STORED_MAX_CHARS).openapi({
+    description:
+      `The whole document: at most ${COLD_MAX_CHARS} characters, or up to ${COLD_STORED_MAX_CHARS} when it is no longer than ` +
+      "the version it replaces or it closes a consolidation (with consolidation_id)",
+  }),
   version: bodyVersion.openapi({ description: "The version you read; the write lands only if it is still current" }),
   consolidation_id: z.string().min(1).max(100).optional().openapi({ description: "Deletes exactly that consolidation's notes" }),
 });

@@ -3,7 +3,8 @@ import { AppError } from "../errors";
 import { refuseLoneSurrogates } from "../json-text";
 
 // Request bodies are bounded before they are read, and never held whole beyond the small bound
-// of ordinary routes: a route that stores a large body reads it as a stream. Whatever a route
+// of ordinary routes, or a cold memory write's (its document is written whole): a route that
+// stores a large body reads it as a stream. Whatever a route
 // leaves unread (it refused the request before reading, or stopped partway and cancelled) is
 // read and dropped before the answer, chunked or with a Content-Length: a connection left with
 // part of a body unread breaks the next request on it (through `wrangler dev`'s proxy the next

@@ -6,6 +6,7 @@ import { actorOf, } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { type Claim, claimNotes, getConsolidation } from "./claims";
 import { type Cold, compareAndSwapCold, getCold, getColdVersion } from "./cold-store";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "./merge";
 
 // What the HTTP and MCP fronts do with cold memory, in a scope: read, compare-and-swap write
 // (optionally closing a consolidation the client ran itself), diff and rollback.
@@ -46,12 +47,13 @@ export async function readCold(mindContext: MindContext): Promise<Cold> {
 /**
  * Writes cold memory only if `version` is still current; a stale version answers
  * memory_changed and changes nothing. With a consolidation id, exactly that consolidation's
- * notes are deleted in the same batch.
+ * notes are deleted in the same batch. The text's length is bounded as checkWrittenLength says.
  */
 export async function updateCold(mindContext: MindContext, update: ColdUpdate): Promise<Cold & { folded_notes: number }> {
   const { scope } = mindContext;
   const { mindId, agent } = scope;
   if (update.consolidation_id !== undefined) await openConsolidation(mindContext, update.consolidation_id);
+  await checkWrittenLength(mindContext, update);
   const result = await writeWithinQuota(mindContext, { bytes: storedBytes(update.text) }, (guard) =>
     compareAndSwapCold(mindContext.shard, {
       mindId,
@@ -69,6 +71,31 @@ export async function updateCold(mindContext: MindContext, update: ColdUpdate): 
     throw memoryChanged((await getCold(mindContext)).version, update.version);
   }
   return { ...(await getCold(mindContext)), folded_notes: result.foldedNotes };
+}
+
+const count = (n: number) => n.toLocaleString("en");
+
+/**
+ * A write may always leave up to COLD_MAX_CHARS characters. Up to COLD_STORED_MAX_CHARS, as a
+ * consolidation may, when it is a consolidation (the client's own) or leaves the document no
+ * longer than the version it replaces: a person makes room in a document consolidations grew.
+ * That version's text is the current one only while `version` is current; a stale version is
+ * refused as the compare-and-swap would refuse it, since the text of a version never changes.
+ */
+async function checkWrittenLength(mindContext: MindContext, update: ColdUpdate): Promise<void> {
+  const length = update.text.length;
+  if (length <= COLD_MAX_CHARS) return;
+  if (length > COLD_STORED_MAX_CHARS) {
+    throw invalid(`text: at most ${count(COLD_STORED_MAX_CHARS)} characters, the most cold memory holds; this text has ${count(length)}`);
+  }
+  if (update.consolidation_id !== undefined) return;
+  const current = await getCold(mindContext);
+  if (current.version !== update.version) throw memoryChanged(current.version, update.version);
+  if (length <= current.text.length) return;
+  throw invalid(
+    `text: at most ${count(COLD_MAX_CHARS)} characters, or up to ${count(COLD_STORED_MAX_CHARS)} when it leaves the document no longer ` +
+      `than the ${count(current.text.length)} it holds now; this text has ${count(length)}`,
+  );
 }
 
 async function openConsolidation(mindContext: MindContext, id: string): Promise<void> {

@@ -3,6 +3,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { call, newKey, newTenant, store, unique } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
+import { coldOf, documentOf, writeColdAsConsolidation } from "../support/long-term";
 import { connectMcp } from "../support/mcp";
 
 async function tool(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
@@ -58,6 +59,19 @@ describe("MCP server", () => {
     expect(stale.isError).toBe(true);
     expect(textOf(stale)).toMatch(/memory changed.*version 2, not 1.*call get_memory again/is);
     expect(data(await tool(client, "get_memory"))).toMatchObject({ text: "v2", version: 2 });
+  });
+
+  it("update_memory shortens a document consolidations grew past COLD_MAX_CHARS, and refuses to grow it", async () => {
+    const { client, mind } = await agentOfNewMind();
+    const grown = await writeColdAsConsolidation(mind.id, documentOf(200_000));
+    // 150,000 characters: a message past the ordinary 64 KB bound of a body.
+    const shorter = documentOf(150_000);
+    expect(data(await tool(client, "update_memory", { text: shorter, version: grown.version }))).toMatchObject({ updated: true, version: grown.version + 1 });
+    expect((await coldOf(mind.id)).text).toBe(shorter);
+    const longer = await tool(client, "update_memory", { text: `${shorter}- one more\n`, version: grown.version + 1 });
+    expect(longer.isError).toBe(true);
+    expect(textOf(longer)).toContain("at most 32,000 characters, or up to 256,000");
+    expect((await coldOf(mind.id)).text).toBe(shorter);
   });
 
   it("folds a client consolidation's notes with update_memory and its consolidationId", async () => {

@@ -1,13 +1,14 @@
 import { and, asc, eq } from "drizzle-orm";
 import { coldVersions, consolidations, notes } from "../../src/db/schema";
 import type { Deps } from "../../src/deps";
-import { getCold } from "../../src/notes/cold-store";
+import { compareAndSwapCold, getCold } from "../../src/notes/cold-store";
 import { type ConsolidationOptions, consolidateNotes } from "../../src/notes/consolidate";
 import { parseDocument, SECTION_IDS, type SectionId } from "../../src/notes/document";
 import { noteValues } from "../../src/notes/notes";
 import { jobMindContext } from "../../src/tenancy/mind-context";
+import { storedBytes, writeWithinQuota } from "../../src/tenancy/quotas";
 import { call, newHuman, newMind } from "../helpers";
-import { depsOfMind } from "./deps";
+import { contextOfMind, depsOfMind } from "./deps";
 import { section } from "./scripted-model";
 
 /** A human's new mind, and a way to write notes to it over HTTP. */
@@ -60,6 +61,32 @@ export async function consolidate(deps: Deps, target: { mindId: string; agent: s
 export async function coldOf(mindId: string, agent = "default") {
   const { shard } = await depsOfMind(mindId);
   return getCold({ shard, scope: { mindId, agent } });
+}
+
+/** A sectioned document of about `chars` characters (never more), facts of 200 characters each. */
+export function documentOf(chars: number, label = "Written"): string {
+  const lines = ["## Profile"];
+  let length = lines[0]!.length + 1;
+  for (let i = 0; length + 203 <= chars; i++) {
+    const fact = `- ${label} fact ${String(i).padStart(5, "0")} `;
+    lines.push(fact + "y".repeat(200 - fact.length + 2));
+    length += 203;
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Writes a namespace's cold memory over its current version as a consolidation does, up to the
+ * stored bound rather than a person's: a document consolidations grew, without the notes.
+ */
+export async function writeColdAsConsolidation(mindId: string, text: string, agent = "default") {
+  const mindContext = await contextOfMind(mindId);
+  const { version } = await coldOf(mindId, agent);
+  const written = await writeWithinQuota(mindContext, { bytes: storedBytes(text) }, (guard) =>
+    compareAndSwapCold(mindContext.shard, { mindId, agent, text, expectedVersion: version, author: "consolidation", now: new Date().toISOString(), guard }),
+  );
+  if (!written.ok) throw new Error(`cold memory of ${mindId} changed while it was written`);
+  return coldOf(mindId, agent);
 }
 
 export async function versionsOf(mindId: string, agent = "default") {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { COLD_MAX_CHARS } from "../../src/notes/merge";
 import { call, newMind, newTenant } from "../helpers";
+import { coldOf, documentOf, writeColdAsConsolidation } from "../support/long-term";
 import { browser, csrfOf } from "./ui-helpers";
 
 async function signedIn(language = "en", mind: Record<string, unknown> = {}) {
@@ -36,9 +37,26 @@ describe("editing cold memory in the web UI", () => {
     const form = await b.get("/ui/cold");
     const res = await b.post("/ui/cold", { _csrf: csrfOf(form.text), agent: "default", version: "1", text: `## Preferences\n- ${"x".repeat(COLD_MAX_CHARS)}` });
     expect(res.status).toBe(400);
-    expect(res.text).toContain(`at most ${COLD_MAX_CHARS} characters`);
+    expect(res.text).toContain("at most 32,000 characters");
     const cold = (await call("GET", "/cold", auth)).json;
     expect(cold).toMatchObject({ version: 1, text: "## Preferences\n- tea\n" });
+  });
+
+  it("shortens a document consolidations grew past COLD_MAX_CHARS, its textarea not cutting it, and refuses to grow it", async () => {
+    const { b, auth } = await signedIn();
+    const grown = await writeColdAsConsolidation(auth.mind, documentOf(4 * COLD_MAX_CHARS));
+    const form = await b.get("/ui/cold");
+    const maxlength = Number(/<textarea name="text" maxlength="(\d+)"/.exec(form.text)?.[1]);
+    expect(maxlength).toBeGreaterThanOrEqual(grown.text.length);
+    const shorter = documentOf(100_000);
+    const saved = await b.post("/ui/cold", { _csrf: csrfOf(form.text), agent: "default", version: String(grown.version), text: shorter });
+    expect(saved.status, saved.text).toBe(303);
+    expect(await coldOf(auth.mind)).toMatchObject({ text: shorter, version: grown.version + 1 });
+
+    const longer = await b.post("/ui/cold", { _csrf: csrfOf(form.text), agent: "default", version: String(grown.version + 1), text: `${shorter}- one more\n` });
+    expect(longer.status).toBe(400);
+    expect(unescape(longer.text)).toContain("or up to 256,000 when it leaves the document no longer");
+    expect((await coldOf(auth.mind)).text).toBe(shorter);
   });
 
   it("refuses a save without the session's CSRF token", async () => {

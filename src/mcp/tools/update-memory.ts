@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { readCold, updateCold } from "../../notes/cold-memory";
-import { COLD_MAX_CHARS } from "../../notes/merge";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../notes/merge";
 import { errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
@@ -13,7 +13,13 @@ export const register: RegisterTool = (server, mindContext) =>
         "If someone changed it since, nothing is written and you are told to call get_memory again and merge. " +
         "With consolidationId, the notes that consolidation claimed are deleted in the same write.",
       inputSchema: {
-        text: z.string().max(COLD_MAX_CHARS).describe("The whole new document"),
+        text: z
+          .string()
+          .max(COLD_STORED_MAX_CHARS)
+          .describe(
+            `The whole new document: at most ${COLD_MAX_CHARS} characters, or up to ${COLD_STORED_MAX_CHARS} when it is no longer ` +
+              "than the version it replaces or it closes a consolidation (with consolidationId)",
+          ),
         version: z.number().int().min(0).describe("The version you read with get_memory"),
         consolidationId: z.string().trim().min(1).max(100).optional().describe("The consolidation whose notes this text folds in"),
       },

@@ -75,7 +75,8 @@ async function coldPage(c: Context<UiEnv>, agent: string, draft?: Draft) {
           <input type="hidden" name="agent" value={agent} />
           {/* Saving lands only on the version shown here; after a conflict, on the newest one. */}
           <input type="hidden" name="version" value={String(cold.version)} />
-          <textarea name="text" maxlength={COLD_MAX_CHARS} style="min-height:16rem" aria-label={t.coldEdit}>{draft?.text ?? shown}</textarea>
+          {/* Never shorter than the text shown: a document consolidations grew is edited, not cut. */}
+          <textarea name="text" maxlength={Math.max(COLD_MAX_CHARS, shown.length, draft?.text.length ?? 0)} style="min-height:16rem" aria-label={t.coldEdit}>{draft?.text ?? shown}</textarea>
           <div class="actions"><button type="submit">{t.save}</button></div>
         </form>
       </details>
@@ -131,7 +132,6 @@ coldPages.post("/cold", async (c) => {
   const agent = agentOf(await formText(c, "agent"));
   const base = versionOf(await formText(c, "version"));
   const typed = (await formText(c, "text")).replaceAll("\r\n", "\n");
-  if (typed.length > COLD_MAX_CHARS) throw invalid(`text: at most ${COLD_MAX_CHARS} characters`);
   const here = inNamespace(c.var.mindContext, agent);
   const text = localizeHeadings(typed, documentLocale(c.var.mindContext.mind.locale));
   const after = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;

@@ -3592,6 +3592,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
+                        /** @description The whole document: at most 32000 characters, or up to 256000 when it is no longer than the version it replaces or it closes a consolidation (with consolidation_id) */
                         text: string;
                         /** @description The version you read; the write lands only if it is still current */
                         version: number;
