@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
+import { applyLocalMigrations } from "./local-d1.mjs";
 
 export const root = path.resolve(import.meta.dirname, "..");
 export const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
@@ -67,47 +68,13 @@ export function ensureDevVars() {
   console.log("created .dev.vars with a random ADMIN_TOKEN and JWT_SECRET");
 }
 
-/** The D1 bindings wrangler.toml declares, in order: the directory (DB) and each shard. */
-export function d1Bindings() {
-  const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
-  return [...toml.matchAll(/^\[\[d1_databases\]\]\s*\nbinding\s*=\s*"([A-Z0-9_]+)"/gm)].map((m) => m[1]);
-}
-
 /**
- * Applies the migrations to every local database, one after another: two wrangler runs at once
- * share the local state's SQLite files and one can fail with SQLITE_BUSY. wrangler prints the whole table
- * of migrations after each one it applies; that is kept for a failure, and each database gets
- * one line instead. `persistTo` names another local state directory than wrangler's default.
+ * Applies the migrations to every local database wrangler.toml declares (the directory and each
+ * shard), one line each; `persistTo` names another local state directory than wrangler's default.
  * Resolves true when every database is up to date.
  */
-export async function applyMigrations({ persistTo } = {}) {
-  const results = [];
-  for (const database of d1Bindings()) results.push(await migrate(database, persistTo));
-  for (const { database, code, output } of results) {
-    if (code !== 0) {
-      console.error(`${database}: the migrations failed (wrangler exited with ${code}):\n${output}`);
-      continue;
-    }
-    const applied = migrationsApplied(output);
-    console.log(`${database}: ${applied === 0 ? "migrations up to date" : `${applied} migrations applied`}`);
-  }
-  return results.every((r) => r.code === 0);
-}
-
-/** How many migrations wrangler's output marks applied (✅), each counted once however often its table is printed. */
-export function migrationsApplied(output) {
-  return new Set([...output.matchAll(/│\s*(\S+\.sql)\s*│\s*✅/g)].map((m) => m[1])).size;
-}
-
-function migrate(database, persistTo) {
-  const args = ["d1", "migrations", "apply", database, "--local", ...(persistTo ? ["--persist-to", persistTo] : [])];
-  return new Promise((resolve) => {
-    const child = spawn(wrangler, args, { cwd: root, env: wranglerEnv, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk) => (output += chunk));
-    child.stderr.on("data", (chunk) => (output += chunk));
-    child.on("close", (code) => resolve({ database, code: code ?? 1, output }));
-  });
+export function applyMigrations({ persistTo } = {}) {
+  return applyLocalMigrations(path.join(root, "wrangler.toml"), persistTo);
 }
 
 /**

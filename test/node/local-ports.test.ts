@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { inspectorArgs, localPorts, migrationsApplied } from "../../scripts/local.mjs";
+import { inspectorArgs, localPorts } from "../../scripts/local.mjs";
 import { telegramSettings } from "../../scripts/telegram-stand-in.mjs";
 
 test("one PORT places the Worker and both stand-ins; each stand-in's own variable still overrides it", () => {
@@ -12,13 +12,6 @@ test("one PORT places the Worker and both stand-ins; each stand-in's own variabl
 test("the bot's settings point the Worker at the Telegram stand-in's own port", () => {
   const { telegram } = localPorts({ PORT: "8830" });
   assert.equal(telegramSettings(telegram, "s".repeat(32)).TELEGRAM_API_ROOT, "http://127.0.0.1:8831");
-});
-
-test("a database's migrations are counted once, however often wrangler prints its table", () => {
-  const table = (rows: string[]) => rows.map((name) => `│ ${name} │ ✅     │`).join("\n├──┼──┤\n");
-  const output = [table(["0001_foundation.sql"]), table(["0001_foundation.sql", "0002_sessions.sql"])].join("\n");
-  assert.equal(migrationsApplied(output), 2);
-  assert.equal(migrationsApplied("✅ No migrations to apply!"), 0);
 });
 
 test("INSPECTOR_PORT sets the devtools port wrangler dev opens; unset leaves it to wrangler; a bad one is refused", () => {
