@@ -62,6 +62,8 @@ before(async () => {
   state = mkdtempSync(path.join(root, ".tmp", "readme-state-"));
   assert.ok(await applyMigrations({ persistTo: state }), "the migrations apply to a fresh local D1");
   port = await freePort();
+  // The Node tests run side by side: this Worker's devtools port is its own, not wrangler's first free one.
+  process.env.INSPECTOR_PORT = String(await freePort());
   const vars = { ADMIN_TOKEN: admin, JWT_SECRET: randomBytes(24).toString("base64url"), LLM_PROVIDER: "none", EMBEDDINGS_PROVIDER: "none" };
   const args = ["--local", "--persist-to", state, "--show-interactive-dev-session=false"];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);

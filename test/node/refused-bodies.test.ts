@@ -1,14 +1,13 @@
 // A refused body must leave its connection serving the next request: checked against a real
 // `wrangler dev` (fresh local D1 on a free port), over one kept-alive connection.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { applyMigrations, root, wrangler, wranglerEnv } from "../../scripts/local.mjs";
+import { applyMigrations, freePort, root, startWorker } from "../../scripts/local.mjs";
 
 const ADMIN_TOKEN = randomBytes(24).toString("base64url");
 const LARGE = Buffer.alloc(2 * 1024 * 1024, "a");
@@ -17,16 +16,6 @@ const SMALL = Buffer.alloc(32 * 1024, "a");
 let dev: ChildProcess;
 let state: string;
 let base: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForHealth(): Promise<void> {
   for (let i = 0; i < 240; i++) {
@@ -74,12 +63,9 @@ before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   const vars = ["--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
-  dev = spawn(wrangler, ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...vars], {
-    cwd: root,
-    env: wranglerEnv,
-    stdio: "ignore",
-    detached: true,
-  });
+  // The Node tests run side by side: this Worker's devtools port is its own, not wrangler's first free one.
+  process.env.INSPECTOR_PORT = String(await freePort());
+  dev = startWorker(port, ["--local", "--persist-to", state, "--show-interactive-dev-session=false", ...vars], { stdio: "ignore", detached: true });
   await waitForHealth();
 });
 
