@@ -4,7 +4,7 @@ import { messages, sessions } from "../db/schema";
 import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { type ExtractionInput, extractNotes, saveExtraction } from "../notes/extraction";
-import { jobMindContext, type MindContext } from "../tenancy/mind-context";
+import { jobInNamespace, jobMindContext } from "../tenancy/mind-context";
 import type { sessionExtractionRecord } from "./fields";
 import type { SessionTarget } from "./model";
 
@@ -49,7 +49,7 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
     .orderBy(asc(messages.id))
     .limit(MAX_MESSAGES);
   // Notes go to the session's namespace.
-  const inSession: MindContext = { ...mindContext, scope: { ...mindContext.scope, agent: session.agent, agentFilter: session.agent } };
+  const inSession = jobInNamespace(mindContext, session.agent);
   const input: ExtractionInput = {
     sessionId: target.sessionId,
     cursor: session.cursor > 0 ? String(session.cursor) : null,

@@ -96,6 +96,15 @@ export async function jobMindContext(deps: Deps, job: string, mindId: string, ag
 }
 
 /**
+ * A background job's context moved to another namespace of its mind, one its work was found in
+ * (a session's): a job is bound to no namespace, so it is not refused as a caller would be.
+ */
+export function jobInNamespace(mindContext: MindContext, agent: string): MindContext {
+  if (mindContext.scope.principal.kind !== "system") throw new Error("only a background job's context moves between namespaces unchecked");
+  return { ...mindContext, scope: { ...mindContext.scope, agent, agentFilter: agent } };
+}
+
+/**
  * The same context reading one agent namespace only (null: every namespace the scope allows);
  * a principal limited to one namespace cannot read another.
  */
