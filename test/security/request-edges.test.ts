@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { MAX_BODY_BYTES } from "../../src/app";
+import { COLD_FORM_MAX_BODY_BYTES, COLD_JSON_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../../src/app";
 import { call, newKey, newTenant, store } from "../helpers";
 
 const fetchWorker = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
@@ -53,6 +53,26 @@ describe("answers are never sniffed", () => {
       const answer = await call(method, path);
       expect(answer.headers.get("X-Content-Type-Options"), `${method} ${path}`).toBe("nosniff");
     }
+  });
+});
+
+describe("the routes that write a whole cold document take its body, and no more", () => {
+  it("PUT /cold, /mcp and /ui/cold answer 413 one byte past their own bound, and the document is as it was", async () => {
+    const t = await newTenant();
+    const auth = { Authorization: `Bearer ${t.token}`, "X-Mind-Id": t.mind.id };
+    const before = (await call("GET", "/cold", { token: t.token, mind: t.mind.id })).json;
+    const key = (await newKey(t.token, t.mind.id)).key;
+    const over = (bytes: number) => "x".repeat(bytes + 1);
+    const refused = [
+      await fetchWorker("https://edgemind.test/cold", { method: "PUT", headers: { ...auth, "Content-Type": "application/json" }, body: over(COLD_JSON_MAX_BODY_BYTES) }),
+      await fetchWorker("https://edgemind.test/mcp", { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" }, body: over(COLD_JSON_MAX_BODY_BYTES) }),
+      await fetchWorker("https://edgemind.test/ui/cold", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: over(COLD_FORM_MAX_BODY_BYTES) }),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([413, 413, 413]);
+    expect((await call("GET", "/cold", { token: t.token, mind: t.mind.id })).json).toEqual(before);
+    // Other routes keep the ordinary bound.
+    const memory = await fetchWorker("https://edgemind.test/memory", { method: "POST", headers: { ...auth, "Content-Type": "application/json" }, body: over(MAX_BODY_BYTES) });
+    expect(memory.status).toBe(413);
   });
 });
 
