@@ -1,0 +1,116 @@
+"""Structured memories: upsert by (category, key), search, recall, review and history."""
+
+from __future__ import annotations
+
+from typing import List, Literal, Optional, Union
+
+from edgemind._arguments import NOT_GIVEN, NotGiven, body_of
+from edgemind._transport import Transport, segment
+from edgemind.results import Recall, StoredMemory
+from edgemind.types import Category, Memory, MemoryChange, MemoryPage, MemorySearchResults, Priority, Source
+
+
+class MemoryResource:
+    """``client.memory``: a mind's structured memories."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._t = transport
+
+    def store(
+        self,
+        *,
+        category: Category,
+        key: str,
+        content: str,
+        tags: Optional[List[str]] = None,
+        priority: Optional[Priority] = None,
+        confidence: Optional[float] = None,
+        expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
+        context: Optional[str] = None,
+        agent: Optional[str] = None,
+    ) -> StoredMemory:
+        """Stores a memory; the same category and key again updates it in place (``created`` False)."""
+        fields = dict(category=category, key=key, content=content, tags=tags, priority=priority, confidence=confidence, expires_at=expires_at, context=context)
+        answer = self._t.request("POST", "/memory", {"agent": agent}, body_of(fields, nullable=["expires_at"]))
+        return {"memory": answer.json(), "created": answer.status == 201}
+
+    def get(self, id: str, *, include: Optional[Literal["context"]] = None, agent: Optional[str] = None) -> Memory:
+        """One memory; ``include="context"`` adds where it came from."""
+        return self._t.request("GET", f"/memory/{segment(id)}", {"include": include, "agent": agent}).json()
+
+    def update(
+        self,
+        id: str,
+        *,
+        content: Optional[str] = None,
+        tags: Optional[List[str]] = None,
+        priority: Optional[Priority] = None,
+        confidence: Optional[float] = None,
+        expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
+        context: Optional[str] = None,
+        agent: Optional[str] = None,
+    ) -> Memory:
+        """Changes the fields given (``expires_at=None`` clears the expiry); the history keeps the change."""
+        fields = dict(content=content, tags=tags, priority=priority, confidence=confidence, expires_at=expires_at, context=context)
+        return self._t.request("PUT", f"/memory/{segment(id)}", {"agent": agent}, body_of(fields, nullable=["expires_at"])).json()
+
+    def list(
+        self,
+        *,
+        category: Optional[Category] = None,
+        tag: Optional[str] = None,
+        source: Optional[Source] = None,
+        verified: Optional[bool] = None,
+        agent: Optional[str] = None,
+        limit: Optional[int] = None,
+        offset: Optional[int] = None,
+    ) -> MemoryPage:
+        """A page of memories, newest first, with the total."""
+        query = dict(category=category, tag=tag, source=source, verified=verified, agent=agent, limit=limit, offset=offset)
+        return self._t.request("GET", "/memory", query).json()
+
+    def search(
+        self,
+        q: str,
+        *,
+        tag: Optional[str] = None,
+        category: Optional[Category] = None,
+        limit: Optional[int] = None,
+        include: Optional[Literal["context"]] = None,
+        agent: Optional[str] = None,
+    ) -> MemorySearchResults:
+        """Full-text search, best first (Russian and English word forms match)."""
+        query = dict(q=q, tag=tag, category=category, limit=limit, include=include, agent=agent)
+        return self._t.request("GET", "/memory/search", query).json()
+
+    def recall(
+        self,
+        *,
+        limit: Optional[int] = None,
+        category: Optional[Category] = None,
+        max_tokens: Optional[int] = None,
+        agent: Optional[str] = None,
+    ) -> Recall:
+        """Plain-text recall, critical first then newest, within ``max_tokens``; with its token count."""
+        answer = self._t.request("GET", "/memory/recall", dict(limit=limit, category=category, max_tokens=max_tokens, agent=agent))
+        return {"text": answer.text(), "tokens": int(answer.headers.get("x-token-count") or 0)}
+
+    def by_tag(self, tag: str, *, limit: Optional[int] = None, agent: Optional[str] = None) -> List[Memory]:
+        """Unexpired memories carrying a whole tag, most important first."""
+        return self._t.request("GET", "/memory/by-tag", {"tag": tag, "limit": limit, "agent": agent}).json()["memories"]
+
+    def expiring(self, within: str = "7d", *, limit: Optional[int] = None, agent: Optional[str] = None) -> List[Memory]:
+        """Memories expiring within a duration (``30m``, ``12h``, ``7d``), soonest first."""
+        return self._t.request("GET", "/memory/expiring", {"within": within, "limit": limit, "agent": agent}).json()["memories"]
+
+    def history(self, id: str, *, agent: Optional[str] = None) -> List[MemoryChange]:
+        """Every change of a memory, oldest first."""
+        return self._t.request("GET", f"/memory/{segment(id)}/history", {"agent": agent}).json()["history"]
+
+    def verify(self, id: str, *, agent: Optional[str] = None) -> Memory:
+        """A person confirms a memory (a person's token; a mind key is refused with ``forbidden``)."""
+        return self._t.request("POST", f"/memory/{segment(id)}/verify", {"agent": agent}).json()
+
+    def forget(self, id: str, *, agent: Optional[str] = None) -> None:
+        """Deletes a memory; its history stays."""
+        self._t.request("DELETE", f"/memory/{segment(id)}", {"agent": agent})

@@ -1,0 +1,5 @@
+"""The version of the edgemind client."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

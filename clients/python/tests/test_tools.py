@@ -1,0 +1,118 @@
+"""The memory tools for OpenAI function calling: the MCP tools' names, compact answers, errors for the model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import unittest
+
+from stub import Scripted, StubServer
+
+from edgemind import AsyncEdgemind, Edgemind
+from edgemind._compact import compact_context, rounded, short_date
+from edgemind.tools import openai_tools, tool_schemas
+
+MEMORY = {
+    "id": "mem_1",
+    "mind_id": "mind_1",
+    "agent": "default",
+    "category": "preference",
+    "key": "tea",
+    "content": "Green tea, never coffee",
+    "tags": ["drinks"],
+    "priority": "normal",
+    "source": "agent",
+    "verified": False,
+    "confidence": 0.7,
+    "expires_at": None,
+    "created_at": "2026-12-01T08:00:00.000Z",
+    "updated_at": "2026-12-06T10:11:12.345Z",
+}
+
+
+class SchemasTest(unittest.TestCase):
+    def test_the_four_tools_as_openai_function_schemas(self) -> None:
+        schemas = tool_schemas()
+        self.assertEqual([s["function"]["name"] for s in schemas], ["memory_search", "memory_store", "memory_recall", "session_context"])
+        for schema in schemas:
+            self.assertEqual(schema["type"], "function")
+            self.assertEqual(schema["function"]["parameters"]["type"], "object")
+            self.assertTrue(schema["function"]["description"])
+        self.assertEqual(schemas[0]["function"]["parameters"]["required"], ["q"])
+        self.assertEqual(schemas[3]["function"]["parameters"]["required"], ["sessionId"])
+
+    def test_each_call_gets_its_own_copy_to_change(self) -> None:
+        tool_schemas()[0]["function"]["name"] = "changed"
+        self.assertEqual(tool_schemas()[0]["function"]["name"], "memory_search")
+
+
+class CompactTest(unittest.TestCase):
+    def test_a_search_answer_keeps_what_a_model_can_use(self) -> None:
+        found = {"results": [{**MEMORY, "score": 1.2999999787653283e-6}], "retrieval": "full_text"}
+        with StubServer(Scripted(200, found)) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            answer = tools.dispatch("memory_search", '{"q": "tea", "limit": 3}')
+        self.assertEqual(stub.received[0].path, "/memory/search?q=tea&limit=3")
+        expected = {"id": "mem_1", "category": "preference", "key": "tea", "content": "Green tea, never coffee", "tags": ["drinks"]}
+        expected.update({"verified": False, "score": 1.3e-06, "updated": "2026-12-06T10:11Z"})
+        self.assertEqual(json.loads(answer), {"results": [expected]})
+        self.assertNotIn(" ", answer.replace("Green tea, never coffee", ""))
+
+    def test_dates_are_short_and_scores_rounded(self) -> None:
+        self.assertEqual(short_date("2026-12-06T10:11:12.345Z"), "2026-12-06T10:11Z")
+        self.assertIsNone(short_date(None))
+        self.assertEqual(rounded(0.123456), 0.123)
+        self.assertEqual(rounded(42.0), 42.0)
+
+    def test_a_context_answer_is_its_text_and_cost_with_what_was_left_out_counted(self) -> None:
+        part = {"part": "recall", "ref": "mem_1", "verified": True, "text": "- tea", "tokens": 3}
+        context = {
+            "session_id": "ses_1",
+            "q": "tea",
+            "budget": 300,
+            "tokens": 40,
+            "system": "<memory>…</memory>",
+            "prompt": "user: tea?",
+            "parts": [{**part, "included": True, "reason": "fits"}, {**part, "included": False, "reason": "duplicate"}],
+            "ephemeral_left_out": {"messages": 0, "rule": "…"},
+            "retrieval": "full_text",
+        }
+        compact = compact_context(context)  # type: ignore[arg-type]
+        self.assertEqual(compact, {"system": "<memory>…</memory>", "prompt": "user: tea?", "tokens": 40, "budget": 300, "left_out": {"duplicate": 1}})
+
+
+class DispatchTest(unittest.TestCase):
+    def test_a_failed_call_answers_the_error_for_the_model_to_read(self) -> None:
+        refused = {"error": {"code": "invalid_request", "message": "key: must be snake_case", "requestId": "req_1"}}
+        with StubServer(Scripted(400, refused)) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            answer = tools.dispatch("memory_store", {"category": "fact", "key": "Bad Key", "content": "x"})
+        self.assertEqual(json.loads(answer), {"error": {"code": "invalid_request", "message": "key: must be snake_case"}})
+
+    def test_calls_no_tool_takes_are_refused_before_anything_is_sent(self) -> None:
+        with StubServer(Scripted(200, {})) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            answers = [
+                tools.dispatch("memory_delete", "{}"),
+                tools.dispatch("memory_search", '{"query": "tea"}'),
+                tools.dispatch("memory_search", "{}"),
+                tools.dispatch("memory_recall", "[1]"),
+                tools.dispatch("memory_recall", "{not json"),
+            ]
+        self.assertEqual(stub.received, [])
+        messages = [json.loads(a)["error"]["message"] for a in answers]
+        self.assertIn("the tools are memory_search, memory_store, memory_recall, session_context", messages[0])
+        self.assertEqual(messages[1], "unknown argument query: the tool takes q, tag, category, limit")
+        self.assertEqual(messages[2], "missing argument q")
+        self.assertEqual(messages[3], "the arguments must be a JSON object")
+        self.assertTrue(messages[4].startswith("the arguments are not JSON"))
+
+    def test_the_async_client_gets_an_awaited_dispatcher(self) -> None:
+        with StubServer(Scripted(200, "- tea", {"X-Token-Count": "3"})) as stub:
+            tools = openai_tools(AsyncEdgemind(stub.url, "emk_test"))
+            answer = asyncio.run(tools.dispatch("memory_recall", None))
+        self.assertEqual(json.loads(answer), {"tokens": 3, "text": "- tea"})
+
+
+if __name__ == "__main__":
+    unittest.main()
