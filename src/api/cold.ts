@@ -14,13 +14,13 @@ const ColdSchema = z
   .object({
     agent: z.string(),
     text: z.string(),
-    version: z.number().openapi({ description: "0 before the first write" }),
+    version: z.number().int().openapi({ description: "0 before the first write" }),
     updated_at: z.string().nullable(),
   })
   .openapi("ColdMemory");
 
 const NamespaceSchema = z
-  .object({ agent: z.string(), memories: z.number(), notes: z.number(), cold_version: z.number().openapi({ description: "0: none written yet" }) })
+  .object({ agent: z.string(), memories: z.number(), notes: z.number(), cold_version: z.number().int().openapi({ description: "0: none written yet" }) })
   .openapi("Namespace");
 
 const ColdRead = ColdSchema.extend({
@@ -43,7 +43,7 @@ const ColdUpdate = z.strictObject({
 });
 
 const VersionInfo = z
-  .object({ version: z.number(), author: z.string(), consolidation_id: z.string().nullable(), created_at: z.string(), chars: z.number() })
+  .object({ version: z.number().int(), author: z.string(), consolidation_id: z.string().nullable(), created_at: z.string(), chars: z.number() })
   .openapi("ColdVersion");
 
 const ConsolidationSchema = z
@@ -124,8 +124,8 @@ coldRoutes
       responses: {
         200: jsonContent(
           z.object({
-            from: z.number(),
-            to: z.number(),
+            from: z.number().int(),
+            to: z.number().int(),
             added: z.number(),
             removed: z.number(),
             patch: z.string(),

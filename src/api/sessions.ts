@@ -164,7 +164,7 @@ sessionRoutes
             channel: z.enum(["llm", "ui"]),
             messages: z.array(MessageSchema),
             total: z.number().optional(),
-            next_after: z.number().nullable().optional(),
+            next_after: z.number().int().nullable().optional(),
           }),
           "Oldest first",
         ),

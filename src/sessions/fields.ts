@@ -41,7 +41,7 @@ export const sessionRecord = z.object({
 
 /** A message as shown; `model` was stored as `assistant`. */
 export const messageRecord = z.object({
-  id: z.number(),
+  id: z.number().int(),
   session_id: z.string(),
   role: z.enum(ROLES),
   content: z.string(),

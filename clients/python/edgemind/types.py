@@ -160,7 +160,7 @@ class Session(TypedDict):
 
 
 class Message(TypedDict):
-    id: float
+    id: int
     session_id: str
     role: Literal["user", "assistant", "tool", "system"]
     content: str
@@ -254,19 +254,19 @@ class Namespace(TypedDict):
     memories: float
     notes: float
     #: 0: none written yet
-    cold_version: float
+    cold_version: int
 
 
 class ColdMemory(TypedDict):
     agent: str
     text: str
     #: 0 before the first write
-    version: float
+    version: int
     updated_at: Optional[str]
 
 
 class ColdVersion(TypedDict):
-    version: float
+    version: int
     author: str
     consolidation_id: Optional[str]
     created_at: str
@@ -470,7 +470,7 @@ class ColdVersionText(ColdVersion):
     text: str
 
 
-ColdDiff = TypedDict("ColdDiff", {"from": float, "to": float, "added": float, "removed": float, "patch": str, "exact": bool})
+ColdDiff = TypedDict("ColdDiff", {"from": int, "to": int, "added": float, "removed": float, "patch": str, "exact": bool})
 
 
 class _SessionInputRequired(TypedDict):
@@ -530,7 +530,7 @@ class _MessagePageRequired(TypedDict):
 
 class MessagePage(_MessagePageRequired, total=False):
     total: float
-    next_after: Optional[float]
+    next_after: Optional[int]
 
 
 class SessionDone(TypedDict):
