@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Optional, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Optional, TypeVar, Union
 
 from edgemind._memory import MemoryResource
 from edgemind._minds import KeysResource, MindsResource
@@ -24,7 +24,7 @@ R = TypeVar("R")
 S = TypeVar("S")
 
 
-def _in_thread(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[Any, P], Awaitable[R]]:
+def _in_thread(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[Any, P], Coroutine[Any, Any, R]]:
     """The sync resource's method as a coroutine of the async resource, run by asyncio.to_thread."""
 
     @functools.wraps(method)

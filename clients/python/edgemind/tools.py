@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from typing import Any, Awaitable, Callable, Dict, List, Mapping, NamedTuple, Union, cast, overload
+from typing import Any, Callable, Coroutine, Dict, List, Mapping, NamedTuple, Union, cast, overload
 
 from edgemind._compact import compact_context, compact_recall, compact_search, compact_stored
 from edgemind._tool_definitions import TOOL_DEFINITIONS
@@ -32,7 +32,7 @@ class AsyncOpenAITools(NamedTuple):
     """As OpenAITools, with ``dispatch`` awaited."""
 
     schemas: List[Dict[str, Any]]
-    dispatch: Callable[[str, Arguments], Awaitable[str]]
+    dispatch: Callable[[str, Arguments], Coroutine[Any, Any, str]]
 
 
 def tool_schemas() -> List[Dict[str, Any]]:
