@@ -56,8 +56,8 @@ const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits", "observe"];
 const ABOVE_INFRASTRUCTURE = ["tenancy", "memory", "notes", "sessions", "context", "portability", "queue", "jobs"];
 /** The fronts and the auth middleware in front of them. */
 const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs", "auth"];
-/** The files at the top that wire the Worker together or read its settings for the fronts. */
-const WIRING = ["app.ts", "index.ts", "config.ts", "app-env.ts"];
+/** The files at the top that wire the Worker together, declare its Env or read its settings for the fronts. */
+const WIRING = ["app.ts", "index.ts", "config.ts", "app-env.ts", "worker-env.d.ts"];
 const INFRASTRUCTURE_MAY_NOT = ["deps.ts", "app-env.ts", "app.ts", "index.ts"];
 const isWiring = (path, list = WIRING) => list.some((w) => name(path) === w);
 const isAboveTheLayers = (path) => FRONTS.includes(folderOf(path)) || isWiring(path);

@@ -1,4 +1,3 @@
-import type { Env } from "./config";
 import type { Deps } from "./deps";
 import { createValidatingRouter } from "./http/router";
 import type { MindContext } from "./tenancy/mind-context";

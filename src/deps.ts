@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from "./clock";
-import type { Env } from "./config";
 import type { Db } from "./db/client";
 import { createShards, type Shards } from "./db/shards";
 import type { Semantic } from "./embeddings/ports";

@@ -1,6 +1,5 @@
 import { createApp } from "./app";
 import { withOAuth } from "./auth/oauth";
-import type { Env } from "./config";
 import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
 import { withSecurityHeaders } from "./http/headers";

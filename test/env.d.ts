@@ -1,6 +1,8 @@
 // Types of the test runtime: the Worker's bindings plus the migrations the setup file applies.
 import type { D1Migration } from "cloudflare:test";
-import type { Env as WorkerEnv } from "../src/config";
+
+/** The Worker's own Env (src/worker-env.d.ts), named apart from the one declared below. */
+type WorkerEnv = Env;
 
 declare global {
   namespace Cloudflare {

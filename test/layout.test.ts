@@ -5,11 +5,17 @@ import { describe, expect, it } from "vitest";
 // Worker together. Below the fronts the folders form layers that run one way: tenancy
 // under the domain (memory <- notes <- sessions <- context), portability over it, and the
 // infrastructure (db, llm, embeddings, http, limits, observe) under all of them, importing neither the
-// wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph).
+// wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph). A Durable
+// Object class is an entry point as a front is: nothing below the fronts imports its module, nor
+// the fronts' settings (src/config.ts); the Worker's Env is a global type (src/worker-env.d.ts),
+// so naming a binding imports nothing.
 
 const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs"];
-// src/config.ts declares the bindings, so it names (as types) the Durable Object classes the worker exports.
-const WIRING = ["src/app.ts", "src/index.ts", "src/config.ts"];
+// src/worker-env.d.ts declares the bindings, so it names (as types) the Durable Object classes the worker exports.
+const WIRING = ["src/app.ts", "src/index.ts", "src/worker-env.d.ts"];
+/** Above the layers: the fronts, the auth middleware in front of them, and the files that wire them together or read their settings. */
+const ABOVE_THE_LAYERS = [...FRONTS, "auth"];
+const ENTRY_FILES = [...WIRING, "src/config.ts", "src/app-env.ts"];
 
 /** Infrastructure, and the files at the top of src/ it may not import: the wiring. */
 const INFRASTRUCTURE = ["db", "llm", "embeddings", "http", "limits", "observe"];
@@ -116,12 +122,31 @@ function pathImportsOutside(files: Record<string, string>): string[] {
   return found.sort();
 }
 
-/** Files other than src/config.ts that declare (or augment) the Worker's Env. */
+/** Files other than src/worker-env.d.ts that declare (or augment) the Worker's Env. */
 function envDeclarations(files: Record<string, string>): string[] {
   return Object.entries(files)
-    .filter(([file, text]) => file !== "src/config.ts" && /\binterface Env\b|declare module ["'][^"']*\/config["']/.test(text))
+    .filter(([file, text]) => file !== "src/worker-env.d.ts" && /\binterface Env\b|declare module ["'][^"']*\/config["']/.test(text))
     .map(([file]) => file)
     .sort();
+}
+
+/**
+ * Each import from below the fronts of a Durable Object class's module (an entry point, as a
+ * front is) or of src/config.ts (the fronts' settings): "importer -> imported".
+ */
+function entryPointImports(files: Record<string, string>): string[] {
+  const objects = Object.entries(files)
+    .filter(([, text]) => /\bextends DurableObject\b/.test(text))
+    .map(([file]) => file.replace(/\.tsx?$/, ""));
+  const found: string[] = [];
+  for (const [file, text] of Object.entries(files)) {
+    if (ABOVE_THE_LAYERS.includes(folderOf(file) ?? "") || ENTRY_FILES.includes(file)) continue;
+    for (const specifier of importsOf(text)) {
+      const target = resolve(file, specifier);
+      if (objects.includes(target) || target === "src/config") found.push(`${file} -> ${target}`);
+    }
+  }
+  return found.sort();
 }
 
 describe("source layout", () => {
@@ -189,14 +214,30 @@ describe("source layout", () => {
     expect(wiringViolations(files)).toEqual(["src/db/prune.ts -> src/deps", "src/http/router.ts -> src/app-env"]);
   });
 
-  it("the Worker's Env is declared in src/config.ts alone, never augmented elsewhere", () => {
-    expect(sourceFiles()["src/config.ts"]).toMatch(/export interface Env \{/);
+  it("no file below the fronts imports a Durable Object class's module or the fronts' settings", () => {
+    expect(entryPointImports(sourceFiles())).toEqual([]);
+  });
+
+  it("the check catches an import of a Durable Object class's module or of src/config.ts from below the fronts", () => {
+    const files = {
+      "src/sessions/session-object.ts": "export class SessionObject extends DurableObject<Env> {}",
+      "src/sessions/objects.ts": 'import type { SessionObject } from "./session-object";',
+      "src/llm/limited-model.ts": 'import { readLlmConfig } from "../config";',
+      "src/auth/middleware.ts": 'import { readAuthConfig } from "../config";',
+      "src/index.ts": 'import { SessionObject } from "./sessions/session-object";',
+      "src/telegram/bot.ts": 'import type { TelegramConfig } from "../config";',
+    };
+    expect(entryPointImports(files)).toEqual(["src/llm/limited-model.ts -> src/config", "src/sessions/objects.ts -> src/sessions/session-object"]);
+  });
+
+  it("the Worker's Env is declared in src/worker-env.d.ts alone, never augmented elsewhere", () => {
+    expect(sourceFiles()["src/worker-env.d.ts"]).toMatch(/^interface Env \{/m);
     expect(envDeclarations(sourceFiles())).toEqual([]);
   });
 
   it("the check catches an Env augmented beside a class", () => {
     const files = {
-      "src/config.ts": "export interface Env { DB: D1Database }",
+      "src/worker-env.d.ts": "interface Env { DB: D1Database }",
       "src/sessions/session-object.ts": 'declare module "../config" {\n  interface Env { SESSIONS: X }\n}',
       "src/queue/units.ts": "export interface Unit { kind: string }",
     };

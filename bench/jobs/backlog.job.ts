@@ -1,10 +1,9 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
-import { type Env, readLlmConfig } from "../../src/config";
 import { everyShard } from "../../src/db/client";
 import { createDeps } from "../../src/deps";
 import { SCHEDULE } from "../../src/jobs";
-import { createLanguageModel } from "../../src/llm/providers";
+import { createLanguageModel, readLlmConfig } from "../../src/llm/providers";
 import { addNote } from "../../src/notes/notes";
 import { runJob } from "../../src/queue/job-runs";
 import { runCronWith } from "../../src/queue/schedule";

@@ -1,5 +1,4 @@
 import { env } from "cloudflare:workers";
-import type { Env } from "../../src/config";
 import { createShards, DIRECTORY } from "../../src/db/shards";
 import { createDeps, type Deps } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";

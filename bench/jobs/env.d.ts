@@ -1,5 +1,7 @@
 import type { D1Migration } from "cloudflare:test";
-import type { Env as WorkerEnv } from "../../src/config";
+
+/** The Worker's own Env (src/worker-env.d.ts), named apart from the one declared below. */
+type WorkerEnv = Env;
 
 declare global {
   namespace Cloudflare {

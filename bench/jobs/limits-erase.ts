@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { takePassedLimits } from "../../src/limits/platform";
-import { mindOperationsObject } from "../../src/portability/operations-object";
+import { mindOperationsObject } from "../../src/portability/mind-operations";
 import { MIND_TABLES } from "../../src/portability/shard-rows";
 import { call, newTenant, store } from "../../test/helpers";
 import { dataOf } from "../../test/support/shards";

@@ -1,5 +1,4 @@
 import type { ClientRegistrationCallbackOptions, ClientRegistrationCallbackResult } from "@cloudflare/workers-oauth-provider";
-import type { Env } from "../config";
 import { isLoopbackHost } from "../http/loopback";
 import { countEvent, readRateLimits } from "../limits/rate-limits";
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "../app-env";
-import { type Env, readAuthConfig } from "../config";
+import { readAuthConfig } from "../config";
 import { forbidden, unauthorized } from "../errors";
 import { isLoopbackHost } from "../http/loopback";
 import { type Bucket, countEvent, readRateLimits, refuseIfBlocked } from "../limits/rate-limits";

@@ -9,7 +9,6 @@ import {
   type ResolveExternalTokenResult,
 } from "@cloudflare/workers-oauth-provider";
 import { systemClock } from "../clock";
-import type { Env } from "../config";
 import { createDb } from "../db/client";
 import { invalid, unauthorized } from "../errors";
 import { readBodyWithin } from "../http/body-limit";

@@ -1,5 +1,4 @@
 import { systemClock } from "../clock";
-import type { Env } from "../config";
 import { createDb } from "../db/client";
 import { oauthErrorResponse } from "../http/errors";
 import { type GrantTokens, revokeReplayedGrantRecord } from "../tenancy/grants";

@@ -1,4 +1,3 @@
-import type { Env } from "../config";
 import { notConfigured } from "../errors";
 import { loadTokenCounter } from "../llm/tokens";
 import type { Embedder, Semantic } from "./ports";

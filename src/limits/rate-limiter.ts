@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../config";
 
 const WINDOW_KEY = "window";
 

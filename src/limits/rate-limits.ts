@@ -1,6 +1,4 @@
-import type { Env } from "../config";
 import { AppError, notConfigured } from "../errors";
-import type { RateLimiterObject } from "./rate-limiter";
 
 /**
  * The limits counted in Durable Objects, where a global, exact count matters (failed
@@ -74,7 +72,7 @@ export function refuseIfBlocked(buckets: Bucket[], now = Date.now()): void {
  * `RateLimited` when any is over its limit. Buckets with limit 0 are off and cost nothing.
  */
 export async function countEvent(
-  namespace: DurableObjectNamespace<RateLimiterObject>,
+  namespace: Env["RATE_LIMITS"],
   limits: RateLimits,
   buckets: Bucket[],
 ): Promise<void> {

@@ -1,9 +1,15 @@
 import { APICallError } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { type Env, type LlmConfig, readLlmConfig } from "../config";
 import { AppError, notConfigured } from "../errors";
-import type { ModelLimiterObject, ModelLimits } from "./model-limiter";
-import { createLanguageModel, type LanguageModel } from "./providers";
+import { createLanguageModel, type LanguageModel, type LlmConfig, readLlmConfig } from "./providers";
+
+/** What the shared limiter lets through toward one provider (src/llm/model-limiter.ts counts it). */
+export interface ModelLimits {
+  /** Requests per minute; 0: unlimited. */
+  requestsPerMinute: number;
+  /** Tokens (prompt estimate + output allowance) per minute; 0: unlimited. */
+  tokensPerMinute: number;
+}
 
 export const DEFAULT_MODEL_LIMITS: ModelLimits = { requestsPerMinute: 300, tokensPerMinute: 200_000 };
 
@@ -57,7 +63,7 @@ export function createLimitedModel(env: Env, standIn?: LanguageModel | null): La
   if (!model || !env.MODEL_LIMITS) return model;
   const limits = readModelLimits(env);
   if (limits.requestsPerMinute === 0 && limits.tokensPerMinute === 0) return model;
-  const namespace: DurableObjectNamespace<ModelLimiterObject> = env.MODEL_LIMITS;
+  const namespace = env.MODEL_LIMITS;
   const limiter = () => namespace.get(namespace.idFromName(key));
   return wrapLanguageModel({
     model,

@@ -1,18 +1,11 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../config";
+import type { ModelLimits } from "./limited-model";
 
 // One object per model provider: the requests and tokens per minute the whole deployment may
 // send it, shared by every consumer invocation and Durable Object that calls the model. Two
 // buckets refill continuously (a minute's allowance per minute, a minute's worth at most), so
 // a burst never exceeds a minute's allowance and a steady load runs at the limit. A caller
 // refused is told how long to wait; a provider that answered 429 pauses every caller.
-
-export interface ModelLimits {
-  /** Requests per minute; 0: unlimited. */
-  requestsPerMinute: number;
-  /** Tokens (prompt estimate + output allowance) per minute; 0: unlimited. */
-  tokensPerMinute: number;
-}
 
 export type Admission = { ok: true } | { ok: false; retryAfterMs: number };
 

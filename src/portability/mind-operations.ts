@@ -2,7 +2,7 @@ import type { Deps } from "../deps";
 import { conflict } from "../errors";
 import { beginErasure, readErasure } from "./erase";
 import { type ArchiveImport, getImport, IMPORT_STALLED_MS, isImportUnfinished } from "./imports";
-import { mindOperationsObject, type OperationRef } from "./operations-object";
+import type { OperationRef } from "./operations";
 import { countMindRows } from "./shard-rows";
 
 /** A request's part of an operation: the directory and the mind's database, the clock, and the operations object to hand it to. */
@@ -10,6 +10,11 @@ type HandOverDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperation
 
 // The requests' side of the mind's operations object: a request does the quick checks and the first
 // step itself (so its errors keep their codes), then hands the operation to the object.
+
+/** The mind's operations object: one per mind, wherever it is asked for from. */
+export function mindOperationsObject(namespace: Env["MIND_OPERATIONS"], mindId: string) {
+  return namespace.get(namespace.idFromName(mindId));
+}
 
 /** Hands the operation to the mind's operations object (or wakes it there); 409 when too many wait already. */
 export async function startOperation(deps: Pick<Deps, "mindOperations">, ref: OperationRef) {

@@ -1,5 +1,4 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Env } from "../config";
 import { type Deps, objectDeps } from "../deps";
 import { createSemantic } from "../embeddings/providers";
 import { logFailure } from "../observe/log";
@@ -8,7 +7,6 @@ import { serialQueue } from "../serial";
 import { createPacer } from "./import-pace";
 import { type OperationRef, operationKey, operationOf } from "./operations";
 
-export type { OperationRef } from "./operations";
 
 const QUEUE_KEY = "queue";
 const FAILURES_KEY = "failures";
@@ -31,11 +29,6 @@ const MAX_QUEUED = 4;
 interface Failures {
   key: string;
   count: number;
-}
-
-/** The mind's operations object: one per mind, wherever it is asked for from. */
-export function mindOperationsObject(namespace: DurableObjectNamespace<MindOperationsObject>, mindId: string) {
-  return namespace.get(namespace.idFromName(mindId));
 }
 
 /**

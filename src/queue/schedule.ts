@@ -1,5 +1,4 @@
 import type { Clock } from "../clock";
-import type { Env } from "../config";
 import { createDeps, type Deps } from "../deps";
 import { createD1Meter } from "../observe/d1-meter";
 import { logEvent } from "../observe/log";

@@ -1,10 +1,9 @@
 import type { z } from "zod";
 import type { SessionCounters } from "./counters";
 import type { appendResultRecord, sessionStateRecord } from "./fields";
-import type { SessionObject } from "./session-object";
 
 /** A session's object: one per session id, wherever it is asked for from. */
-export function sessionObject(namespace: DurableObjectNamespace<SessionObject>, sessionId: string) {
+export function sessionObject(namespace: Env["SESSIONS"], sessionId: string) {
   return namespace.get(namespace.idFromName(sessionId));
 }
 
@@ -30,7 +29,7 @@ export const toSessionState = (c: SessionCounters): SessionState => ({
 
 /** Erases the objects' stored state and alarms, after their sessions' rows are gone. */
 export async function forgetSessionObjects(
-  namespace: DurableObjectNamespace<SessionObject>,
+  namespace: Env["SESSIONS"],
   sessionIds: readonly string[],
 ): Promise<void> {
   await Promise.all(sessionIds.map((id) => sessionObject(namespace, id).forget()));

@@ -1,6 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import type { Env } from "../config";
 import { readFromReplicas } from "../db/replicas";
 import { minds } from "../db/schema";
 import { DIRECTORY } from "../db/shards";

@@ -1,7 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { BotError, GrammyError } from "grammy";
 import type { Update } from "grammy/types";
-import { type Env, readTelegramConfig, type TelegramConfig } from "../config";
+import { readTelegramConfig, type TelegramConfig } from "../config";
 import type { Deps } from "../deps";
 import { objectDeps } from "../deps";
 import { rateLimitedIn } from "../llm/limited-model";

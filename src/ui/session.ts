@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { deleteCookie, getSignedCookie, setSignedCookie } from "hono/cookie";
-import { type Env, readAuthConfig } from "../config";
+import { readAuthConfig } from "../config";
 import { randomToken, sha256Hex } from "../secrets";
 
 type WithEnv = { Bindings: Env };

@@ -1,7 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
-import type { Env } from "../../src/config";
 import worker from "../../src/index";
 import { ADMIN_TOKEN } from "../helpers";
 

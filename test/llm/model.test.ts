@@ -1,12 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { answer } from "../../scripts/model-stand-in-answers.mjs";
-import { type Env, readLlmConfig } from "../../src/config";
 import { assembleContext } from "../../src/context/assemble";
 import { AppError } from "../../src/errors";
 import { generateObjectFor, generateTextFor, type ModelRequest } from "../../src/llm/generate";
 import { usageSince, utcDay } from "../../src/llm/ledger";
-import { createLanguageModel } from "../../src/llm/providers";
+import { createLanguageModel, readLlmConfig } from "../../src/llm/providers";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { type ExtractionInput, extractNotes, saveExtraction } from "../../src/notes/extraction";
 import { newTenant } from "../helpers";

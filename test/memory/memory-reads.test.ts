@@ -1,7 +1,6 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/config";
 import worker from "../../src/index";
 import { newHuman, newKey, newMind, newTenant } from "../helpers";
 import { recordingD1 } from "../support/recording-d1";

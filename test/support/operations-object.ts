@@ -1,6 +1,6 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { mindOperationsObject } from "../../src/portability/operations-object";
+import { mindOperationsObject } from "../../src/portability/mind-operations";
 import { passMoveFence } from "./moves";
 
 /** The mind's operations object in the test runtime. */

@@ -1,6 +1,5 @@
 import type { LanguageModelV4CallOptions, LanguageModelV4GenerateResult } from "@ai-sdk/provider";
 import { MockLanguageModelV4 } from "ai/test";
-import type { Env } from "../../src/config";
 import type { Deps } from "../../src/deps";
 import { createLimitedModel } from "../../src/llm/limited-model";
 import type { LanguageModel } from "../../src/llm/providers";

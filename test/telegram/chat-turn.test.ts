@@ -1,7 +1,6 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/config";
 import { createDeps, type Deps } from "../../src/deps";
 import worker from "../../src/index";
 import { deleteMind } from "../../src/portability/erase";

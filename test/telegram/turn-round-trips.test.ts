@@ -1,7 +1,6 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { Env } from "../../src/config";
 import { createShards } from "../../src/db/shards";
 import { createDeps, type Deps } from "../../src/deps";
 import worker from "../../src/index";
