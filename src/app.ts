@@ -19,7 +19,7 @@ import { docsRoutes } from "./docs/routes";
 import { type BodyLimit, limitBodies } from "./http/body-limit";
 import { handleError, noRoute } from "./http/errors";
 import { mcpRoutes } from "./mcp/routes";
-import { COLD_STORED_MAX_CHARS } from "./notes/merge";
+import { COLD_STORED_MAX_CHARS } from "./notes/cold-store";
 import { noteRequest, observationOf } from "./observe/request";
 import { telegramRoutes, WEBHOOK_PATH } from "./telegram/webhook";
 import { landingPage } from "./ui/landing";

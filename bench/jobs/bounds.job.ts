@@ -5,7 +5,7 @@ import { minds } from "../../src/db/schema";
 import { createDeps } from "../../src/deps";
 import { DIFF_MAX_LINES } from "../../src/notes/cold-memory";
 import { IMPORT_MAX_BYTES } from "../../src/portability/archive";
-import { acceptImport, runImport } from "../../src/portability/imports";
+import { acceptImport, runImport } from "../../src/portability/import/imports";
 import { newTenant, request } from "./http-client";
 import { largeArchive } from "./large-archive";
 import { progress, report } from "./report";

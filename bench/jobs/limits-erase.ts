@@ -2,7 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { takePassedLimits } from "../../src/limits/platform";
 import { mindOperationsObject } from "../../src/portability/mind-operations";
-import { MIND_TABLES } from "../../src/portability/shard-rows";
+import { MIND_TABLES } from "../../src/portability/move/shard-rows";
 import { call, newTenant, store } from "../../test/helpers";
 import { dataOf } from "../../test/support/shards";
 import type { ErasureResult, LimitsInput } from "../lib/limits-data";

@@ -16,8 +16,8 @@ import {
   updateMemory,
   verifyMemory,
 } from "../memory/memories";
-import { CATEGORIES, SOURCES } from "../memory/model";
 import { recallMemories } from "../memory/recall";
+import { CATEGORIES, SOURCES } from "../memory/rows";
 import { AgentQuery, countQuery, guardedResponses, jsonBody, jsonContent, pageQuery } from "./schemas";
 
 // The memory as the domain shapes it; only what REST adds (the names in the document, the

@@ -5,7 +5,7 @@ import { publicOrigin } from "../auth/oauth";
 import { bearerSecurity } from "../http/router";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { archiveStream, exportMind } from "../portability/export";
-import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import";
+import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import/request";
 import { eraseMind, followImport } from "../portability/mind-operations";
 import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
 import { createMind, getMind, listMinds, type Mind, mindInputSchema, mindPatchSchema, updateMind } from "../tenancy/minds";

@@ -3,7 +3,7 @@ import { createRouter } from "../app-env";
 import { bearerSecurity } from "../http/router";
 import { searchQuery } from "../memory/fields";
 import { SEARCH_LIMIT } from "../memory/limits";
-import { MAX_CONTEXT_CHARS } from "../memory/model";
+import { MAX_CONTEXT_CHARS } from "../memory/rows";
 import { CATEGORY_HINTS } from "../notes/document";
 import { retrieveNotes } from "../notes/hybrid-search";
 import { addNote, deleteNote, listNotes, NOTE_MAX_CHARS, verifyNote } from "../notes/notes";

@@ -16,7 +16,7 @@ import {
   sessionStateRecord,
 } from "../sessions/fields";
 import { appendMessage, completeSession, extractSessionNow } from "../sessions/messages";
-import { MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
+import { MAX_MESSAGE_CHARS, ROLES } from "../sessions/rows";
 import {
   activateSession,
   deleteSession,

@@ -3,7 +3,7 @@ import { createRouter } from "../app-env";
 import { notFound } from "../errors";
 import { bearerSecurity } from "../http/router";
 import { startOperation } from "../portability/mind-operations";
-import { abandonMove, listShards, moveProgress, startMove } from "../portability/move";
+import { abandonMove, listShards, moveProgress, startMove } from "../portability/move/move";
 import { ErrorSchema, errorResponses, jsonBody, jsonContent } from "./schemas";
 
 const ShardSchema = z

@@ -6,7 +6,7 @@ import { queryMeaning } from "../memory/query-meaning";
 import { recallMemories } from "../memory/recall";
 import { getCold } from "../notes/cold-store";
 import { retrieveNotes } from "../notes/hybrid-search";
-import type { Message } from "../sessions/model";
+import type { Message } from "../sessions/rows";
 import { type Dialogue, readDialogue } from "../sessions/windows";
 import type { MindContext } from "../tenancy/mind-context";
 import { type ColdSection, coldItem, coldSections, sectionsSharingWords } from "./cold-sections";

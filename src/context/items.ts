@@ -1,6 +1,6 @@
 import type { TokenCounter } from "../llm/tokens";
-import type { Memory } from "../memory/model";
 import { stem, words } from "../memory/normalize";
+import type { Memory } from "../memory/rows";
 import { oneLine } from "../notes/document";
 import type { Note } from "../notes/notes";
 import type { PackingKnobs } from "./knobs";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/handlers";
 import { sessionObject } from "../sessions/objects";
 
 /** The daily collection: every session with non-ephemeral messages after its cursor, one message each. */

@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { COLD_FULL, sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/job";
+import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/handlers";
 import { jobMindContext } from "../tenancy/mind-context";
 
 /**

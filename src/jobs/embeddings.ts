@@ -3,7 +3,7 @@ import type { Deps, InShard } from "../deps";
 import { newId } from "../ids";
 import { MOVE_BATCH, moveOldLayoutVectors } from "../memory/vector-layout";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
-import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/job";
+import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/handlers";
 import { produceSlice } from "../queue/produce";
 import { jobMindContext } from "../tenancy/mind-context";
 

@@ -1,13 +1,13 @@
-import type { QueueJob, UnitHandlers } from "../queue/job";
+import type { QueueJob, UnitHandlers } from "../queue/handlers";
 import type { JobName } from "../queue/job-runs";
 import { continueProducing } from "../queue/produce";
 import type { Schedule } from "../queue/schedule";
-import { importUnit } from "./archive-import";
 import { collectionJob, extractUnit } from "./collection";
 import { consolidateUnit, consolidationJob } from "./consolidation";
 import { embeddingsJob, embedUnit, vectorsUnit } from "./embeddings";
-import { eraseUnit } from "./erasure";
 import { retentionJob, retentionUnit } from "./retention";
+import { eraseUnit } from "./stalled-erasures";
+import { importUnit } from "./stalled-imports";
 
 /** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {

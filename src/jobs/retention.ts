@@ -4,18 +4,21 @@ import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type Retent
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps, InShard } from "../deps";
-import { LONG_TERM_RETENTION_STEPS } from "../notes/retention";
+import { MEMORY_RETENTION_STEPS } from "../memory/retention";
+import { BOOKKEEPING_RETENTION_STEPS, NOTES_RETENTION_STEP } from "../notes/retention";
 import { forgetFinishedErasures } from "../portability/erase";
-import { IMPORT_RETENTION_STEP } from "../portability/imports";
-import type { QueueJob, UnitSource, WorkOutcome } from "../queue/job";
+import { IMPORT_RETENTION_STEP } from "../portability/import/imports";
+import type { QueueJob, UnitSource, WorkOutcome } from "../queue/handlers";
 import { unitText } from "../queue/units";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
-import { stalledImports } from "./archive-import";
-import { stalledErasures } from "./erasure";
+import { stalledErasures } from "./stalled-erasures";
+import { stalledImports } from "./stalled-imports";
 
 // Every retention step, in order.
 export const RETENTION_STEPS: RetentionStep<InShard>[] = [
-  ...LONG_TERM_RETENTION_STEPS,
+  NOTES_RETENTION_STEP,
+  ...MEMORY_RETENTION_STEPS,
+  ...BOOKKEEPING_RETENTION_STEPS,
   ...SESSION_RETENTION_STEPS,
   LOGIN_LINK_RETENTION_STEP,
   ...TELEGRAM_RETENTION_STEPS,

@@ -1,8 +1,8 @@
 import type { MindContext } from "../tenancy/mind-context";
 import { MEMORY_KEY_MAX } from "./fields";
 import { storeMemory } from "./memories";
-import type { Category } from "./model";
 import { normalizeText, STOP_WORDS, words } from "./normalize";
+import type { Category } from "./rows";
 
 // A fact a person states in one line (the bot's /remember) becomes a memory: its category is
 // guessed from its wording, and its key is derived from its words, so stating the same fact

@@ -5,8 +5,8 @@ import { memories } from "../db/schema";
 import type { MindContext } from "../tenancy/mind-context";
 import { inScope, notExpired } from "./filters";
 import { MEANING_WEIGHT, reciprocalRankFusion } from "./fusion";
-import { type Memory, toMemory } from "./model";
 import { nearestRowIds, type QueryMeaning, queryMeaning } from "./query-meaning";
+import { type Memory, toMemory } from "./rows";
 import { type SearchHit, type SearchOptions, searchMemories } from "./search";
 
 /** How a result list was found: full-text search alone, or fused with recall by meaning. */

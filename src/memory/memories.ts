@@ -9,8 +9,8 @@ import { actorOf, isPerson, type Scope } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
-import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./model";
 import { normalizeTag, toIndexText } from "./normalize";
+import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./rows";
 import { dropGoneVectors, embeddingMarks, embedMarked } from "./vectors";
 
 export interface MemoryListFilter {

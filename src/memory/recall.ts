@@ -4,7 +4,7 @@ import { memories } from "../db/schema";
 import { loadTokenCounter } from "../llm/tokens";
 import type { MindContext } from "../tenancy/mind-context";
 import { inScope, notExpired, priorityRank } from "./filters";
-import { type Category, type Memory, toMemory } from "./model";
+import { type Category, type Memory, toMemory } from "./rows";
 
 export interface RecallOptions {
   limit: number;

@@ -6,9 +6,9 @@ import { logFailure } from "../observe/log";
 import type { MindContext } from "../tenancy/mind-context";
 import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { hasTag, inScope, notExpired } from "./filters";
-import { type Category, type Memory, toMemoryWithContext } from "./model";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
+import { type Category, type Memory, toMemoryWithContext } from "./rows";
 
 export interface SearchOptions {
   q: string;

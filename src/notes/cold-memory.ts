@@ -5,8 +5,7 @@ import type { MindContext } from "../tenancy/mind-context";
 import { actorOf, } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { type Claim, claimNotes, getConsolidation } from "./claims";
-import { type Cold, compareAndSwapCold, getCold, getColdVersion } from "./cold-store";
-import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "./merge";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS, type Cold, compareAndSwapCold, getCold, getColdVersion } from "./cold-store";
 
 // What the HTTP and MCP fronts do with cold memory, in a scope: read, compare-and-swap write
 // (optionally closing a consolidation the client ran itself), diff and rollback.

@@ -5,6 +5,22 @@ import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import { newId } from "../ids";
 import type { Scope } from "../tenancy/principal";
 
+/**
+ * The largest cold document a person or client writes (PUT /cold, the MCP tool, the web UI). A
+ * consolidation keeps every fact, so the document it writes may grow past it, up to
+ * COLD_STORED_MAX_CHARS.
+ */
+export const COLD_MAX_CHARS = 32_000;
+
+/**
+ * The largest cold document edgemind stores: a consolidation that would pass it writes nothing
+ * and leaves its notes waiting, and an archive may carry a document (and versions) this long.
+ * D1 holds at most 2,000,000 bytes in a string or row: at 4 UTF-8 bytes a character this is
+ * 1,024,000 bytes, leaving room for the row's other columns; an import stages a version as JSON
+ * inside JSON, at most 7 bytes a character (`\\u0001`), 1,792,000 bytes, still within that limit.
+ */
+export const COLD_STORED_MAX_CHARS = 256_000;
+
 export interface Cold {
   text: string;
   /** 0 until the first write. */

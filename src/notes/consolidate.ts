@@ -6,9 +6,9 @@ import { logFailure } from "../observe/log";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { COLD_FULL, claimNotes, coldFoundFull, releaseClaim } from "./claims";
-import { type Cold, compareAndSwapCold, getCold } from "./cold-store";
+import { COLD_STORED_MAX_CHARS, type Cold, compareAndSwapCold, getCold } from "./cold-store";
 import { documentLocale } from "./document";
-import { COLD_STORED_MAX_CHARS, type MergeInput, mergeOffline, mergeWithModel } from "./merge";
+import { type MergeInput, mergeOffline, mergeWithModel } from "./merge";
 
 export interface ConsolidationOptions {
   /**

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { memoryRecord } from "../memory/fields";
-import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, SOURCES } from "../memory/model";
-import { COLD_STORED_MAX_CHARS } from "../notes/merge";
+import { MAX_CONTEXT_CHARS, MEMORY_CONTENT_MAX, SOURCES } from "../memory/rows";
+import { COLD_STORED_MAX_CHARS } from "../notes/cold-store";
 import { NOTE_MAX_CHARS } from "../notes/notes";
-import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/model";
+import { CHAT_KINDS, MAX_MESSAGE_CHARS, ROLES } from "../sessions/rows";
 import { LOCALES } from "../tenancy/minds";
 import { agentName, DEFAULT_AGENT } from "../tenancy/principal";
 import { mindSettingsSchema } from "../tenancy/settings";

@@ -8,8 +8,8 @@ import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects } from "../sessions/objects";
 import { changing, forgetMind } from "../tenancy/directory-cache";
 import { accountUnused } from "../tenancy/minds";
-import { isMoveRunning } from "./move";
-import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./shard-rows";
+import { isMoveRunning } from "./move/move";
+import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./move/shard-rows";
 
 // Erasing a mind spans two databases when its data lives on a shard other than the directory,
 // so it is a sequence of steps that are each safe to repeat. The directory marks the mind first

@@ -3,8 +3,8 @@ import { isoNow } from "../clock";
 import { type Db } from "../db/client";
 import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../db/schema";
 import type { Deps } from "../deps";
-import { toMemoryWithContext } from "../memory/model";
-import { shownExternalId, shownRepoPath } from "../sessions/model";
+import { toMemoryWithContext } from "../memory/rows";
+import { shownExternalId, shownRepoPath } from "../sessions/rows";
 import { getMind } from "../tenancy/minds";
 import { ARCHIVE_FORMAT, ARCHIVE_VERSION, type ArchiveLine } from "./archive";
 

@@ -1,9 +1,9 @@
 import type { Deps } from "../deps";
 import { conflict } from "../errors";
 import { beginErasure, readErasure } from "./erase";
-import { type ArchiveImport, getImport, IMPORT_STALLED_MS, isImportUnfinished } from "./imports";
+import { type ArchiveImport, getImport, IMPORT_STALLED_MS, isImportUnfinished } from "./import/imports";
+import { countMindRows } from "./move/shard-rows";
 import type { OperationRef } from "./operations";
-import { countMindRows } from "./shard-rows";
 
 /** A request's part of an operation: the directory and the mind's database, the clock, and the operations object to hand it to. */
 type HandOverDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperations">;

@@ -4,7 +4,7 @@ import { createSemantic } from "../embeddings/providers";
 import { logFailure } from "../observe/log";
 import { givenUp, retryDelay } from "../retry";
 import { serialQueue } from "../serial";
-import { createPacer } from "./import-pace";
+import { createPacer } from "./import/pace";
 import { type OperationRef, operationKey, operationOf } from "./operations";
 
 

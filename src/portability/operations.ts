@@ -1,12 +1,12 @@
 import type { Deps } from "../deps";
 import type { RetryPolicy } from "../retry";
 import { eraseSlice, readErasure } from "./erase";
-import type { Pause } from "./import-pace";
-import { abandonImport, isImportUnfinished, runImport } from "./imports";
-import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move";
+import { abandonImport, isImportUnfinished, runImport } from "./import/imports";
+import type { Pause } from "./import/pace";
+import { advanceMove, isMoveRunning, moveWaitsUntil, recordMoveFailure } from "./move/move";
 
 // The long operations on a mind, as its operations object runs them: each is the domain's own steps
-// (imports.ts, move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
+// (import/imports.ts, move/move.ts, erase.ts), every one safe to repeat, with the numbers of its retries.
 
 /** An operation the mind's operations object runs, as its storage names it. */
 export type OperationRef =
@@ -43,10 +43,10 @@ export const ERASE_SLICES_PER_RUN = 25;
 type Operations = { [K in OperationKind]: Operation<Extract<OperationRef, { kind: K }>> };
 
 /**
- * import: check, stage and write an archive (imports.ts). Given up after 8 failed runs in a
+ * import: check, stage and write an archive (import/imports.ts). Given up after 8 failed runs in a
  * row, waiting 1, 2, 4, … 64 s between them: the import is then undone, the mind left as it was.
  *
- * move: the steps of a move between shards (move.ts), never given up (an operator abandons it),
+ * move: the steps of a move between shards (move/move.ts), never given up (an operator abandons it),
  * retried after 2, 4, 8 s … at most 5 minutes; its failures show on GET /shards/moves/:id. After
  * its switch it waits out the directory cache's bound, due then rather than run again meanwhile.
  *

@@ -4,7 +4,7 @@ import { rateLimitedIn } from "../llm/limited-model";
 import { createD1Meter } from "../observe/d1-meter";
 import { type LogFields, logEvent, logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
-import type { UnitHandlers, WorkOutcome } from "./job";
+import type { UnitHandlers, WorkOutcome } from "./handlers";
 import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
 import { parseMessage, sendAll, type Unit, unitSubject, type WorkMessage } from "./units";
 

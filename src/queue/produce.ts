@@ -1,6 +1,6 @@
 import { everyShard } from "../db/client";
 import type { Deps } from "../deps";
-import type { QueueJob, UnitSource, WorkOutcome } from "./job";
+import type { QueueJob, UnitSource, WorkOutcome } from "./handlers";
 import type { JobCounts } from "./job-runs";
 import { markPage } from "./marks";
 import { sendAll, unitText, type WorkMessage } from "./units";

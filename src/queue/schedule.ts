@@ -3,7 +3,7 @@ import { createDeps, type Deps } from "../deps";
 import { createD1Meter } from "../observe/d1-meter";
 import { logEvent } from "../observe/log";
 import type { DepsWith } from "./consume";
-import type { QueueJob } from "./job";
+import type { QueueJob } from "./handlers";
 import { type JobName, type JobRun, runJob } from "./job-runs";
 import { produceJob } from "./produce";
 

@@ -8,8 +8,8 @@ import { inScope } from "../memory/filters";
 import type { MindContext } from "../tenancy/mind-context";
 import type { Scope } from "../tenancy/principal";
 import type { chatSummaryRecord } from "./fields";
-import { type Chat, type ChatKind, storedExternalId, toChat } from "./model";
 import { forgetSessionObjects } from "./objects";
+import { type Chat, type ChatKind, storedExternalId, toChat } from "./rows";
 
 /** Where a chat lives: the mind's shard and the scope's namespace (a `MindContext` is one). */
 type ChatNamespace = Pick<MindContext, "shard"> & { scope: Pick<Scope, "mindId" | "agent"> };

@@ -6,7 +6,7 @@ import { AppError } from "../errors";
 import { type ExtractionInput, extractNotes, saveExtraction } from "../notes/extraction";
 import { jobInNamespace, jobMindContext } from "../tenancy/mind-context";
 import type { sessionExtractionRecord } from "./fields";
-import type { SessionTarget } from "./model";
+import type { SessionTarget } from "./rows";
 
 /** What one extraction over a session did: its one shape is fields.ts'. */
 export type SessionExtraction = z.output<typeof sessionExtractionRecord>;

@@ -8,7 +8,7 @@ import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MindSettings } from "../tenancy/settings";
-import { type Message, type NewMessage, type SessionTarget, toMessage } from "./model";
+import { type Message, type NewMessage, type SessionTarget, toMessage } from "./rows";
 import type { Dialogue } from "./windows";
 
 // The write side of a session's history. Only the session object calls these, one at a time.

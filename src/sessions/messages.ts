@@ -1,8 +1,8 @@
 import { AppError } from "../errors";
 import type { MindContext } from "../tenancy/mind-context";
 import type { SessionExtraction } from "./extract-notes";
-import type { NewMessage } from "./model";
 import { type AppendResult, type ObjectResult, type SessionState, sessionObject } from "./objects";
+import type { NewMessage } from "./rows";
 import { getSession } from "./sessions";
 import type { Dialogue } from "./windows";
 

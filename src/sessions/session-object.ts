@@ -10,8 +10,8 @@ import type { MindSettings } from "../tenancy/settings";
 import { afterExtraction, INITIAL_COUNTERS, planAppend, planCompletion, type SessionCounters } from "./counters";
 import { extractSession, type SessionExtraction } from "./extract-notes";
 import { clearEphemeral, writeAppend } from "./history";
-import type { NewMessage, SessionTarget } from "./model";
 import { type AppendResult, type ObjectResult, type SessionState, toSessionState } from "./objects";
+import type { NewMessage, SessionTarget } from "./rows";
 import type { Dialogue } from "./windows";
 
 /** The bookmark of the database after an object's write, or null. */

@@ -8,8 +8,8 @@ import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import type { MindContext } from "../tenancy/mind-context";
 import { ensureChat, getChat } from "./chats";
-import { type Chat, DEFAULT_CHAT, DEFAULT_TASK, type Session, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, toChat } from "./model";
 import { forgetSessionObjects, type SessionState, sessionObject } from "./objects";
+import { type Chat, DEFAULT_CHAT, DEFAULT_TASK, type Session, shownExternalId, shownRepoPath, storedExternalId, storedRepoPath, toChat } from "./rows";
 
 export interface SessionInput {
   repo_path?: string | null;

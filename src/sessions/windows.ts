@@ -3,7 +3,7 @@ import { messages, sessions } from "../db/schema";
 import { inScope } from "../memory/filters";
 import { toMatchExpression } from "../memory/normalize";
 import type { MindContext } from "../tenancy/mind-context";
-import { type Message, type MindScope, toMessage } from "./model";
+import { type Message, type MindScope, toMessage } from "./rows";
 import { getSession } from "./sessions";
 
 // The read side of a session's history: what the model sees and what a person sees.

@@ -6,7 +6,7 @@ import type { Deps } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { ensureChat } from "../sessions/chats";
-import type { Chat, Session } from "../sessions/model";
+import type { Chat, Session } from "../sessions/rows";
 import { chatWithActiveSession } from "../sessions/sessions";
 import { knownMindById } from "../tenancy/directory-cache";
 import { bindMind, resolveMindContext } from "../tenancy/mind-context";

@@ -10,7 +10,7 @@ import type { Principal } from "./principal";
 // settings and shard) kept per isolate for a few seconds, so a warm request asks the directory
 // nothing. A change is seen at once by the isolate that made it (it forgets its entry) and by
 // every other isolate within DIRECTORY_TTL_MS. While a mind's data is copied to another shard,
-// and for DIRECTORY_TTL_MS after the directory switched to it (portability/move.ts), its old copy
+// and for DIRECTORY_TTL_MS after the directory switched to it (portability/move/move.ts), its old copy
 // refuses every write itself (migrations/0014_shards.sql): a write sent there on a stale entry is
 // answered 503 mind_moving, which the client retries.
 

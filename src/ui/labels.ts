@@ -1,5 +1,5 @@
 import { FluentBundle, FluentResource } from "@fluent/bundle";
-import { DEFAULT_CHAT } from "../sessions/model";
+import { DEFAULT_CHAT } from "../sessions/rows";
 import { DEFAULT_AGENT } from "../tenancy/principal";
 import type { Dictionary, UiLocale } from "./i18n";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { COLD_MAX_CHARS } from "../../src/notes/merge";
-import { IMPORT_INLINE_MAX_BYTES } from "../../src/portability/import";
+import { COLD_MAX_CHARS } from "../../src/notes/cold-store";
+import { IMPORT_INLINE_MAX_BYTES } from "../../src/portability/import/request";
 import { call, newMind } from "../helpers";
 import { testDeps } from "../support/deps";
 import { coldOf, consolidate, newNotesMind, seedNotes, versionsOf } from "../support/long-term";

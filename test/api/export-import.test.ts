@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createLoginLink } from "../../src/auth/login-links";
 import { recordUsage } from "../../src/llm/ledger";
-import { abandonImport, acceptImport, runImport } from "../../src/portability/imports";
+import { abandonImport, acceptImport, runImport } from "../../src/portability/import/imports";
 import { recordGrant } from "../../src/tenancy/grants";
 import { call, newKey, newMind, newTenant, store } from "../helpers";
 import { append, openSession, storedState } from "../sessions/session-helpers";

@@ -1,6 +1,6 @@
 
 import { describe, expect, it } from "vitest";
-import { COLD_STORED_MAX_CHARS } from "../../src/notes/merge";
+import { COLD_STORED_MAX_CHARS } from "../../src/notes/cold-store";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../../src/portability/archive";
 import { call, followImport, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import checkedInDocument from "../../packages/client/openapi.json?raw";
 import { BOOKMARK_HEADER, EdgemindError, type EdgemindOptions } from "../../packages/client/src/index";
 import worker from "../../src/index";
-import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move";
+import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move/move";
 import { unique } from "../helpers";
 import { testDeps } from "../support/deps";
 import { passMoveFence } from "../support/moves";

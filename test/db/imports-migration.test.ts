@@ -1,7 +1,7 @@
 import { applyD1Migrations } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { getImport, runImport } from "../../src/portability/imports";
+import { getImport, runImport } from "../../src/portability/import/imports";
 import { testDeps } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import * as schema from "../../src/db/schema";
 import * as directory from "../../src/db/schema/directory";
 import * as shard from "../../src/db/schema/shard";
-import { MIND_TABLES } from "../../src/portability/shard-rows";
+import { MIND_TABLES } from "../../src/portability/move/shard-rows";
 
 // The schema says where each table lives: the directory's in schema/directory.ts, a shard's in
 // schema/shard.ts. Checked against the migrations (which tables exist, which are fenced during

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../src/notes/merge";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../src/notes/cold-store";
 import { call } from "../helpers";
 import { coldOf, documentOf, newNotesMind, writeColdAsConsolidation } from "../support/long-term";
 

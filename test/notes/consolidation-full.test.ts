@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { answer } from "../../scripts/model-stand-in-answers.mjs";
 import { consolidateUnit } from "../../src/jobs/consolidation";
-import { COLD_STORED_MAX_CHARS } from "../../src/notes/merge";
+import { COLD_STORED_MAX_CHARS } from "../../src/notes/cold-store";
 import { call } from "../helpers";
 import { testDeps } from "../support/deps";
 import { coldOf, documentOf, newNotesMind, seedNotes, storedNotes, writeColdAsConsolidation } from "../support/long-term";

@@ -4,7 +4,7 @@ import { consolidateUnit } from "../../src/jobs/consolidation";
 import { updateCold } from "../../src/notes/cold-memory";
 import { DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
 import { MODEL_SECTION_FACTS } from "../../src/notes/merge";
-import type { WorkOutcome } from "../../src/queue/job";
+import type { WorkOutcome } from "../../src/queue/handlers";
 import { inMind, testDeps } from "../support/deps";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, seedNotes, storedNotes } from "../support/long-term";
 import { scriptedModel, section, type Turn } from "../support/scripted-model";

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loggable } from "../../src/errors";
 import worker from "../../src/index";
 import { consumeWork } from "../../src/queue/consume";
-import type { QueueJob, UnitHandlers } from "../../src/queue/job";
+import type { QueueJob, UnitHandlers } from "../../src/queue/handlers";
 import type { JobName } from "../../src/queue/job-runs";
 import { runScheduled } from "../../src/queue/schedule";
 import { WORK_QUEUE } from "../../src/queue/units";

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_RETENTION } from "../../src/db/prune";
-import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/portability/imports";
-import { advanceMove, moveProgress, startMove } from "../../src/portability/move";
+import { acceptImport, IMPORT_RETENTION_STEP, runImport } from "../../src/portability/import/imports";
+import { advanceMove, moveProgress, startMove } from "../../src/portability/move/move";
 import { ADMIN_TOKEN, call, followImport, newMind, newTenant, store } from "../helpers";
 import { depsOfMind, testDeps } from "../support/deps";
 import { mindState } from "../support/mind-state";

@@ -7,7 +7,7 @@ import { minds } from "../../src/db/schema";
 import { isMindMoving } from "../../src/errors";
 import { deleteMemory, updateMemory } from "../../src/memory/memories";
 import { deleteNote, verifyNote } from "../../src/notes/notes";
-import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move";
+import { advanceMove, isMoveRunning, startMove } from "../../src/portability/move/move";
 import { DIRECTORY_TTL_MS, knownMinds, rememberMind } from "../../src/tenancy/directory-cache";
 import { newKey, newTenant, store } from "../helpers";
 import { inMind, manualClock, testDeps } from "../support/deps";

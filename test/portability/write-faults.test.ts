@@ -2,7 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { deleteMind, ERASURE_STALE_MS } from "../../src/portability/erase";
-import { abandonImport, acceptImport, runImport } from "../../src/portability/imports";
+import { abandonImport, acceptImport, runImport } from "../../src/portability/import/imports";
 import { call, newMind, newTenant, store } from "../helpers";
 import { append, openSession } from "../sessions/session-helpers";
 import { testDeps } from "../support/deps";

@@ -10,7 +10,7 @@ import { CRON_JOBS } from "../../src/jobs";
 import { readLlmConfig } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
-import { LONG_TERM_RETENTION_STEPS } from "../../src/notes/retention";
+import { NOTES_RETENTION_STEP } from "../../src/notes/retention";
 import { runJob } from "../../src/queue/job-runs";
 import type { Scope } from "../../src/tenancy/principal";
 import wranglerToml from "../../wrangler.toml?raw";
@@ -156,7 +156,7 @@ describe("retention", () => {
     const scope = await scopeOf({ retention_hours: 1 });
     const later = new Date("2031-01-01T00:00:00.000Z");
     for (let i = 0; i < 5; i++) await addNote(await inMind(testDeps({ clock: at(later, -2 * HOUR) }), scope), { text: `old ${i}` });
-    const step = LONG_TERM_RETENTION_STEPS.find((s) => s.name === "notes_past_retention")!;
+    const step = NOTES_RETENTION_STEP;
     const small = { ...DEFAULT_RETENTION, batchSize: 2, maxRounds: 1 };
     const deps = await depsOfMind(scope.mindId);
     const deleted: number[] = [];

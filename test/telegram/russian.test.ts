@@ -4,7 +4,7 @@ import { FluentResource } from "@fluent/bundle";
 import { describe, expect, it } from "vitest";
 import type { LanguageModel } from "../../src/llm/providers";
 import { storeMemory } from "../../src/memory/memories";
-import { CATEGORIES, PRIORITIES } from "../../src/memory/model";
+import { CATEGORIES, PRIORITIES } from "../../src/memory/rows";
 import { claimNotes } from "../../src/notes/claims";
 import { addNote } from "../../src/notes/notes";
 import { appendMessage } from "../../src/sessions/messages";

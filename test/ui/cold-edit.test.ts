@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { COLD_MAX_CHARS } from "../../src/notes/merge";
+import { COLD_MAX_CHARS } from "../../src/notes/cold-store";
 import { call, newMind, newTenant } from "../helpers";
 import { coldOf, documentOf, writeColdAsConsolidation } from "../support/long-term";
 import { browser, csrfOf } from "./ui-helpers";

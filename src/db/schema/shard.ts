@@ -3,7 +3,7 @@ import { integer, primaryKey, real, sqliteTable, text, unique } from "drizzle-or
 // A shard's tables: a mind's data (memories, notes, cold memory, chats, sessions, messages,
 // usage, vectors), its imports and its quota counters, in the database its mind row in the
 // directory names (DB is the first shard). A move copies the mind's data among them (the
-// tables src/portability/shard-rows.ts names), whose writes are fenced while it runs.
+// tables src/portability/move/shard-rows.ts names), whose writes are fenced while it runs.
 // Mirrors migrations/*.sql, which are the source of truth; FTS tables and triggers live only there.
 
 /** Kept exact by triggers (migrations/0008b_mind_usage.sql): what a mind holds, for its quotas. */
@@ -219,7 +219,7 @@ export const embeddings = sqliteTable(
   (t) => [primaryKey({ columns: [t.kind, t.rowId] })],
 );
 
-/** An import written in the background (migrations/0017_import_jobs.sql and 0025_imports.sql, src/portability/imports.ts). */
+/** An import written in the background (migrations/0017_import_jobs.sql and 0025_imports.sql, src/portability/import/imports.ts). */
 export const imports = sqliteTable("imports", {
   id: text("id").primaryKey(),
   mindId: text("mind_id").notNull(),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { MAX_CONTEXT_CHARS } from "../../memory/model";
+import { MAX_CONTEXT_CHARS } from "../../memory/rows";
 import { addNote } from "../../notes/notes";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AppError } from "../../errors";
 import { readCold, updateCold } from "../../notes/cold-memory";
-import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../notes/merge";
+import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../notes/cold-store";
 import { errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>

@@ -1,7 +1,7 @@
 import { Composer } from "grammy";
 import { answerInSession } from "../../context/answer";
 import { appendForAnswer, appendMessage } from "../../sessions/messages";
-import { MAX_MESSAGE_CHARS } from "../../sessions/model";
+import { MAX_MESSAGE_CHARS } from "../../sessions/rows";
 import type { Dialogue } from "../../sessions/windows";
 import { type BotContext, replyLong } from "../bot-context";
 import { activeTask, shownTaskName } from "./tasks";

@@ -1,6 +1,6 @@
 import { Composer, InlineKeyboard } from "grammy";
 import { completeSession } from "../../sessions/messages";
-import { type Chat, DEFAULT_TASK, type Session } from "../../sessions/model";
+import { type Chat, DEFAULT_TASK, type Session } from "../../sessions/rows";
 import { activateSession, activeSession, deleteSession, getSessionWithState, listSessions, openSession } from "../../sessions/sessions";
 import type { MindContext } from "../../tenancy/mind-context";
 import { argumentsOf, type BotContext, replyLong } from "../bot-context";

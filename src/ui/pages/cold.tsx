@@ -1,9 +1,8 @@
 import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { diffCold, readCold, rollbackCold, updateCold } from "../../notes/cold-memory";
-import { listColdVersions } from "../../notes/cold-store";
+import { COLD_MAX_CHARS, listColdVersions } from "../../notes/cold-store";
 import { type DocumentLocale, documentLocale, localizeHeadings } from "../../notes/document";
-import { COLD_MAX_CHARS } from "../../notes/merge";
 import { inNamespace } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";

@@ -1,8 +1,8 @@
 import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
-import { type ArchiveImport, importMind } from "../../portability/import";
-import { mindIsEmpty } from "../../portability/imports";
+import { mindIsEmpty } from "../../portability/import/imports";
+import { type ArchiveImport, importMind } from "../../portability/import/request";
 import { eraseMind, followImport } from "../../portability/mind-operations";
 import { label } from "../labels";
 import { CsrfField } from "../layout";

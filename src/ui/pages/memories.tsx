@@ -4,7 +4,7 @@ import { memoryInput } from "../../memory/fields";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { CATEGORIES, type Memory, memoryTitle, PRIORITIES, SOURCES, TAG_MAX } from "../../memory/model";
+import { CATEGORIES, type Memory, memoryTitle, PRIORITIES, SOURCES, TAG_MAX } from "../../memory/rows";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, localTime, page, shortTime } from "../render";

@@ -1,14 +1,14 @@
 import { and, eq, inArray, notExists, sql } from "drizzle-orm";
-import { isoNow } from "../clock";
-import { type Db, everyShard } from "../db/client";
-import { accounts, type MoveState, mindMoves, minds, shardMinds } from "../db/schema";
-import { DIRECTORY } from "../db/shards";
-import type { Deps } from "../deps";
-import { AppError, conflict, invalid, notFound } from "../errors";
-import { changing, DIRECTORY_TTL_MS, forgetMind } from "../tenancy/directory-cache";
-import { accountUnused, writeShardCopy } from "../tenancy/minds";
-import { copyNextPage, dropCopyCursors } from "./copy-mind";
-import { unfinishedImportOf } from "./imports";
+import { isoNow } from "../../clock";
+import { type Db, everyShard } from "../../db/client";
+import { accounts, type MoveState, mindMoves, minds, shardMinds } from "../../db/schema";
+import { DIRECTORY } from "../../db/shards";
+import type { Deps } from "../../deps";
+import { AppError, conflict, invalid, notFound } from "../../errors";
+import { changing, DIRECTORY_TTL_MS, forgetMind } from "../../tenancy/directory-cache";
+import { accountUnused, writeShardCopy } from "../../tenancy/minds";
+import { unfinishedImportOf } from "../import/imports";
+import { copyNextPage, dropCopyCursors } from "./copy";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseMindRows, eraseSomeMindRows, MIND_TABLES, type MindTable, type RowBounds } from "./shard-rows";
 
 // Moving a mind's data to another shard is an operation of small steps, each one bounded and safe to

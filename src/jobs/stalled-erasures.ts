@@ -3,7 +3,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { ERASURE_STALE_MS, readErasure } from "../portability/erase";
 import { startOperation } from "../portability/mind-operations";
-import { idsAfter, type UnitSource, type WorkOutcome } from "../queue/job";
+import { idsAfter, type UnitSource, type WorkOutcome } from "../queue/handlers";
 
 /** In the directory: every mind whose erasure stopped halfway, one unit each (sent by the daily retention). */
 export const stalledErasures: UnitSource = {

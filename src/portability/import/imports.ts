@@ -1,25 +1,25 @@
 import { and, asc, count, eq, inArray, notExists, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { type Db } from "../db/client";
-import { deleteWhere, inRounds, type RetentionStep } from "../db/prune";
-import { chats, coldMemory, coldVersions, type ImportRecord, type ImportState, importGuard, importRows, imports, memories, memoryHistory, minds, notes, sessions } from "../db/schema";
-import type { Deps, InShard } from "../deps";
-import { AppError, conflict, mindMoving, notFound } from "../errors";
-import { newId } from "../ids";
-import { dropGoneVectors, embedPending, markMissing } from "../memory/vectors";
-import { logFailure } from "../observe/log";
-import { messageSearchText } from "../sessions/history";
-import { copySettingsToDirectory, getMind, getMindById } from "../tenancy/minds";
-import { checkQuota, readUsage, writeWithinStoredQuota } from "../tenancy/quotas";
-import { type ArchiveBody, ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive } from "./import-archive";
-import { checkArchive } from "./import-check";
-import { type Pause, yieldToOthers } from "./import-pace";
-import { dropStagedRows, stageArchive } from "./import-stage";
-import { nextOutsideSlice, type SliceRow, sliceStatements } from "./import-write";
-import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "./shard-rows";
+import { type Db } from "../../db/client";
+import { deleteWhere, inRounds, type RetentionStep } from "../../db/prune";
+import { chats, coldMemory, coldVersions, type ImportRecord, type ImportState, importGuard, importRows, imports, memories, memoryHistory, minds, notes, sessions } from "../../db/schema";
+import type { Deps, InShard } from "../../deps";
+import { AppError, conflict, mindMoving, notFound } from "../../errors";
+import { newId } from "../../ids";
+import { dropGoneVectors, embedPending, markMissing } from "../../memory/vectors";
+import { logFailure } from "../../observe/log";
+import { messageSearchText } from "../../sessions/history";
+import { copySettingsToDirectory, getMind, getMindById } from "../../tenancy/minds";
+import { checkQuota, readUsage, writeWithinStoredQuota } from "../../tenancy/quotas";
+import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "../move/shard-rows";
+import { type ArchiveBody, ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive } from "./archive-parts";
+import { checkArchive } from "./check";
+import { type Pause, yieldToOthers } from "./pace";
+import { dropStagedRows, stageArchive } from "./stage";
+import { nextOutsideSlice, type SliceRow, sliceStatements } from "./write";
 
-// An archive import: its request stores the archive (import-archive.ts); the import's Durable
-// Object checks it and stages its rows (import-stage.ts), then writes them a slice per D1 batch,
+// An archive import: its request stores the archive (archive-parts.ts); the import's Durable
+// Object checks it and stages its rows (stage.ts), then writes them a slice per D1 batch,
 // the import's progress moving in the same batch, so a slice is written exactly once whatever fails
 // and however often it is retried. An import that cannot finish is undone: the mind is left empty with its settings as they
 // were. Both the import and its staged rows live in the database that holds the mind.

@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { IMPORT_STALLED_MS } from "../portability/imports";
+import { IMPORT_STALLED_MS } from "../portability/import/imports";
 import { startOperation } from "../portability/mind-operations";
-import type { UnitSource, WorkOutcome } from "../queue/job";
+import type { UnitSource, WorkOutcome } from "../queue/handlers";
 
 /** On the mind's database: imports whose object stopped writing them, one unit each (sent by the daily retention). */
 export const stalledImports: UnitSource = {

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { importParts } from "../db/schema";
-import { IMPORT_MAX_BYTES } from "./archive";
+import type { Db } from "../../db/client";
+import { importParts } from "../../db/schema";
+import { IMPORT_MAX_BYTES } from "../archive";
 import { archiveTooLarge } from "./archive-lines";
 
 // An import's archive between its request and its object: the request stores the body as it

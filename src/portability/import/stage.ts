@@ -1,18 +1,18 @@
 import { and, eq } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db/client";
-import { type ImportRecord, imports } from "../db/schema";
-import type { InShard } from "../deps";
-import { AppError } from "../errors";
-import { newId } from "../ids";
-import { checkQuota, readUsage } from "../tenancy/quotas";
-import { resolveSettings } from "../tenancy/settings";
-import type { Line } from "./archive";
+import type { Db } from "../../db/client";
+import { type ImportRecord, imports } from "../../db/schema";
+import type { InShard } from "../../deps";
+import { AppError } from "../../errors";
+import { newId } from "../../ids";
+import { checkQuota, readUsage } from "../../tenancy/quotas";
+import { resolveSettings } from "../../tenancy/settings";
+import type { Line } from "../archive";
+import { DEFAULT_ROW_BOUNDS } from "../move/shard-rows";
 import { parseLine } from "./archive-lines";
-import { dropArchive, readArchive } from "./import-archive";
-import { type CheckedArchive, checkArchive } from "./import-check";
-import { type Pause, yieldToOthers } from "./import-pace";
-import { DEFAULT_ROW_BOUNDS } from "./shard-rows";
+import { dropArchive, readArchive } from "./archive-parts";
+import { type CheckedArchive, checkArchive } from "./check";
+import { type Pause, yieldToOthers } from "./pace";
 
 // The first step of an import's object: the archive its request stored is checked as a whole
 // and becomes the rows to write, in the order the foreign keys accept, each with its fresh ids

@@ -1,19 +1,19 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../db/client";
-import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../db/schema";
-import { newId } from "../ids";
-import { memorySearchColumns } from "../memory/memories";
-import { toMemoryColumns } from "../memory/model";
-import { noteValues } from "../notes/notes";
-import { messageSearchText } from "../sessions/history";
-import { storedExternalId, storedRepoPath } from "../sessions/model";
-import type { QuotaNeed } from "../tenancy/quotas";
-import { storedBytes } from "../tenancy/quotas";
-import type { ArchiveLine, Line } from "./archive";
-import type { Pause } from "./import-pace";
-import type { StagedKind } from "./import-stage";
+import type { Db } from "../../db/client";
+import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../../db/schema";
+import { newId } from "../../ids";
+import { memorySearchColumns } from "../../memory/memories";
+import { toMemoryColumns } from "../../memory/rows";
+import { noteValues } from "../../notes/notes";
+import { messageSearchText } from "../../sessions/history";
+import { storedExternalId, storedRepoPath } from "../../sessions/rows";
+import type { QuotaNeed } from "../../tenancy/quotas";
+import { storedBytes } from "../../tenancy/quotas";
+import type { ArchiveLine, Line } from "../archive";
+import type { Pause } from "./pace";
+import type { StagedKind } from "./stage";
 
 // Writing one slice of a staged import: its rows become statements of one D1 batch. Rows of a
 // table that follow one another share a multi-row insert within D1's bounds.

@@ -1,8 +1,8 @@
-import type { Deps } from "../deps";
-import { AppError, ERROR_STATUS, type ErrorCode } from "../errors";
-import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./import-archive";
+import type { Deps } from "../../deps";
+import { AppError, ERROR_STATUS, type ErrorCode } from "../../errors";
+import { startOperation } from "../mind-operations";
+import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./archive-parts";
 import { type ArchiveImport, acceptImport, getImport } from "./imports";
-import { startOperation } from "./mind-operations";
 
 export type { ArchiveImport, ImportCounts } from "./imports";
 export { IMPORT_INLINE_MAX_BYTES };

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
-import type { Db } from "../db/client";
-import { mindCopyCursors } from "../db/schema";
+import type { Db } from "../../db/client";
+import { mindCopyCursors } from "../../db/schema";
 import { insertRow, type MindTable, type Row, type RowBounds, rowBytes } from "./shard-rows";
 
 // Copies a mind's rows from one database to another one page at a time. How far each table has

@@ -1,4 +1,4 @@
-import type { Db } from "../db/client";
+import type { Db } from "../../db/client";
 
 // A mind's rows as a move sees them: every table of the mind's data, read, written and erased
 // in bounded batches. Rows keep their ids and search columns (their FTS entries are written by

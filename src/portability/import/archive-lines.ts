@@ -1,6 +1,6 @@
-import { describeZodError, invalid, tooLarge } from "../errors";
-import { loneSurrogateIn, loneSurrogateRefused } from "../json-text";
-import { type ArchiveLine, archiveLineSchema, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "./archive";
+import { describeZodError, invalid, tooLarge } from "../../errors";
+import { loneSurrogateIn, loneSurrogateRefused } from "../../json-text";
+import { type ArchiveLine, archiveLineSchema, IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../archive";
 import { repeatedKeyIn } from "./archive-json";
 
 // Reading an archive's bytes line by line, within bounds: the body's size, the number of

@@ -1,9 +1,9 @@
-import { invalid } from "../errors";
-import { newId } from "../ids";
-import { storedRepoPath } from "../sessions/model";
-import type { ArchiveHeader, ArchiveLine, Line } from "./archive";
+import { invalid } from "../../errors";
+import { newId } from "../../ids";
+import { storedRepoPath } from "../../sessions/rows";
+import type { ArchiveHeader, ArchiveLine, Line } from "../archive";
 import { archiveLineRefs, type LineRef, parseLine } from "./archive-lines";
-import { type Pause, yieldToOthers } from "./import-pace";
+import { type Pause, yieldToOthers } from "./pace";
 
 // The first pass of an import: every line is parsed and checked, and the archive is checked
 // as a whole (uniqueness, references, cold versions) before anything is written. What the
