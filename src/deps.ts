@@ -6,7 +6,7 @@ import { createSemantic } from "./embeddings/providers";
 import { createLimitedModel } from "./llm/limited-model";
 import type { LanguageModel } from "./llm/providers";
 
-/** A queue to send work to: the JOBS binding, or a stand-in in tests and the bench (src/queue/units.ts says what the messages hold). */
+/** The work queue: the JOBS binding, or a stand-in in tests and the bench; each message names a unit (src/queue/units.ts). */
 export interface WorkQueue {
   sendBatch(messages: Iterable<MessageSendRequest<unknown>>, options?: QueueSendBatchOptions): Promise<unknown>;
 }

@@ -63,6 +63,23 @@ export function isMindMoving(error: unknown): boolean {
   return false;
 }
 
+/** A model call the shared limiter refused: try again after `retryAfterSeconds`. Not a failure of the work. */
+export class ModelRateLimited extends AppError {
+  constructor(readonly retryAfterSeconds: number) {
+    super("rate_limited", `the model's requests or tokens per minute are used up; retry in ${retryAfterSeconds} s`);
+  }
+}
+
+/** The model limiter's refusal inside whatever wrapped it (the model SDK's retries, an error's causes), or null. */
+export function rateLimitedIn(error: unknown): ModelRateLimited | null {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
+    if (e instanceof ModelRateLimited) return e;
+    const next: unknown = (e as Error & { lastError?: unknown }).lastError ?? e.cause;
+    e = next;
+  }
+  return null;
+}
+
 /**
  * A failure as the logs may keep it: its kind and code, and an unexpected error's message capped
  * and with its quoted parts dropped. Never the error object itself: a model's error carries the

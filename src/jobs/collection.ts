@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/handlers";
+import { idsAfter, nextUtcDay, type QueueJob, type UnitOutcome } from "../queue/handlers";
 import { sessionObject } from "../sessions/objects";
 
 /** The daily collection: every session with non-ephemeral messages after its cursor, one message each. */
@@ -25,7 +25,7 @@ export const collectionJob: QueueJob = {
  * the cursor moves in the batch that writes the notes, so a repeated delivery adds nothing.
  * What one call does not read, the object goes on with from its own alarm.
  */
-export async function extractUnit(deps: Deps, unit: { mindId: string; sessionId: string }, shard: string): Promise<WorkOutcome> {
+export async function extractUnit(deps: Deps, unit: { mindId: string; sessionId: string }, shard: string): Promise<UnitOutcome> {
   const result = await sessionObject(deps.sessionObjects, unit.sessionId).extract({ ...unit, shard });
   if (!result.ok) {
     if (result.code === "mind_moving") return { status: "retry", code: result.code };

@@ -3,7 +3,7 @@ import type { Deps } from "../deps";
 import { AppError } from "../errors";
 import { COLD_FULL, sweepStaleClaims } from "../notes/claims";
 import { consolidateNotes, DEFAULT_CONSOLIDATION } from "../notes/consolidate";
-import { idsAfter, nextUtcDay, type QueueJob, type WorkOutcome } from "../queue/handlers";
+import { idsAfter, nextUtcDay, type QueueJob, type UnitOutcome } from "../queue/handlers";
 import { jobMindContext } from "../tenancy/mind-context";
 
 /**
@@ -35,7 +35,7 @@ export const consolidationJob: QueueJob = {
  * goes round again. Over the mind's budget it waits for the next UTC day; a full cold memory is
  * counted done, its notes waiting for a person to make room.
  */
-export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent: string }): Promise<WorkOutcome> {
+export async function consolidateUnit(deps: Deps, unit: { mindId: string; agent: string }): Promise<UnitOutcome> {
   let outcome;
   try {
     outcome = await consolidateNotes(await jobMindContext(deps, "consolidation", unit.mindId, unit.agent), DEFAULT_CONSOLIDATION);

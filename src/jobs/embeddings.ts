@@ -3,7 +3,7 @@ import type { Deps, InShard } from "../deps";
 import { newId } from "../ids";
 import { MOVE_BATCH, moveOldLayoutVectors } from "../memory/vector-layout";
 import { EMBED_BATCH, embedPending, markMissing, removeGoneVectors } from "../memory/vectors";
-import { idsAfter, type QueueJob, type UnitSource, type WorkOutcome } from "../queue/handlers";
+import { idsAfter, type QueueJob, type UnitOutcome, type UnitSource } from "../queue/handlers";
 import { produceSlice } from "../queue/produce";
 import { jobMindContext } from "../tenancy/mind-context";
 
@@ -38,7 +38,7 @@ export const embeddingsJob: QueueJob = {
 const inShard = (deps: Deps, shard: string): InShard => ({ ...deps, shard: deps.shards.db(shard) });
 
 /** Embeds the mind's due rows (src/memory/vectors.ts); a failed row waits with its own backoff. */
-export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: string): Promise<WorkOutcome> {
+export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: string): Promise<UnitOutcome> {
   const counts = { embedded: 0, failed: 0, postponed: 0 };
   let full = false;
   // The mind (its daily budget) is read once for every round.
@@ -58,7 +58,7 @@ export async function embedUnit(deps: Deps, unit: { mindId: string }, shard: str
  * Removes vectors of rows that went, moves vectors still in one namespace per mind to the shared
  * ones, and marks rows without a vector, on one database.
  */
-export async function vectorsUnit(deps: Deps, shard: string): Promise<WorkOutcome> {
+export async function vectorsUnit(deps: Deps, shard: string): Promise<UnitOutcome> {
   const at = inShard(deps, shard);
   const removed = await removeGoneVectors(at, null, REMOVE_BATCH);
   const { moved, reembed } = await moveOldLayoutVectors(at);

@@ -8,7 +8,7 @@ import { MEMORY_RETENTION_STEPS } from "../memory/retention";
 import { BOOKKEEPING_RETENTION_STEPS, NOTES_RETENTION_STEP } from "../notes/retention";
 import { forgetFinishedErasures } from "../portability/erase";
 import { IMPORT_RETENTION_STEP } from "../portability/import/imports";
-import type { QueueJob, UnitSource, WorkOutcome } from "../queue/handlers";
+import type { QueueJob, UnitOutcome, UnitSource } from "../queue/handlers";
 import { unitText } from "../queue/units";
 import { SESSION_RETENTION_STEPS } from "../sessions/retention";
 import { stalledErasures } from "./stalled-erasures";
@@ -53,7 +53,7 @@ export const retentionJob: QueueJob = {
  * One retention step on one database, in at most `maxRounds` rounds (retentionUnitStatements
  * statements); a step that deleted all its rounds allow goes round again.
  */
-export async function retentionUnit(deps: Deps, unit: { step: string }, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<WorkOutcome> {
+export async function retentionUnit(deps: Deps, unit: { step: string }, shard: string, options: RetentionOptions = DEFAULT_RETENTION): Promise<UnitOutcome> {
   const inShard = { ...deps, shard: deps.shards.db(shard) };
   if (unit.step === OPTIMIZE) return { status: "done", counts: { optimize: `${shard}: ${await optimizeDatabase(inShard)}` } };
   const step = stepsOf(shard).find((s) => s.name === unit.step);

@@ -3,7 +3,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { ERASURE_STALE_MS, readErasure } from "../portability/erase";
 import { startOperation } from "../portability/mind-operations";
-import { idsAfter, type UnitSource, type WorkOutcome } from "../queue/handlers";
+import { idsAfter, type UnitOutcome, type UnitSource } from "../queue/handlers";
 
 /** In the directory: every mind whose erasure stopped halfway, one unit each (sent by the daily retention). */
 export const stalledErasures: UnitSource = {
@@ -21,7 +21,7 @@ export const stalledErasures: UnitSource = {
  * Hands a mind's erasure that stopped halfway back to the mind's operations object, which goes on in
  * bounded slices where it stopped (src/portability/erase.ts): the unit itself erases nothing.
  */
-export async function eraseUnit(deps: Deps, unit: { mindId: string }): Promise<WorkOutcome> {
+export async function eraseUnit(deps: Deps, unit: { mindId: string }): Promise<UnitOutcome> {
   const erasure = await readErasure(deps, unit.mindId);
   if (!erasure || erasure.finishedAt !== null) return { status: "done", counts: { erasures_finished: 0 } };
   await startOperation(deps, { kind: "erase", mindId: unit.mindId });

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Deps } from "../deps";
 import { IMPORT_STALLED_MS } from "../portability/import/imports";
 import { startOperation } from "../portability/mind-operations";
-import type { UnitSource, WorkOutcome } from "../queue/handlers";
+import type { UnitOutcome, UnitSource } from "../queue/handlers";
 
 /** On the mind's database: imports whose object stopped writing them, one unit each (sent by the daily retention). */
 export const stalledImports: UnitSource = {
@@ -22,7 +22,7 @@ const stalledBefore = (now: Date) => new Date(now.getTime() - IMPORT_STALLED_MS)
  * written by the import objects of earlier deployments (deleted with their class, keeping only
  * the import's id and a failure count) resumes: everything else about it is in the database.
  */
-export async function importUnit(deps: Deps, unit: { mindId: string; importId: string }): Promise<WorkOutcome> {
+export async function importUnit(deps: Deps, unit: { mindId: string; importId: string }): Promise<UnitOutcome> {
   await startOperation(deps, { kind: "import", mindId: unit.mindId, importId: unit.importId });
   return { status: "done", counts: { imports_resumed: 1 } };
 }

@@ -1,8 +1,7 @@
 import { generateText, type LanguageModelUsage, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
-import { AppError } from "../errors";
+import { AppError, rateLimitedIn } from "../errors";
 import { assertWithinBudget, type Ledger, type Purpose, recordUsage, type TokenAccount, type TokenUsage } from "./ledger";
-import { rateLimitedIn } from "./limited-model";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";
 

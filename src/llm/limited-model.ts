@@ -1,6 +1,6 @@
 import { APICallError } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { AppError, notConfigured } from "../errors";
+import { ModelRateLimited, notConfigured } from "../errors";
 import { createLanguageModel, type LanguageModel, type LlmConfig, readLlmConfig } from "./providers";
 
 /** What the shared limiter lets through toward one provider (src/llm/model-limiter.ts counts it). */
@@ -12,23 +12,6 @@ export interface ModelLimits {
 }
 
 export const DEFAULT_MODEL_LIMITS: ModelLimits = { requestsPerMinute: 300, tokensPerMinute: 200_000 };
-
-/** A model call the shared limiter refused: try again after `retryAfterSeconds`. Not a failure of the work. */
-export class ModelRateLimited extends AppError {
-  constructor(readonly retryAfterSeconds: number) {
-    super("rate_limited", `the model's requests or tokens per minute are used up; retry in ${retryAfterSeconds} s`);
-  }
-}
-
-/** The limiter's refusal inside whatever the model SDK wrapped it in, or null. */
-export function rateLimitedIn(error: unknown): ModelRateLimited | null {
-  for (let e = error, depth = 0; e instanceof Error && depth < 5; depth++) {
-    if (e instanceof ModelRateLimited) return e;
-    const next: unknown = (e as Error & { lastError?: unknown }).lastError ?? e.cause;
-    e = next;
-  }
-  return null;
-}
 
 /** The limits from LLM_REQUESTS_PER_MINUTE and LLM_TOKENS_PER_MINUTE; a bad value is a configuration error. */
 export function readModelLimits(env: Env): ModelLimits {

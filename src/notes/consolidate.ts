@@ -1,6 +1,5 @@
-import { AppError } from "../errors";
+import { AppError, rateLimitedIn } from "../errors";
 import { type TokenAccount, tokensUsedToday } from "../llm/ledger";
-import { rateLimitedIn } from "../llm/limited-model";
 import type { LanguageModel } from "../llm/providers";
 import { logFailure } from "../observe/log";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";

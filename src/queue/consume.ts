@@ -1,10 +1,9 @@
 import type { Deps } from "../deps";
-import { AppError } from "../errors";
-import { rateLimitedIn } from "../llm/limited-model";
+import { AppError, rateLimitedIn } from "../errors";
 import { createD1Meter } from "../observe/d1-meter";
 import { type LogFields, logEvent, logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
-import type { UnitHandlers, WorkOutcome } from "./handlers";
+import type { UnitHandlers, UnitOutcome } from "./handlers";
 import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
 import { parseMessage, sendAll, type Unit, unitSubject, type WorkMessage } from "./units";
 
@@ -17,9 +16,9 @@ export function backoffSeconds(attempts: number, random: () => number = Math.ran
 }
 
 /** Works on one unit; a thrown failure becomes a retry with its code (never its text). `log`: the fields naming the message in log lines. */
-export async function workOn(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string, log: LogFields = {}): Promise<WorkOutcome> {
+export async function handleUnit(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string, log: LogFields = {}): Promise<UnitOutcome> {
   try {
-    const handle = handlers[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<WorkOutcome>;
+    const handle = handlers[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<UnitOutcome>;
     return await handle(deps, unit, shard);
   } catch (error) {
     const limited = rateLimitedIn(error);
@@ -30,7 +29,7 @@ export async function workOn(deps: Deps, handlers: UnitHandlers, unit: Unit, sha
 }
 
 /** What the consumer does with a delivered message after its unit's outcome; `log`: the fields its log line names the unit by. */
-export type Settled = ({ ack: true; outcome: WorkOutcome | null } | { ack: false; delaySeconds: number; outcome: WorkOutcome }) & { log: LogFields };
+export type Settled = ({ ack: true; outcome: UnitOutcome | null } | { ack: false; delaySeconds: number; outcome: UnitOutcome }) & { log: LogFields };
 
 /**
  * Handles one delivered message: works on its unit with its kind's handler, then keeps the unit's mark in step (released
@@ -45,7 +44,7 @@ export async function settleMessage(deps: Deps, handlers: UnitHandlers, body: un
   }
   const { message, unit } = parsed;
   const log: LogFields = { ...ids, kind: unit.kind, mind: unitSubject(unit).mindId, shard: message.shard };
-  const outcome = await workOn(deps, handlers, unit, message.shard, log);
+  const outcome = await handleUnit(deps, handlers, unit, message.shard, log);
   const db = deps.shards.db(message.shard);
   // The mark is bookkeeping: failing to keep it only delays or repeats a unit, never loses one.
   const keep = (work: Promise<void>) => work.catch((error) => logFailure("unit_mark_not_kept", error, log));

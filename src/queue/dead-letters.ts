@@ -1,9 +1,9 @@
 import { and, asc, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { deadLetters, queuedUnits } from "../db/schema";
-import type { Deps } from "../deps";
+import type { Deps, WorkQueue } from "../deps";
 import { newId } from "../ids";
 import { readMark } from "./marks";
-import { parseUnit, sendAll, type UnitKind, unitSubject, type WorkMessage, type WorkQueue } from "./units";
+import { parseUnit, sendAll, type UnitKind, unitSubject, type WorkMessage } from "./units";
 
 // A message that failed every retry lands on the dead-letter queue; its consumer records it here,
 // in the directory, with the code of its last failure (kept on its mark by the consumer), never

@@ -4,7 +4,7 @@ import type { JobCounts, JobName } from "./job-runs";
 import type { Unit } from "./units";
 
 /** What handling one unit came to. */
-export type WorkOutcome =
+export type UnitOutcome =
   /** Done; `more`: as much as one message does, and more is due, so the unit is sent again. */
   | { status: "done"; counts?: JobCounts; more?: boolean }
   /** Nothing failed, but the unit waits (a mind over its daily budget, until the UTC day turns). */
@@ -29,7 +29,7 @@ export interface QueueJob {
 }
 
 /** How each kind of unit is worked on. */
-export type UnitHandlers = { [K in Unit["kind"]]: (deps: Deps, unit: Extract<Unit, { kind: K }>, shard: string) => Promise<WorkOutcome> };
+export type UnitHandlers = { [K in Unit["kind"]]: (deps: Deps, unit: Extract<Unit, { kind: K }>, shard: string) => Promise<UnitOutcome> };
 
 /** The ids after a unit's kind: where the previous page ended. */
 export const idsAfter = (after: string | null): string[] => (after === null ? [] : after.split(" ").slice(1));

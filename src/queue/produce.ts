@@ -1,6 +1,6 @@
 import { everyShard } from "../db/client";
 import type { Deps } from "../deps";
-import type { QueueJob, UnitSource, WorkOutcome } from "./handlers";
+import type { QueueJob, UnitOutcome, UnitSource } from "./handlers";
 import type { JobCounts } from "./job-runs";
 import { markPage } from "./marks";
 import { sendAll, unitText, type WorkMessage } from "./units";
@@ -64,7 +64,7 @@ export async function produceJob(deps: Deps, job: QueueJob, run: string, counts:
 }
 
 /** A continuation: the next slice of a job's producing on one database, under the run that started it. */
-export async function continueProducing(deps: Deps, job: QueueJob, unit: { run: string; source: number; after: string | null }, shard: string): Promise<WorkOutcome> {
+export async function continueProducing(deps: Deps, job: QueueJob, unit: { run: string; source: number; after: string | null }, shard: string): Promise<UnitOutcome> {
   const tally = emptyTally();
   const source = job.sources[unit.source];
   // A source this deployment no longer has: nothing to continue.

@@ -3,6 +3,7 @@
 // space sorts before every character of an id, its text sorts as its ids do, so a producer can
 // page through due units by it.
 
+import type { WorkQueue } from "../deps";
 import { JOB_NAMES, type JobName } from "./job-runs";
 
 export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import", "produce"] as const;
@@ -31,11 +32,6 @@ export interface WorkMessage {
   unit: string;
   shard: string;
   run: string;
-}
-
-/** The queue the producers send to: the JOBS binding, or a stand-in in tests and the bench. */
-export interface WorkQueue {
-  sendBatch(messages: Iterable<MessageSendRequest<WorkMessage>>, options?: QueueSendBatchOptions): Promise<unknown>;
 }
 
 const ID = /^[a-z0-9][a-z0-9_-]{0,99}$/;

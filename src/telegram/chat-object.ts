@@ -4,7 +4,7 @@ import type { Update } from "grammy/types";
 import { readTelegramConfig, type TelegramConfig } from "../config";
 import type { Deps } from "../deps";
 import { objectDeps } from "../deps";
-import { rateLimitedIn } from "../llm/limited-model";
+import { rateLimitedIn } from "../errors";
 import { logFailure } from "../observe/log";
 import { givenUp, type RetryPolicy, retryDelay } from "../retry";
 import { serialQueue } from "../serial";

@@ -4,7 +4,7 @@ import { consolidateUnit } from "../../src/jobs/consolidation";
 import { updateCold } from "../../src/notes/cold-memory";
 import { DEFAULT_CONSOLIDATION } from "../../src/notes/consolidate";
 import { MODEL_SECTION_FACTS } from "../../src/notes/merge";
-import type { WorkOutcome } from "../../src/queue/handlers";
+import type { UnitOutcome } from "../../src/queue/handlers";
 import { inMind, testDeps } from "../support/deps";
 import { coldOf, consolidationsOf, foldingTurn, newNotesMind, occurrences, seedNotes, storedNotes } from "../support/long-term";
 import { scriptedModel, section, type Turn } from "../support/scripted-model";
@@ -17,7 +17,7 @@ const target = (mindId: string) => ({ mindId, agent: "default" });
 
 /** Runs the namespace's consolidation unit as the queue would, again while it asks for more. */
 async function runUnitUntilDone(deps: ReturnType<typeof testDeps>, mindId: string, most: number) {
-  const outcomes: WorkOutcome[] = [];
+  const outcomes: UnitOutcome[] = [];
   for (let run = 0; run < most; run++) {
     const outcome = await consolidateUnit(deps, target(mindId));
     outcomes.push(outcome);

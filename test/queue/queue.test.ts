@@ -1,9 +1,9 @@
 import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { ModelRateLimited } from "../../src/errors";
 import worker from "../../src/index";
 import { recordUsage } from "../../src/llm/ledger";
-import { ModelRateLimited } from "../../src/llm/limited-model";
 import { QUEUED_TTL_MS, readMark } from "../../src/queue/marks";
 import { DEAD_LETTER_QUEUE, parseMessage, parseUnit, type Unit, unitText, WORK_QUEUE, type WorkMessage } from "../../src/queue/units";
 import wranglerToml from "../../wrangler.toml?raw";

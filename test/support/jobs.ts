@@ -1,4 +1,4 @@
-import type { Deps } from "../../src/deps";
+import type { Deps, WorkQueue } from "../../src/deps";
 import type { Semantic } from "../../src/embeddings/ports";
 import { HANDLERS, QUEUE_JOBS, SCHEDULE } from "../../src/jobs";
 import { asInvocation, InvocationTally, openInvocations } from "../../src/limits/platform";
@@ -7,7 +7,7 @@ import { type Settled, settleMessage as settleWith } from "../../src/queue/consu
 import { type JobCounts, type JobName, type JobRun, runJob } from "../../src/queue/job-runs";
 import { produceJob } from "../../src/queue/produce";
 import { runCronWith as runCronOf } from "../../src/queue/schedule";
-import type { WorkMessage, WorkQueue } from "../../src/queue/units";
+import type { WorkMessage } from "../../src/queue/units";
 import { testDeps } from "./deps";
 
 /** One delivered message handled as the Worker's queue() consumer handles it, with the product's handlers. */
@@ -28,7 +28,7 @@ export function memoryQueue(): WorkQueue & { messages: WorkMessage[]; delays: (n
       // A send is a subrequest of the invocation that makes it.
       for (const tally of openInvocations()) tally.chargeSubrequest();
       for (const m of batch) {
-        messages.push(structuredClone(m.body));
+        messages.push(structuredClone(m.body) as WorkMessage);
         delays.push(options?.delaySeconds);
       }
     },
