@@ -10,8 +10,8 @@ import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { normalizeTag, toIndexText } from "./normalize";
+import { afterWrite } from "./outbox";
 import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./rows";
-import { dropGoneVectors, embeddingMarks, embedMarked } from "./vectors";
 
 export interface MemoryListFilter {
   category?: Category;
@@ -67,17 +67,17 @@ export async function storeMemory(
   // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
   const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
   const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
-  const marks = embeddingMarks(mindContext, "memory", [sql`(select ${memories.id} from ${memories} where ${sameKey})`]);
+  const after = afterWrite(mindContext, { row: "memory", what: "stored", ids: [sql`select ${memories.id} from ${memories} where ${sameKey}`] });
   const written = { ...provenance(scope, input.confidence), tags, priority: input.priority, expires_at: input.expires_at };
   const [, rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
     historyFromTable(shard, "update", { ...change, changes: changesFromTable(written) }, sameKey),
     upsertMemory(shard, scope, input, { id, tags, now }),
     historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
     guard,
-    ...marks,
+    ...after.statements,
   ]), { inBatch, replaces });
   const row = rows[0]!;
-  embedMarked(mindContext, [row.id]);
+  after.landed([row.id]);
   return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
 }
 
@@ -185,8 +185,8 @@ export async function updateMemory(mindContext: MindContext, id: string, patch: 
     expires_at: patch.expires_at === undefined ? current.expires_at : patch.expires_at,
     ...written,
   });
-  const reembed = patch.content !== undefined || patch.tags !== undefined;
-  const marks = reembed ? embeddingMarks(mindContext, "memory", [id]) : [];
+  const given = Object.keys(patch).filter((field) => patch[field as keyof MemoryPatch] !== undefined);
+  const after = afterWrite(mindContext, { row: "memory", what: "updated", ids: [id], fields: given });
   const [rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
     shard
       .update(memories)
@@ -203,10 +203,10 @@ export async function updateMemory(mindContext: MindContext, id: string, patch: 
       .returning(),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now, changes)),
     guard,
-    ...marks,
+    ...after.statements,
   ]));
   if (!rows[0]) throw notFound("memory");
-  if (reembed) embedMarked(mindContext, [id]);
+  after.landed();
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
@@ -214,12 +214,14 @@ export async function deleteMemory(mindContext: MindContext, id: string): Promis
   const { scope } = mindContext;
   const { shard, clock } = mindContext;
   const current = await getMemory(mindContext, id);
+  const after = afterWrite(mindContext, { row: "memory", what: "deleted", ids: [id] });
   const [deleted] = await shard.batch([
     shard.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
+    ...after.statements,
   ]);
   if (deleted.length === 0) throw notFound("memory");
-  dropGoneVectors(mindContext);
+  after.landed();
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */
@@ -229,6 +231,7 @@ export async function verifyMemory(mindContext: MindContext, id: string): Promis
   const { shard, clock } = mindContext;
   const current = await getMemory(mindContext, id);
   const now = isoNow(clock);
+  const after = afterWrite(mindContext, { row: "memory", what: "verified", ids: [id] });
   const [rows] = await shard.batch([
     shard
       .update(memories)
@@ -236,8 +239,10 @@ export async function verifyMemory(mindContext: MindContext, id: string): Promis
       .where(and(eq(memories.id, id), inScope(scope)))
       .returning(),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "verify", current.content, current.content, now)),
+    ...after.statements,
   ]);
   if (!rows[0]) throw notFound("memory");
+  after.landed();
   return toMemory(rows[0]);
 }
 

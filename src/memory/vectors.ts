@@ -6,13 +6,13 @@ import type { InShard } from "../deps";
 import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
 import { assertWithinBudget, recordUsage, type TokenAccount, utcDay } from "../llm/ledger";
-import { logFailure } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
-import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
+import { tokenAccountOf } from "../tenancy/mind-context";
 import { getMindById, type Mind } from "../tenancy/minds";
 
-// Vectors follow the rows they stand for. A write marks its row pending and embedding runs off
-// the request path (waitUntil); a failure stays pending with a later next_attempt_at, and the
+// Vectors follow the rows they stand for. A write marks its rows pending in its own batch and
+// embedding runs off the request path (waitUntil), both through the after-write seam
+// (src/memory/outbox.ts); a failure stays pending with a later next_attempt_at, and the
 // hourly job retries it, embeds rows that never had a vector (backfill) and removes the vectors
 // of rows that are gone. Every embedding call is checked against the mind's daily budget and
 // written to the usage ledger like a model call.
@@ -29,47 +29,28 @@ export const MAX_TEXT_CHARS = 8_000;
 
 /** Embedding's reads and writes: the rows' shard, the ports, the clock, and the directory for a mind's budget. */
 type EmbedDeps = Pick<InShard, "directory" | "shard" | "clock" | "semantic">;
-/** Work left to run after the response. */
-type Deferring = Pick<InShard, "defer">;
 
 /**
- * The statements that mark rows of the context's mind to be (re-)embedded, to end the write's
- * own batch (none without the ports). A row is named by its id, or by SQL that selects it.
+ * The statement that marks rows of the mind to be (re-)embedded, to end a write's own batch
+ * (src/memory/outbox.ts). A row is named by its id, or by SQL that selects ids; a row the batch
+ * left absent (not written, or gone) is not marked.
  */
-export function embeddingMarks(
-  mindContext: Pick<MindContext, "semantic" | "clock" | "shard"> & { mind: Pick<Mind, "id"> },
-  kind: VectorKind,
-  rows: (string | SQL)[],
-): BatchItem<"sqlite">[] {
-  if (!mindContext.semantic || rows.length === 0) return [];
-  const now = isoNow(mindContext.clock);
-  const mindId = mindContext.mind.id;
-  return [
-    mindContext.shard
-      .insert(embeddings)
-      .values(rows.map((rowId) => ({ kind, rowId, mindId, state: "pending" as const, attempts: 0, nextAttemptAt: now, updatedAt: now })))
-      .onConflictDoUpdate({
-        target: [embeddings.kind, embeddings.rowId],
-        set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
-      }),
-  ];
-}
-
-/** After the batch that marked them: embeds these rows off the request path, with the budget the context carries. */
-export function embedMarked(mindContext: EmbedDeps & Deferring & { mind: BudgetOf }, rowIds: string[]): void {
-  if (!mindContext.semantic || rowIds.length === 0) return;
-  // Only these rows: others pending are another write's, perhaps in flight, or the hourly job's.
-  defer(mindContext, embedPending(mindContext, mindContext.mind, EMBED_BATCH, rowIds));
-}
-
-/** After rows of the mind went, removes their vectors off the request path. No-op without the ports. */
-export function dropGoneVectors(deps: Pick<InShard, "shard" | "semantic"> & Deferring & { mind: Pick<Mind, "id"> }): void {
-  if (deps.semantic) defer(deps, removeGoneVectors(deps, deps.mind.id));
-}
-
-function defer(deps: Deferring, work: Promise<unknown>): void {
-  const logged = work.catch((err) => logFailure("embedding_failed", err));
-  if (deps.defer) deps.defer(logged);
+export function markForEmbedding(deps: Pick<InShard, "shard" | "clock">, kind: VectorKind, mindId: string, rows: (string | SQL)[]): BatchItem<"sqlite"> {
+  const now = isoNow(deps.clock);
+  const table = kind === "memory" ? memories : notes;
+  const named = rows.filter((row) => typeof row === "string");
+  const selected = rows.filter((row) => typeof row !== "string");
+  const among = [...(named.length > 0 ? [inArray(table.id, named)] : []), ...selected.map((ids) => sql`${table.id} in (${ids})`)];
+  // Every column of embeddings, in its order (vector_layout as its default gives it).
+  const marked = sql`select ${kind}, ${table.id}, ${table.mindId}, 'pending', 0, ${now}, null, ${now}, 1 from ${table}
+    where ${table.mindId} = ${mindId} and (${sql.join(among, sql` or `)})`;
+  return deps.shard
+    .insert(embeddings)
+    .select(marked)
+    .onConflictDoUpdate({
+      target: [embeddings.kind, embeddings.rowId],
+      set: { state: "pending", attempts: 0, nextAttemptAt: now, error: null, updatedAt: now },
+    });
 }
 
 /**
@@ -105,7 +86,7 @@ export async function embedPending(deps: EmbedDeps, mind: BudgetOf | string | nu
 }
 
 type Pending = typeof embeddings.$inferSelect;
-type BudgetOf = Pick<Mind, "id" | "settings">;
+export type BudgetOf = Pick<Mind, "id" | "settings">;
 
 async function embedRowsOfMind(
   deps: EmbedDeps, semantic: Semantic, mindId: string, rows: Pending[], known?: BudgetOf,
@@ -213,13 +194,21 @@ export async function removeGoneVectors(deps: Pick<InShard, "shard" | "semantic"
 /** Backfill: marks up to `limit` memories and notes without a record (of one mind, or all) pending. */
 export async function markMissing(deps: Pick<InShard, "shard" | "clock" | "semantic">, mindId: string | null, limit = 200): Promise<number> {
   if (!deps.semantic) return 0;
+  const [memoryMarks, noteMarks] = missingMarks(deps, mindId, limit);
+  const a = await memoryMarks;
+  const b = await noteMarks;
+  return (a.meta.changes ?? 0) + (b.meta.changes ?? 0);
+}
+
+/** The two statements of the backfill: up to `limit` memories, then notes, without a record marked pending. */
+export function missingMarks(deps: Pick<InShard, "shard" | "clock">, mindId: string | null, limit = 200) {
   const now = isoNow(deps.clock);
   const mindFilter = (column: string) => (mindId ? sql`and ${sql.raw(column)} = ${mindId}` : sql``);
-  const a = await deps.shard.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
-      select 'memory', m.id, m.mind_id, 'pending', 0, ${now}, ${now} from memories m
-      where not exists (select 1 from embeddings e where e.kind = 'memory' and e.row_id = m.id) ${mindFilter("m.mind_id")} limit ${limit}`);
-  const b = await deps.shard.run(sql`insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at)
-      select 'note', n.id, n.mind_id, 'pending', 0, ${now}, ${now} from notes n
-      where not exists (select 1 from embeddings e where e.kind = 'note' and e.row_id = n.id) ${mindFilter("n.mind_id")} limit ${limit}`);
-  return (a.meta.changes ?? 0) + (b.meta.changes ?? 0);
+  // Every column of embeddings, in its order (vector_layout as its default gives it).
+  return [
+    deps.shard.insert(embeddings).select(sql`select 'memory', m.id, m.mind_id, 'pending', 0, ${now}, null, ${now}, 1 from memories m
+      where not exists (select 1 from embeddings e where e.kind = 'memory' and e.row_id = m.id) ${mindFilter("m.mind_id")} limit ${limit}`),
+    deps.shard.insert(embeddings).select(sql`select 'note', n.id, n.mind_id, 'pending', 0, ${now}, null, ${now}, 1 from notes n
+      where not exists (select 1 from embeddings e where e.kind = 'note' and e.row_id = n.id) ${mindFilter("n.mind_id")} limit ${limit}`),
+  ] as const;
 }

@@ -7,6 +7,7 @@ import { minds, noteExtractions, notes } from "../db/schema";
 import { AppError } from "../errors";
 import { generateObjectFor } from "../llm/generate";
 import { queryTerms } from "../memory/normalize";
+import { afterWrite } from "../memory/outbox";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import type { Scope } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
@@ -168,15 +169,16 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
  * and the same fact is not already waiting, so a second run over the same messages adds
  * nothing. Callers add the cursor move to the same batch.
  */
-export function extractionWrites(
+function extractionWrites(
   { shard, clock, scope }: Pick<MindContext, "shard" | "clock" | "scope">,
   input: ExtractionInput,
   plan: ExtractionPlan,
-): BatchItem<"sqlite">[] {
-  if (plan.status !== "extracted") return [];
+): { statements: BatchItem<"sqlite">[]; noteIds: string[] } {
+  if (plan.status !== "extracted") return { statements: [], noteIds: [] };
   const now = isoNow(clock);
   const recorded = extractionRecorded(shard, scope, input);
-  const inserts = plan.notes.map((draft) => insertNewNote(shard, draftValues(scope, input, draft, now), recorded));
+  const values = plan.notes.map((draft) => draftValues(scope, input, draft, now));
+  const inserts = values.map((v) => insertNewNote(shard, v, recorded));
   const record = shard
     .insert(noteExtractions)
     .values({
@@ -189,7 +191,7 @@ export function extractionWrites(
       createdAt: now,
     })
     .onConflictDoNothing();
-  return [...inserts, record];
+  return { statements: [...inserts, record], noteIds: values.map((v) => v.id) };
 }
 
 /** The message an extraction is keyed by: the one it started after, the empty id at the session's start. */
@@ -265,15 +267,19 @@ export async function saveExtraction(
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
 ): Promise<{ written: number }> {
-  const writes = extractionWrites(mindContext, input, plan);
+  const { statements: writes, noteIds } = extractionWrites(mindContext, input, plan);
+  // A note the batch leaves unwritten (the same fact waiting, the extraction recorded) is not found by its id there.
+  const after = afterWrite(mindContext, { row: "note", what: "created", ids: noteIds });
   const statements = [...writes, ...alongside];
   if (statements.length === 0) return { written: 0 };
-  const batch = (more: BatchItem<"sqlite">[]) => mindContext.shard.batch([...statements, ...more] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const batch = (more: BatchItem<"sqlite">[]) =>
+    mindContext.shard.batch([...statements, ...more, ...after.statements] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const bytes = plan.status === "extracted" ? plan.notes.reduce((n, note) => n + storedBytes(note.text), 0) : 0;
   const results =
     plan.status === "extracted" && plan.notes.length > 0
       ? await writeWithinQuota(mindContext, { notes: plan.notes.length, bytes }, (guard) => batch([guard]))
       : await batch([]);
   const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
+  after.landed(noteResults.flat().map((row) => row.id));
   return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };
 }

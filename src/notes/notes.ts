@@ -5,8 +5,8 @@ import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
 import { toIndexText, toMatchExpression } from "../memory/normalize";
+import { afterWrite, writeWith } from "../memory/outbox";
 import { boundContext } from "../memory/rows";
-import { embeddingMarks, embedMarked } from "../memory/vectors";
 import type { MindContext } from "../tenancy/mind-context";
 import { isPerson } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
@@ -101,10 +101,11 @@ export async function addNote(mindContext: MindContext, input: NoteInput): Promi
     isoNow(clock),
     input.context,
   );
+  const after = afterWrite(mindContext, { row: "note", what: "created", ids: [values.id] });
   const [[row]] = await writeWithinQuota(mindContext, { notes: 1, bytes: storedBytes(input.text) }, (guard) =>
-    shard.batch([shard.insert(notes).values(values).returning(), guard, ...embeddingMarks(mindContext, "note", [values.id])]),
+    shard.batch([shard.insert(notes).values(values).returning(), guard, ...after.statements]),
   );
-  embedMarked(mindContext, [row!.id]);
+  after.landed();
   return toNoteWithContext(row!, input.context !== undefined);
 }
 
@@ -150,24 +151,34 @@ export async function listUnverifiedNotes({ shard, scope }: MindContext, limit: 
 }
 
 /** A person confirms a note: it becomes their own word (source user, confidence 1.0). */
-export async function verifyNote({ shard, scope }: MindContext, id: string): Promise<Note> {
+export async function verifyNote(mindContext: MindContext, id: string): Promise<Note> {
+  const { shard, scope } = mindContext;
   if (!isPerson(scope.principal)) throw forbidden("only a human can verify a note");
-  const [row] = await shard
+  const after = afterWrite(mindContext, { row: "note", what: "verified", ids: [id] });
+  const verify = shard
     .update(notes)
     .set({ source: "user", confidence: 1.0 })
     .where(and(eq(notes.id, id), inScope(scope, notes)))
     .returning();
+  const [row] = await writeWith(shard, verify, after);
   if (!row) throw notFound("note");
+  after.landed();
   return toNote(row);
 }
 
 /** Deletes a waiting note; one a consolidation is folding right now answers conflict. */
-export async function deleteNote({ shard, scope }: MindContext, id: string): Promise<Note> {
-  const [row] = await shard
+export async function deleteNote(mindContext: MindContext, id: string): Promise<Note> {
+  const { shard, scope } = mindContext;
+  const after = afterWrite(mindContext, { row: "note", what: "deleted", ids: [id] });
+  const remove = shard
     .delete(notes)
     .where(and(eq(notes.id, id), inScope(scope, notes), isNull(notes.consolidationId)))
     .returning();
-  if (row) return toNote(row);
+  const [row] = await writeWith(shard, remove, after);
+  if (row) {
+    after.landed();
+    return toNote(row);
+  }
   const exists = await shard.select({ id: notes.id }).from(notes).where(and(eq(notes.id, id), inScope(scope, notes))).get();
   if (!exists) throw notFound("note");
   throw conflict("the note is being consolidated right now; try again in a minute");

@@ -6,7 +6,7 @@ import { chats, coldMemory, coldVersions, type ImportRecord, type ImportState, i
 import type { Deps, InShard } from "../../deps";
 import { AppError, conflict, mindMoving, notFound } from "../../errors";
 import { newId } from "../../ids";
-import { dropGoneVectors, embedPending, markMissing } from "../../memory/vectors";
+import { afterWrite, writeWith } from "../../memory/outbox";
 import { logFailure } from "../../observe/log";
 import { messageSearchText } from "../../sessions/history";
 import { copySettingsToDirectory, getMind, getMindById } from "../../tenancy/minds";
@@ -317,16 +317,14 @@ async function writeSlice(deps: Pick<InShard, "shard" | "clock">, record: Import
 async function finishImport(deps: RunDeps & Pick<InShard, "shard">, record: ImportRecord): Promise<void> {
   await copySettingsToDirectory(deps, record.mindId);
   const now = deps.clock.now().toISOString();
-  await deps.shard
+  // Archives carry no vectors: the imported rows are marked in the same batch and embedded again (the rest by the hourly job).
+  const after = afterWrite({ ...deps, mind: { id: record.mindId } }, { row: "import", what: "finished", ids: [record.id] });
+  const done = deps.shard
     .update(imports)
     .set({ state: "done", updatedAt: now, finishedAt: now })
     .where(and(eq(imports.id, record.id), inArray(imports.state, ["queued", "running"])));
-  // Archives carry no vectors: the imported rows are embedded again (the rest by the hourly job).
-  if (deps.semantic) {
-    await markMissing(deps, record.mindId);
-    dropGoneVectors({ ...deps, mind: { id: record.mindId } });
-    if (deps.defer) deps.defer(embedPending(deps, record.mindId).catch((err) => logFailure("import_embedding_failed", err, { mind: record.mindId })));
-  }
+  await writeWith(deps.shard, done, after);
+  after.landed();
 }
 
 /** Erases what the import wrote, restores the mind's settings, drops its staged rows: the mind is as it was. */
