@@ -34,9 +34,6 @@ const WINDOW_SHARE = 0.6;
 const PINNED_SHARE = 0.25;
 const PINNED = new Set(["high", "critical"]);
 
-export { asData } from "./items";
-export type { ContextItem, ContextPart, ContextReason } from "./packing";
-
 export interface ContextRequest {
   /** The session whose LLM window is the dialogue; none: memory only. */
   session_id?: string | null;

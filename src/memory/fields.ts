@@ -11,7 +11,6 @@ export type Category = (typeof CATEGORIES)[number];
 
 /** Lowest first, so an index is also a rank. */
 export const PRIORITIES = ["low", "normal", "high", "critical"] as const;
-export type Priority = (typeof PRIORITIES)[number];
 
 /** Longest context a memory or a note keeps (characters); longer text is cut at a word. */
 export const MAX_CONTEXT_CHARS = 4000;

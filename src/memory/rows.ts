@@ -8,14 +8,10 @@ export {
   type Category,
   MAX_CONTEXT_CHARS,
   MEMORY_CONTENT_MAX,
-  MEMORY_KEY_MAX,
-  MEMORY_KEY_PATTERN,
   PRIORITIES,
-  type Priority,
   SOURCES,
   type Source,
   TAG_MAX,
-  TAGS_MAX,
 } from "./fields";
 
 /** The context as stored: trimmed and cut to MAX_CONTEXT_CHARS. */

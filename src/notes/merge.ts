@@ -16,7 +16,7 @@ import {
 import { type DocumentWindow, MODEL_FACT_CHARS, notesInParts, type Sections, windowFor, withinAnswerBound } from "./merge-window";
 import type { Note } from "./notes";
 
-export { MODEL_ANSWER_CHARS, MODEL_SECTION_FACTS } from "./merge-window";
+export { MODEL_SECTION_FACTS } from "./merge-window";
 
 export interface MergeInput {
   locale: DocumentLocale;

@@ -22,9 +22,3 @@ export function kvJournal(kv: SyncKvStorage, prefix: string): Journal {
   };
   return { onceIf, once: (name, work) => onceIf(name, work, () => true) };
 }
-
-/** A journal that records nothing: every step runs. */
-export const noJournal: Journal = {
-  once: (_name, work) => work(),
-  onceIf: (_name, work) => work(),
-};

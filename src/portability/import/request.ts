@@ -4,7 +4,7 @@ import { startOperation } from "../mind-operations";
 import { type ArchiveBody, IMPORT_INLINE_MAX_BYTES } from "./archive-parts";
 import { type ArchiveImport, acceptImport, getImport } from "./imports";
 
-export type { ArchiveImport, ImportCounts } from "./imports";
+export type { ArchiveImport } from "./imports";
 export { IMPORT_INLINE_MAX_BYTES };
 
 /** How long a request waits for a small archive to be written before answering with the import. */
