@@ -25,52 +25,69 @@ export async function* exportMind(deps: Pick<Deps, "directory" | "shards" | "clo
     exported_at: isoNow(deps.clock),
     mind: { id: mind.id, name: mind.name, locale: mind.locale as "en" | "ru", retention_hours: mind.retention_hours, settings: mind.settings },
   };
+  yield* memoryLines(db, mindId);
+  yield* noteLines(db, mindId);
+  yield* coldLines(db, mindId);
+  yield* chatLines(db, mindId);
+}
 
-  for (let after = ""; ; ) {
-    const rows = await db.select().from(memories).where(and(eq(memories.mindId, mindId), gt(memories.id, after))).orderBy(asc(memories.id)).limit(PAGE);
-    for (const m of rows) {
-      const { mind_id, ...memory } = toMemoryWithContext(m, m.context !== "");
-      yield { type: "memory", ...memory };
-    }
-    if (rows.length < PAGE) break;
-    after = rows.at(-1)!.id;
+/** Rows read a page at a time after a cursor (`read`), until a page comes back short. */
+async function* paged<R, C>(first: C, read: (after: C) => Promise<R[]>, cursorOf: (row: R) => C): AsyncGenerator<R> {
+  for (let after = first; ; ) {
+    const rows = await read(after);
+    yield* rows;
+    if (rows.length < PAGE) return;
+    after = cursorOf(rows.at(-1)!);
   }
-  for (let after = 0; ; ) {
-    const rows = await db.select().from(memoryHistory).where(and(eq(memoryHistory.mindId, mindId), gt(memoryHistory.id, after))).orderBy(asc(memoryHistory.id)).limit(PAGE);
-    for (const h of rows) {
-      yield { type: "memory_history", memory_id: h.memoryId, action: h.action, actor: h.actor, old_content: h.oldContent, new_content: h.newContent, at: h.at, changes: h.changes };
-    }
-    if (rows.length < PAGE) break;
-    after = rows.at(-1)!.id;
+}
+
+/** The mind's memories, then every entry of their history. */
+async function* memoryLines(db: Db, mindId: string): AsyncGenerator<ArchiveLine> {
+  const memoryPages = paged("", (after) => db.select().from(memories).where(and(eq(memories.mindId, mindId), gt(memories.id, after))).orderBy(asc(memories.id)).limit(PAGE), (m) => m.id);
+  for await (const m of memoryPages) {
+    const { mind_id, ...memory } = toMemoryWithContext(m, m.context !== "");
+    yield { type: "memory", ...memory };
   }
-  for (let after = ""; ; ) {
-    const rows = await db.select().from(notes).where(and(eq(notes.mindId, mindId), gt(notes.id, after))).orderBy(asc(notes.id)).limit(PAGE);
-    for (const n of rows) {
-      yield {
-        type: "note", id: n.id, agent: n.agent, session_id: n.sessionId, text: n.text, category_hint: n.categoryHint,
-        source: n.source === "user" ? "user" : "agent", confidence: n.confidence, created_at: n.createdAt,
-        ...(n.context !== "" && { context: n.context }),
-      };
-    }
-    if (rows.length < PAGE) break;
-    after = rows.at(-1)!.id;
+  const historyPages = paged(0, (after) => db.select().from(memoryHistory).where(and(eq(memoryHistory.mindId, mindId), gt(memoryHistory.id, after))).orderBy(asc(memoryHistory.id)).limit(PAGE), (h) => h.id);
+  for await (const h of historyPages) {
+    yield { type: "memory_history", memory_id: h.memoryId, action: h.action, actor: h.actor, old_content: h.oldContent, new_content: h.newContent, at: h.at, changes: h.changes };
   }
+}
+
+async function* noteLines(db: Db, mindId: string): AsyncGenerator<ArchiveLine> {
+  const pages = paged("", (after) => db.select().from(notes).where(and(eq(notes.mindId, mindId), gt(notes.id, after))).orderBy(asc(notes.id)).limit(PAGE), (n) => n.id);
+  for await (const n of pages) {
+    yield {
+      type: "note", id: n.id, agent: n.agent, session_id: n.sessionId, text: n.text, category_hint: n.categoryHint,
+      source: n.source === "user" ? "user" : "agent", confidence: n.confidence, created_at: n.createdAt,
+      ...(n.context !== "" && { context: n.context }),
+    };
+  }
+}
+
+/** Each namespace's cold memory, followed by its every version. */
+async function* coldLines(db: Db, mindId: string): AsyncGenerator<ArchiveLine> {
   for (const c of await db.select().from(coldMemory).where(eq(coldMemory.mindId, mindId)).orderBy(asc(coldMemory.agent))) {
     yield { type: "cold_memory", agent: c.agent, text: c.text, version: c.version, updated_at: c.updatedAt };
-    for (let after = 0; ; ) {
-      const rows = await db
-        .select()
-        .from(coldVersions)
-        .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, c.agent), gt(coldVersions.version, after)))
-        .orderBy(asc(coldVersions.version))
-        .limit(PAGE);
-      for (const v of rows) {
-        yield { type: "cold_version", agent: v.agent, version: v.version, text: v.text, author: v.author, consolidation_id: v.consolidationId, created_at: v.createdAt };
-      }
-      if (rows.length < PAGE) break;
-      after = rows.at(-1)!.version;
+    const versions = paged(
+      0,
+      (after) =>
+        db
+          .select()
+          .from(coldVersions)
+          .where(and(eq(coldVersions.mindId, mindId), eq(coldVersions.agent, c.agent), gt(coldVersions.version, after)))
+          .orderBy(asc(coldVersions.version))
+          .limit(PAGE),
+      (v) => v.version,
+    );
+    for await (const v of versions) {
+      yield { type: "cold_version", agent: v.agent, version: v.version, text: v.text, author: v.author, consolidation_id: v.consolidationId, created_at: v.createdAt };
     }
   }
+}
+
+/** Every chat, then each chat's sessions, each followed by its messages. */
+async function* chatLines(db: Db, mindId: string): AsyncGenerator<ArchiveLine> {
   const mindChats = await db.select().from(chats).where(eq(chats.mindId, mindId)).orderBy(asc(chats.id));
   for (const chat of mindChats) {
     yield {
@@ -96,18 +113,19 @@ export async function* exportMind(deps: Pick<Deps, "directory" | "shards" | "clo
 }
 
 async function* sessionMessages(db: Db, mindId: string, sessionId: string): AsyncGenerator<ArchiveLine> {
-  for (let after = 0; ; ) {
-    const rows = await db
-      .select()
-      .from(messages)
-      .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, mindId), gt(messages.id, after)))
-      .orderBy(asc(messages.id))
-      .limit(PAGE);
-    for (const m of rows) {
-      yield { type: "message", id: m.id, session_id: m.sessionId, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool, created_at: m.createdAt };
-    }
-    if (rows.length < PAGE) break;
-    after = rows.at(-1)!.id;
+  const pages = paged(
+    0,
+    (after) =>
+      db
+        .select()
+        .from(messages)
+        .where(and(eq(messages.sessionId, sessionId), eq(messages.mindId, mindId), gt(messages.id, after)))
+        .orderBy(asc(messages.id))
+        .limit(PAGE),
+    (m) => m.id,
+  );
+  for await (const m of pages) {
+    yield { type: "message", id: m.id, session_id: m.sessionId, role: m.role, content: m.content, ephemeral: m.ephemeral, tool: m.tool, created_at: m.createdAt };
   }
 }
 

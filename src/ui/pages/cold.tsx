@@ -1,11 +1,12 @@
 import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { diffCold, readCold, rollbackCold, updateCold } from "../../notes/cold-memory";
-import { COLD_MAX_CHARS, listColdVersions } from "../../notes/cold-store";
+import { COLD_MAX_CHARS, type ColdVersionInfo, listColdVersions } from "../../notes/cold-store";
 import { type DocumentLocale, documentLocale, localizeHeadings } from "../../notes/document";
 import { inNamespace } from "../../tenancy/mind-context";
 import { listNamespaces } from "../../tenancy/namespaces";
 import { checkAgentName, DEFAULT_AGENT } from "../../tenancy/principal";
+import type { Dictionary } from "../i18n";
 import { authorLabel, counted } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { NamespaceSwitch } from "../namespaces";
@@ -67,57 +68,79 @@ async function coldPage(c: Context<UiEnv>, agent: string, draft?: Draft) {
           <a href={`/ui/cold/diff?from=${draft.base}&to=${cold.version}${q}`}>{t.coldConflictDiff}</a>
         </p>
       ) : null}
-      <details class="card" open={draft !== undefined}>
-        <summary>{t.coldEdit}</summary>
-        <form method="post" action="/ui/cold" id="cold-edit">
-          <CsrfField token={csrf} />
-          <input type="hidden" name="agent" value={agent} />
-          {/* Saving lands only on the version shown here; after a conflict, on the newest one. */}
-          <input type="hidden" name="version" value={String(cold.version)} />
-          {/* Never shorter than the text shown: a document consolidations grew is edited, not cut. */}
-          <textarea name="text" maxlength={Math.max(COLD_MAX_CHARS, shown.length, draft?.text.length ?? 0)} style="min-height:16rem" aria-label={t.coldEdit}>{draft?.text ?? shown}</textarea>
-          <div class="actions"><button type="submit">{t.save}</button></div>
-        </form>
-      </details>
+      <ColdEditor t={t} csrf={csrf} agent={agent} version={cold.version} shown={shown} draft={draft} />
       <h2>{t.versions}</h2>
-      {versions.length > 1 ? (
-        <form method="get" action="/ui/cold/diff" class="filters card">
-          <input type="hidden" name="agent" value={agent} />
-          <label>
-            {t.from}
-            <br />
-            <select name="from">{versions.map((v, i) => <option value={String(v.version)} selected={i === 1}>{v.version}</option>)}</select>
-          </label>
-          <label>
-            {t.to}
-            <br />
-            <select name="to">{versions.map((v, i) => <option value={String(v.version)} selected={i === 0}>{v.version}</option>)}</select>
-          </label>
-          <button type="submit" id="compare">{t.diff}</button>
-        </form>
-      ) : null}
-      <div class="scroll">
-        <table class="versions">
-          <tr><th>{t.version}</th><th>{t.author}</th><th>{t.when}</th><th></th></tr>
-          {versions.map((v) => (
-            <tr>
-              <td>{v.version}</td>
-              <td>{authorLabel(t, v.author, c.var.session.accountId)}</td>
-              <td>{shortTime(v.created_at)}</td>
-              <td>
-                <div class="actions" style="margin:0">
-                  <a class="button secondary" href={`/ui/cold/diff?from=${v.version - 1}&to=${v.version}${q}`}>{t.diff}</a>
-                  {v.version === cold.version ? null : (
-                    <PostButton action="/ui/cold/rollback" csrf={csrf} label={t.rollback} kind="secondary" fields={{ version: String(v.version), agent }} />
-                  )}
-                </div>
-              </td>
-            </tr>
-          ))}
-        </table>
-      </div>
+      {versions.length > 1 ? <VersionCompare t={t} agent={agent} versions={versions} /> : null}
+      <VersionTable t={t} csrf={csrf} agent={agent} current={cold.version} versions={versions} accountId={c.var.session.accountId} />
     </>,
     conflict ? { error: t.coldChanged, status: 409 } : {},
+  );
+}
+
+/** The edit form: the text shown (or the person's draft after a conflict), saved onto `version`. */
+function ColdEditor(props: { t: Dictionary; csrf: string; agent: string; version: number; shown: string; draft: Draft | undefined }) {
+  const { t, draft, shown } = props;
+  return (
+    <details class="card" open={draft !== undefined}>
+      <summary>{t.coldEdit}</summary>
+      <form method="post" action="/ui/cold" id="cold-edit">
+        <CsrfField token={props.csrf} />
+        <input type="hidden" name="agent" value={props.agent} />
+        {/* Saving lands only on the version shown here; after a conflict, on the newest one. */}
+        <input type="hidden" name="version" value={String(props.version)} />
+        {/* Never shorter than the text shown: a document consolidations grew is edited, not cut. */}
+        <textarea name="text" maxlength={Math.max(COLD_MAX_CHARS, shown.length, draft?.text.length ?? 0)} style="min-height:16rem" aria-label={t.coldEdit}>{draft?.text ?? shown}</textarea>
+        <div class="actions"><button type="submit">{t.save}</button></div>
+      </form>
+    </details>
+  );
+}
+
+/** Two versions to compare, the newest and the one before it chosen. */
+function VersionCompare({ t, agent, versions }: { t: Dictionary; agent: string; versions: ColdVersionInfo[] }) {
+  return (
+    <form method="get" action="/ui/cold/diff" class="filters card">
+      <input type="hidden" name="agent" value={agent} />
+      <label>
+        {t.from}
+        <br />
+        <select name="from">{versions.map((v, i) => <option value={String(v.version)} selected={i === 1}>{v.version}</option>)}</select>
+      </label>
+      <label>
+        {t.to}
+        <br />
+        <select name="to">{versions.map((v, i) => <option value={String(v.version)} selected={i === 0}>{v.version}</option>)}</select>
+      </label>
+      <button type="submit" id="compare">{t.diff}</button>
+    </form>
+  );
+}
+
+/** Every version: who wrote it and when, its diff with the one before, and a rollback to it. */
+function VersionTable(props: { t: Dictionary; csrf: string; agent: string; current: number; versions: ColdVersionInfo[]; accountId: string }) {
+  const { t, agent } = props;
+  const q = agent === DEFAULT_AGENT ? "" : `&agent=${agent}`;
+  return (
+    <div class="scroll">
+      <table class="versions">
+        <tr><th>{t.version}</th><th>{t.author}</th><th>{t.when}</th><th></th></tr>
+        {props.versions.map((v) => (
+          <tr>
+            <td>{v.version}</td>
+            <td>{authorLabel(t, v.author, props.accountId)}</td>
+            <td>{shortTime(v.created_at)}</td>
+            <td>
+              <div class="actions" style="margin:0">
+                <a class="button secondary" href={`/ui/cold/diff?from=${v.version - 1}&to=${v.version}${q}`}>{t.diff}</a>
+                {v.version === props.current ? null : (
+                  <PostButton action="/ui/cold/rollback" csrf={props.csrf} label={t.rollback} kind="secondary" fields={{ version: String(v.version), agent }} />
+                )}
+              </div>
+            </td>
+          </tr>
+        ))}
+      </table>
+    </div>
   );
 }
 

@@ -4,7 +4,9 @@ import { memoryInput } from "../../memory/fields";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
-import { CATEGORIES, type Memory, memoryTitle, PRIORITIES, SOURCES, TAG_MAX } from "../../memory/rows";
+import { CATEGORIES, type Category, type Memory, memoryTitle, PRIORITIES, SOURCES, type Source, TAG_MAX } from "../../memory/rows";
+import type { MindContext } from "../../tenancy/mind-context";
+import type { Dictionary } from "../i18n";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, localTime, page, shortTime } from "../render";
@@ -49,66 +51,91 @@ function MemoryCard({ m, v }: { m: Memory; v: UiEnv["Variables"] }) {
   );
 }
 
-memoryPages.get("/memories", async (c) => {
-  const { t, mindContext } = c.var;
-  const q = (c.req.query("q") ?? "").trim().slice(0, 200);
-  const category = oneOf(CATEGORIES, c.req.query("category"));
-  const source = oneOf(SOURCES, c.req.query("source"));
-  const tag = (c.req.query("tag") ?? "").trim().slice(0, TAG_MAX) || undefined;
-  const verifiedQuery = c.req.query("verified");
-  const verified = verifiedQuery === "true" ? true : verifiedQuery === "false" ? false : undefined;
-  let list: Memory[];
-  let total: number;
+/** The list's filters as the query gives them, each bounded. */
+interface MemoryFilter {
+  q: string;
+  category: Category | undefined;
+  source: Source | undefined;
+  tag: string | undefined;
+  verified: boolean | undefined;
+}
+
+function filterOf(query: (name: string) => string | undefined): MemoryFilter {
+  const verified = query("verified");
+  return {
+    q: (query("q") ?? "").trim().slice(0, 200),
+    category: oneOf(CATEGORIES, query("category")),
+    source: oneOf(SOURCES, query("source")),
+    tag: (query("tag") ?? "").trim().slice(0, TAG_MAX) || undefined,
+    verified: verified === "true" ? true : verified === "false" ? false : undefined,
+  };
+}
+
+/** The memories the filter finds: searched when it has words, listed otherwise. */
+async function memoriesFound(mindContext: MindContext, f: MemoryFilter): Promise<{ list: Memory[]; total: number }> {
+  const { q, tag, category, source, verified } = f;
   if (q) {
     const { hits } = await retrieveMemories(mindContext, { q, tag, category, limit: SEARCH_LIMIT.max });
-    list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
-    total = list.length;
-  } else {
-    ({ memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: LIST_LIMIT.max, offset: 0 }));
+    const list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
+    return { list, total: list.length };
   }
+  const { memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: LIST_LIMIT.max, offset: 0 });
+  return { list, total };
+}
+
+function MemoryFilters({ t, f }: { t: Dictionary; f: MemoryFilter }) {
+  return (
+    <form method="get" action="/ui/memories" class="filters card" role="search">
+      <label>
+        {t.search}
+        <br />
+        <input type="search" name="q" value={f.q} placeholder={t.searchPlaceholder} />
+      </label>
+      <label>
+        {t.category}
+        <br />
+        <select name="category">
+          <option value="">{t.any}</option>
+          {CATEGORIES.map((x) => <option value={x} selected={x === f.category}>{label(t, "category", x)}</option>)}
+        </select>
+      </label>
+      <label>
+        {t.tag}
+        <br />
+        <input name="tag" value={f.tag ?? ""} size={10} />
+      </label>
+      <label>
+        {t.source}
+        <br />
+        <select name="source">
+          <option value="">{t.any}</option>
+          <option value="user" selected={f.source === "user"}>{t.user}</option>
+          <option value="agent" selected={f.source === "agent"}>{t.agent}</option>
+        </select>
+      </label>
+      <label>
+        {t.verified}
+        <br />
+        <select name="verified">
+          <option value="">{t.any}</option>
+          <option value="true" selected={f.verified === true}>{t.verified}</option>
+          <option value="false" selected={f.verified === false}>{t.unverified}</option>
+        </select>
+      </label>
+      <button type="submit">{t.search}</button>
+    </form>
+  );
+}
+
+memoryPages.get("/memories", async (c) => {
+  const { t } = c.var;
+  const filter = filterOf((name) => c.req.query(name));
+  const { list, total } = await memoriesFound(c.var.mindContext, filter);
   return page(
     c,
     t.memories,
     <>
-      <form method="get" action="/ui/memories" class="filters card" role="search">
-        <label>
-          {t.search}
-          <br />
-          <input type="search" name="q" value={q} placeholder={t.searchPlaceholder} />
-        </label>
-        <label>
-          {t.category}
-          <br />
-          <select name="category">
-            <option value="">{t.any}</option>
-            {CATEGORIES.map((x) => <option value={x} selected={x === category}>{label(t, "category", x)}</option>)}
-          </select>
-        </label>
-        <label>
-          {t.tag}
-          <br />
-          <input name="tag" value={tag ?? ""} size={10} />
-        </label>
-        <label>
-          {t.source}
-          <br />
-          <select name="source">
-            <option value="">{t.any}</option>
-            <option value="user" selected={source === "user"}>{t.user}</option>
-            <option value="agent" selected={source === "agent"}>{t.agent}</option>
-          </select>
-        </label>
-        <label>
-          {t.verified}
-          <br />
-          <select name="verified">
-            <option value="">{t.any}</option>
-            <option value="true" selected={verified === true}>{t.verified}</option>
-            <option value="false" selected={verified === false}>{t.unverified}</option>
-          </select>
-        </label>
-        <button type="submit">{t.search}</button>
-      </form>
+      <MemoryFilters t={t} f={filter} />
       <p class="meta">{counted(c.var.locale, "memories", total)}</p>
       {list.length === 0 ? <p>{t.nothing}</p> : list.map((m) => <MemoryCard m={m} v={c.var} />)}
     </>,
