@@ -163,7 +163,7 @@ function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: st
 }
 
 /** One memory of the scope; its context too when `withContext`. */
-export async function getMemory({ shard, scope }: MindContext, id: string, withContext = false): Promise<Memory> {
+export async function getMemory({ shard, scope }: Pick<MindContext, "scope" | "shard">, id: string, withContext = false): Promise<Memory> {
   const row = await shard.select().from(memories).where(and(eq(memories.id, id), inScope(scope))).get();
   if (!row) throw notFound("memory");
   return toMemoryWithContext(row, withContext);
@@ -302,7 +302,7 @@ export interface HistoryEntry {
 }
 
 /** Every recorded change of a memory, oldest first; kept after the memory is deleted. */
-export async function memoryHistoryOf(mindContext: MindContext, id: string): Promise<HistoryEntry[]> {
+export async function memoryHistoryOf(mindContext: Pick<MindContext, "scope" | "shard">, id: string): Promise<HistoryEntry[]> {
   const { scope } = mindContext;
   // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
   if (scope.agentFilter !== null) await getMemory(mindContext, id);
@@ -323,7 +323,7 @@ export async function memoryHistoryOf(mindContext: MindContext, id: string): Pro
 }
 
 export async function listMemories(
-  { shard, scope }: MindContext,
+  { shard, scope }: Pick<MindContext, "scope" | "shard">,
   filter: MemoryListFilter,
 ): Promise<{ memories: Memory[]; total: number }> {
   const where = and(
@@ -347,7 +347,7 @@ export async function listMemories(
 }
 
 /** Unexpired memories carrying the tag, most important first. */
-export async function memoriesByTag({ shard, clock, scope }: MindContext, tag: string, limit: number): Promise<Memory[]> {
+export async function memoriesByTag({ shard, clock, scope }: Pick<MindContext, "clock" | "scope" | "shard">, tag: string, limit: number): Promise<Memory[]> {
   const rows = await shard
     .select()
     .from(memories)
@@ -359,7 +359,7 @@ export async function memoriesByTag({ shard, clock, scope }: MindContext, tag: s
 
 /** Memories that expire between now and now + withinMs, soonest first. */
 export async function expiringMemories(
-  { shard, clock, scope }: MindContext,
+  { shard, clock, scope }: Pick<MindContext, "clock" | "scope" | "shard">,
   withinMs: number,
   limit: number,
 ): Promise<Memory[]> {

@@ -49,7 +49,7 @@ export function queryMeaning(mindContext: MindContext, q: string, kinds: readonl
  * Ids of the scope's rows of one kind nearest in meaning to the query, best first, as the index
  * answers (not yet checked in SQL); null when recall by meaning is not available for that kind.
  */
-export async function nearestRowIds(mindContext: MindContext, meaning: QueryMeaning, kind: VectorKind, limit: number): Promise<string[] | null> {
+export async function nearestRowIds(mindContext: Pick<MindContext, "scope" | "semantic">, meaning: QueryMeaning, kind: VectorKind, limit: number): Promise<string[] | null> {
   const { semantic, scope } = mindContext;
   const vector = semantic ? await meaning.vectorFor(kind) : null;
   if (!semantic || vector === null) return null;
@@ -59,7 +59,7 @@ export async function nearestRowIds(mindContext: MindContext, meaning: QueryMean
 }
 
 /** The kinds among `kinds` this mind has at least one vector of where queries look (not one left to move): one read. */
-async function kindsWithVectors(mindContext: MindContext, kinds: readonly VectorKind[]): Promise<Set<VectorKind>> {
+async function kindsWithVectors(mindContext: Pick<MindContext, "scope" | "shard">, kinds: readonly VectorKind[]): Promise<Set<VectorKind>> {
   const mindId = mindContext.scope.mindId;
   const checks = kinds.map(
     (kind) => sql`select ${kind} as kind where exists (select 1 from embeddings where mind_id = ${mindId} and kind = ${kind} and state = 'done' and vector_layout = ${SHARED_LAYOUT})`,

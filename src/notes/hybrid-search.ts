@@ -45,7 +45,7 @@ export async function retrieveMemoriesAndNotes(mindContext: MindContext, options
 }
 
 /** The scope's notes among `ids`, in the order given: the index's answer checked in SQL. */
-async function notesByIds({ shard, scope }: MindContext, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
+async function notesByIds({ shard, scope }: Pick<MindContext, "scope" | "shard">, ids: string[], withContext: boolean | undefined): Promise<Note[]> {
   const rows = await inIdChunks(ids, (chunk) => shard.select().from(notes).where(and(inArray(notes.id, chunk), inScope(scope, notes))));
   const byId = new Map(rows.map((row) => [row.id, withContext ? { ...toNote(row), context: row.context } : toNote(row)]));
   return ids.flatMap((id) => byId.get(id) ?? []);

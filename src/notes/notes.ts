@@ -111,7 +111,7 @@ export async function addNote(mindContext: MindContext, input: NoteInput): Promi
 
 /** Notes waiting to be folded into cold memory, oldest first. */
 export async function listNotes(
-  { shard, scope }: MindContext,
+  { shard, scope }: Pick<MindContext, "scope" | "shard">,
   page: { limit: number; offset: number },
 ): Promise<{ notes: Note[]; total: number }> {
   const where = inScope(scope, notes);
@@ -123,7 +123,7 @@ export async function listNotes(
 }
 
 /** Full-text search over waiting notes with the same normalisation as memories, best first. */
-export async function searchNotes({ shard, scope }: MindContext, options: { q: string; limit: number; withContext?: boolean },
+export async function searchNotes({ shard, scope }: Pick<MindContext, "scope" | "shard">, options: { q: string; limit: number; withContext?: boolean },
 ): Promise<{ note: Note; score: number }[]> {
   const match = toMatchExpression(scope.mindId, options.q);
   if (match === null) return [];
@@ -140,7 +140,7 @@ export async function searchNotes({ shard, scope }: MindContext, options: { q: s
 }
 
 /** Notes an agent or extraction wrote that no person has confirmed yet, oldest first. */
-export async function listUnverifiedNotes({ shard, scope }: MindContext, limit: number): Promise<Note[]> {
+export async function listUnverifiedNotes({ shard, scope }: Pick<MindContext, "scope" | "shard">, limit: number): Promise<Note[]> {
   const rows = await shard
     .select()
     .from(notes)

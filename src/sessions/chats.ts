@@ -48,7 +48,7 @@ export async function findChat({ shard, scope }: ChatNamespace, kind: ChatKind, 
 }
 
 /** A chat of the scope's mind and namespace; any other is answered like a missing one. */
-export async function getChat({ shard, scope }: MindContext, chatId: string): Promise<Chat> {
+export async function getChat({ shard, scope }: Pick<MindContext, "scope" | "shard">, chatId: string): Promise<Chat> {
   const row = await shard
     .select()
     .from(chats)
@@ -61,7 +61,7 @@ export async function getChat({ shard, scope }: MindContext, chatId: string): Pr
 export type ChatSummary = z.output<typeof chatSummaryRecord>;
 
 /** The scope's chats, oldest first, with how many sessions each holds. */
-export async function listChats({ shard, scope }: MindContext, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
+export async function listChats({ shard, scope }: Pick<MindContext, "scope" | "shard">, page: { limit: number; offset: number }): Promise<ChatSummary[]> {
   const rows = await shard
     .select({ chat: chats, sessionCount: count(sessions.id) })
     .from(chats)
@@ -78,7 +78,7 @@ export async function listChats({ shard, scope }: MindContext, page: { limit: nu
  * Erases a chat with all its sessions and their messages (one batch: the foreign keys
  * cascade, the search index follows by trigger), then the sessions' object state.
  */
-export async function deleteChat(mindContext: MindContext, chatId: string): Promise<Record<string, number>> {
+export async function deleteChat(mindContext: Pick<MindContext, "scope" | "sessionObjects" | "shard">, chatId: string): Promise<Record<string, number>> {
   const { scope } = mindContext;
   const { shard } = mindContext;
   await getChat(mindContext, chatId);

@@ -39,7 +39,7 @@ export async function llmWindow(mindContext: MindContext, sessionId: string): Pr
 }
 
 /** How many ephemeral messages the session holds: output the model is never given. */
-export async function countEphemeral(mindContext: MindContext, sessionId: string): Promise<number> {
+export async function countEphemeral(mindContext: Pick<MindContext, "scope" | "shard">, sessionId: string): Promise<number> {
   const { scope } = mindContext;
   const row = await mindContext.shard
     .select({ n: count() })
