@@ -15,7 +15,7 @@ export function backoffSeconds(attempts: number, random: () => number = Math.ran
   return Math.round(retryDelay(UNIT_RETRY, attempts, random) / 1000);
 }
 
-/** Works on one unit; a thrown failure becomes a retry with its code (never its text). `log`: the fields naming the message in log lines. */
+/** Handles one unit with its kind's handler; a thrown failure becomes a retry with its code (never its text). `log`: the fields naming the message in log lines. */
 export async function handleUnit(deps: Deps, handlers: UnitHandlers, unit: Unit, shard: string, log: LogFields = {}): Promise<UnitOutcome> {
   try {
     const handle = handlers[unit.kind] as (deps: Deps, unit: Unit, shard: string) => Promise<UnitOutcome>;
