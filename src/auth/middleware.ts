@@ -10,7 +10,7 @@ import { secretsEqual, sha256Hex } from "../secrets";
 import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
 import { knownAccount } from "../tenancy/directory-cache";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
-import { resolveMindContext } from "../tenancy/mind-context";
+import { requestedMindId, resolveMindContext } from "../tenancy/mind-context";
 import { AGENT_PATTERN, type Principal } from "../tenancy/principal";
 import { verifyAccountToken } from "./jwt";
 
@@ -29,8 +29,13 @@ export function bearerToken(header: string | undefined): string | null {
  */
 export function addressOf(request: Request): string {
   if (isLoopbackHost(new URL(request.url).hostname)) return "loopback";
-  return request.headers.get("CF-Connecting-IP") ?? "unknown";
+  const address = request.headers.get("CF-Connecting-IP") ?? "";
+  // It names rate-limit buckets and their cache: anything longer or stranger than an address is one "unknown".
+  return ADDRESS.test(address) ? address : "unknown";
 }
+
+/** An address as Cloudflare writes it (IPv6 takes at most 45 characters), with room to spare. */
+const ADDRESS = /^[\w.:-]{1,64}$/;
 export const clientAddress = (c: Context<AppEnv>) => addressOf(c.req.raw);
 
 // Longest key prefix a failure bucket is named after: longer "prefixes" are not keys anyway.
@@ -145,7 +150,7 @@ async function verifyCredential(c: Context<AppEnv>, token: string): Promise<{ pr
     return principal ? { principal } : { failure: "unknown or revoked mind key" };
   }
   const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
-  if (accountId && (await knownAccount(deps, accountId, c.req.header("X-Mind-Id") ?? null))) return { principal: { kind: "human", accountId } };
+  if (accountId && (await knownAccount(deps, accountId, requestedMindId(c.req.header("X-Mind-Id"))))) return { principal: { kind: "human", accountId } };
   return { failure: "invalid or expired token: get a new one from POST /auth/token" };
 }
 

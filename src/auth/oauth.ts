@@ -115,12 +115,17 @@ export function requirePkceS256(request: AuthRequest): AuthRequest {
 /** Largest body the registration and token endpoints read (their requests are a few hundred bytes). */
 export const OAUTH_MAX_BODY_BYTES = 16 * 1024;
 
+/** The longest origin served: https://, a host name of 253 characters, a port. */
+const MAX_ORIGIN_CHARS = 8 + 253 + 6;
+
 /** The whole Worker's fetch with OAuth in front of it: /mcp checked, OAuth endpoints served. */
 export function withOAuth(app: Handler): Handler {
   const providers = new Map<string, OAuthProvider<Env>>();
   return {
     async fetch(request, env, ctx) {
       const origin = publicOrigin(env, request.url);
+      // A host name has at most 253 characters: no longer origin becomes a key of the providers below.
+      if (origin.length > MAX_ORIGIN_CHARS) return errorResponse(invalid("the Host header names no origin this Worker serves"), request);
       let provider = providers.get(origin);
       if (!provider) {
         // A Worker answers on a few hostnames at most (workers.dev, a custom domain).

@@ -1,4 +1,5 @@
 import { AppError, notConfigured } from "../errors";
+import { Lru } from "../lru";
 
 /**
  * The limits counted in Durable Objects, where a global, exact count matters (failed
@@ -53,14 +54,14 @@ export interface Bucket {
 }
 
 // Buckets known to be over their limit in this isolate, until their window ends: later events
-// are refused without asking the object again. Bounded: a flood of addresses only clears it.
-const MAX_BLOCKED = 10_000;
-const blocked = new Map<string, { until: number; message: string }>();
+// are refused without asking the object again. Bounded in entries and bytes; a bucket's name is
+// bounded by its parts (an address, a key prefix of 40 characters, a SHA-256).
+const blocked = new Lru<{ until: number; message: string }>({ maxEntries: 10_000, maxBytes: 4 * 1024 * 1024, ttlMs: 24 * 60 * 60 * 1000 });
 
 /** Refuses at once if any bucket is known (in this isolate) to be over its limit. */
 export function refuseIfBlocked(buckets: Bucket[], now = Date.now()): void {
   for (const bucket of buckets) {
-    const known = blocked.get(bucket.name);
+    const known = blocked.get(bucket.name, now);
     if (known === undefined) continue;
     if (known.until <= now) blocked.delete(bucket.name);
     else throw new RateLimited(known.message, Math.ceil((known.until - now) / 1000));
@@ -86,7 +87,6 @@ export async function countEvent(
   const bucket = active[refused]!;
   const retryAfter = verdicts[refused]!.retryAfterSeconds;
   const message = `rate limit reached: ${bucket.limit} ${bucket.describe} per ${limits.windowSeconds} s`;
-  if (blocked.size >= MAX_BLOCKED) blocked.clear();
-  blocked.set(bucket.name, { until: Date.now() + retryAfter * 1000, message });
+  blocked.set(bucket.name, { until: Date.now() + retryAfter * 1000, message }, Date.now());
   throw new RateLimited(message, retryAfter);
 }

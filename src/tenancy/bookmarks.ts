@@ -36,7 +36,8 @@ const formatBookmark = (mindContext: MindContext, bookmark: string) => `${mindCo
 const MAX_CALLERS = 10_000;
 /** How long a caller's position is kept: long past any replica's lag. */
 const POSITION_TTL_MS = 10 * 60_000;
-const positions = new Lru<string>(MAX_CALLERS, POSITION_TTL_MS);
+/** Keys name a principal, a mind and a database (each checked before), values are D1 bookmarks: 4 MB at most. */
+const positions = new Lru<string>({ maxEntries: MAX_CALLERS, maxBytes: 4 * 1024 * 1024, ttlMs: POSITION_TTL_MS });
 
 /** Who a position belongs to: the key, OAuth client, chat's account or person, in one mind and database. */
 function callerOf(mindContext: MindContext): string {

@@ -1,7 +1,8 @@
-import { and, eq, } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { accounts, minds } from "../db/schema";
 import type { Deps } from "../deps";
 import { notFound } from "../errors";
+import { isMindId } from "../ids";
 import { Lru } from "../lru";
 import { type Mind, toMind } from "./minds";
 import type { Principal } from "./principal";
@@ -16,8 +17,9 @@ import type { Principal } from "./principal";
 
 /** How long a directory answer is trusted: the bound on a revocation, erasure, move or settings change. */
 export const DIRECTORY_TTL_MS = 10_000;
-/** Entries of each kind an isolate keeps at most (a few MB at worst). */
+/** Entries of each kind an isolate keeps at most, and their bytes: 14 MB at worst in all. */
 const MAX_ENTRIES = 10_000;
+const MB = 1024 * 1024;
 
 export type AgentPrincipal = Extract<Principal, { kind: "agent" }>;
 export interface KnownKey {
@@ -29,9 +31,10 @@ export interface KnownKey {
 export type KnownMind = { accountId: string; mind: Mind } | null;
 
 /** Live keys by the SHA-256 of the whole key: only the very secret finds its entry. */
-export const knownKeys = new Lru<KnownKey>(MAX_ENTRIES, DIRECTORY_TTL_MS);
-export const knownMinds = new Lru<KnownMind>(MAX_ENTRIES, DIRECTORY_TTL_MS);
-const knownAccounts = new Lru<true>(MAX_ENTRIES, DIRECTORY_TTL_MS);
+export const knownKeys = new Lru<KnownKey>({ maxEntries: MAX_ENTRIES, maxBytes: 4 * MB, ttlMs: DIRECTORY_TTL_MS });
+/** Minds by id, and the absence of a well-formed id: nothing else is a key here. */
+export const knownMinds = new Lru<KnownMind>({ maxEntries: MAX_ENTRIES, maxBytes: 8 * MB, ttlMs: DIRECTORY_TTL_MS });
+const knownAccounts = new Lru<true>({ maxEntries: MAX_ENTRIES, maxBytes: 2 * MB, ttlMs: DIRECTORY_TTL_MS });
 
 type DirectoryDeps = Pick<Deps, "directory" | "clock">;
 const nowOf = (deps: Pick<Deps, "clock">) => deps.clock.now().getTime();
@@ -54,6 +57,8 @@ export function rememberMind(deps: Pick<Deps, "clock">, mindId: string, row: typ
 }
 
 async function knownMindEntry(deps: DirectoryDeps, mindId: string): Promise<KnownMind> {
+  // The fronts refuse anything but a mind id (400) before they get here; whatever else arrives is no mind, and no key.
+  if (!isMindId(mindId)) return null;
   const cached = knownMinds.get(mindId, nowOf(deps));
   if (cached !== undefined) return cached;
   const row = await deps.directory.select().from(minds).where(eq(minds.id, mindId)).get();
@@ -81,10 +86,11 @@ export async function knownMindOf(deps: DirectoryDeps, accountId: string, mindId
 export async function knownAccount(deps: DirectoryDeps, accountId: string, mindId: string | null): Promise<boolean> {
   const now = nowOf(deps);
   if (knownAccounts.get(accountId, now)) return true;
+  const named = mindId !== null && isMindId(mindId) ? mindId : "";
   const row = await deps.directory
     .select({ id: accounts.id, mind: minds })
     .from(accounts)
-    .leftJoin(minds, and(eq(minds.id, mindId ?? ""), eq(minds.accountId, accounts.id)))
+    .leftJoin(minds, and(eq(minds.id, named), eq(minds.accountId, accounts.id)))
     .where(eq(accounts.id, accountId))
     .get();
   if (!row) return false;

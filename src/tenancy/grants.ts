@@ -14,8 +14,11 @@ import { changing, DIRECTORY_TTL_MS, rememberMind } from "./directory-cache";
 
 const LAST_USED_RESOLUTION_MS = 60 * 1000;
 export const MAX_GRANTS_LISTED = 100;
-/** Live grants (null: revoked or unknown) by id, as /mcp last read them: a revocation elsewhere waits DIRECTORY_TTL_MS at most. */
-const knownGrants = new Lru<GrantInfo | null>(10_000, DIRECTORY_TTL_MS);
+/**
+ * Live grants (null: revoked or unknown) by id, as /mcp last read them: a revocation elsewhere
+ * waits DIRECTORY_TTL_MS at most. Ids come from tokens the provider decrypted (ours); 10,000 or 4 MB at most.
+ */
+const knownGrants = new Lru<GrantInfo | null>({ maxEntries: 10_000, maxBytes: 4 * 1024 * 1024, ttlMs: DIRECTORY_TTL_MS });
 
 export interface GrantInfo {
   id: string;

@@ -33,6 +33,9 @@ export interface MindKeyInfo {
 /** True when a bearer token has the shape of a mind key rather than a JWT. */
 export const looksLikeMindKey = (token: string) => token.startsWith(KEY_PREFIX);
 
+/** A whole key as `createMindKey` makes it: its prefix (12 letters and digits after emk_), a dot, 32 random bytes in base64url. */
+const MIND_KEY = /^emk_[A-Za-z0-9]{12}\.[A-Za-z0-9_-]{43}$/;
+
 /**
  * Creates a key for the mind. The secret is returned once; only its prefix and SHA-256 are kept.
  * Past MAX_ACTIVE_KEYS unrevoked keys it is a conflict: revoke one first.
@@ -95,6 +98,8 @@ export async function revokeMindKey(deps: Pick<Deps, "directory" | "clock">, min
  * none: the presented key's SHA-256 must equal a live key's, exactly as the row would be checked.
  */
 export async function authenticateMindKey(deps: Pick<Deps, "directory" | "clock" | "defer">, presented: string): Promise<Principal | null> {
+  // No key has another shape: anything else is refused before a cache or the directory sees it.
+  if (!MIND_KEY.test(presented)) return null;
   const hash = await sha256Hex(presented);
   const now = deps.clock.now().getTime();
   let known = knownKeys.get(hash, now);

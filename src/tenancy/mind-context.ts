@@ -1,6 +1,7 @@
 import type { Db } from "../db/client";
 import type { Deps } from "../deps";
 import { forbidden, invalid, notFound } from "../errors";
+import { isMindId } from "../ids";
 import type { TokenAccount } from "../llm/ledger";
 import { knownMindById, knownMindOf } from "./directory-cache";
 import { getMindById, type Mind } from "./minds";
@@ -35,6 +36,17 @@ export interface MindRequest {
 }
 
 /**
+ * The mind a request names in X-Mind-Id: null when it names none. Anything but a mind id is
+ * refused (400) before it reaches a lookup or a cache, whatever its length.
+ */
+export function requestedMindId(header: string | null | undefined): string | null {
+  const value = header?.trim() ?? "";
+  if (value === "") return null;
+  if (!isMindId(value)) throw invalid(`X-Mind-Id: not a mind id (${value.length} characters); expected mind_ followed by 26 letters and digits`);
+  return value;
+}
+
+/**
  * Resolves a principal and the requested mind and namespace into a `MindContext`. A principal
  * bound to a mind implies it (naming another is not_found); a human must own the mind they
  * name. A principal limited to one namespace may not leave it. The mind comes from this
@@ -44,14 +56,15 @@ export async function resolveMindContext(deps: Deps, principal: Principal, reque
   const requestedAgent = request.agent ?? null;
   if (requestedAgent !== null) checkAgentName(requestedAgent);
   const bound = boundMindOf(principal);
+  const mindId = requestedMindId(request.mindId);
   let mind: Mind;
   if (bound !== null) {
-    if (request.mindId && request.mindId !== bound) throw notFound("mind");
+    if (mindId !== null && mindId !== bound) throw notFound("mind");
     mind = await knownMindById(deps, bound);
   } else {
-    if (!request.mindId) throw invalid("X-Mind-Id header is required with a human's token");
+    if (mindId === null) throw invalid("X-Mind-Id header is required with a human's token");
     if (principal.kind !== "human") throw notFound("mind");
-    mind = await knownMindOf(deps, principal.accountId, request.mindId);
+    mind = await knownMindOf(deps, principal.accountId, mindId);
   }
   const limit = namespaceLimitOf(principal);
   if (limit !== null && requestedAgent !== null && requestedAgent !== limit) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { withOAuth } from "../../src/auth/oauth";
 import { deleteMind } from "../../src/portability/erase";
-import { DIRECTORY_TTL_MS } from "../../src/tenancy/directory-cache";
+import { DIRECTORY_TTL_MS, knownMinds } from "../../src/tenancy/directory-cache";
 import { authenticateMindKey } from "../../src/tenancy/keys";
 import { resolveMindContext } from "../../src/tenancy/mind-context";
 import { call, newKey, newMind, newTenant, unique } from "../helpers";
@@ -97,6 +97,35 @@ describe("the directory off the hot path", () => {
     }
     expect(w.directoryStatements() - warm).toBeLessThanOrEqual(10);
   }, 120_000);
+});
+
+describe("headers are checked before any lookup or cache", () => {
+  it("answers an X-Mind-Id that is not a mind id with 400 and no directory statement, however long, and the cache does not grow", async () => {
+    const t = await newTenant();
+    const w = countingWorker();
+    const [entries, bytes] = [knownMinds.size, knownMinds.bytes];
+    const values = ["mind_missing", `mind_${"0".repeat(25)}`, `mind_${"A".repeat(26)}`, " ", ...Array.from({ length: 20 }, (_, n) => `mind_${n}${"x".repeat(60 * 1024)}`)];
+    for (const value of values) {
+      const res = await w.send("GET", "/memory", t.token, undefined, { "X-Mind-Id": value });
+      if (value.trim() === "") continue;
+      expect(res.status, value.slice(0, 40)).toBe(400);
+      expect(res.json?.error?.code).toBe("invalid_request");
+    }
+    expect(w.directoryStatements()).toBe(0);
+    expect([knownMinds.size, knownMinds.bytes]).toEqual([entries, bytes]);
+    // A well-formed id of no mind is looked up once, and answered as missing.
+    const absent = await w.send("GET", "/memory", t.token, undefined, { "X-Mind-Id": `mind_${"0".repeat(26)}` });
+    expect(absent.status).toBe(404);
+  });
+
+  it("refuses a bearer token shaped like no mind key without asking the directory", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    const w = countingWorker();
+    for (const token of [`${key}x`, `${key.split(".")[0]}.${"z".repeat(60 * 1024)}`, "emk_short.key"]) expect((await w.send("GET", "/memory", token)).status).toBe(401);
+    expect(w.directoryStatements()).toBe(0);
+    expect((await w.send("GET", "/memory", key)).status).toBe(200);
+  });
 });
 
 describe("the directory cache's bound", () => {
