@@ -6,7 +6,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { mindMoving, notFound } from "../errors";
 import { forgetSessionObjects } from "../sessions/objects";
-import { changing, forgetMind } from "../tenancy/directory-cache";
+import { changingMind, mindRowUpdate } from "../tenancy/mind-rows";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move/move";
 import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./move/shard-rows";
@@ -82,7 +82,7 @@ async function markErasing(deps: Pick<Deps, "directory" | "clock">, accountId: s
        on conflict (mind_id) do nothing`,
     ).bind(mindId, accountId, now),
   ]);
-  await changing(() => forgetMind(mindId), mark);
+  await changingMind(mindId, mark);
 }
 
 /** Counts are taken once the mind is fenced; a recorded erasure holds `{}` until then. */
@@ -97,7 +97,7 @@ const isCounted = (counts: Record<string, number>) => "minds" in counts;
 async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: Erasure): Promise<Erasure> {
   const { mindId, shard } = erasure;
   const shardDb = deps.shards.db(shard);
-  if (erasure.finishedAt === null && shard !== DIRECTORY) await shardDb.update(minds).set({ writes: "erasing" }).where(eq(minds.id, mindId));
+  if (erasure.finishedAt === null && shard !== DIRECTORY) await mindRowUpdate(shardDb, mindId, { writes: "erasing" });
   if (isCounted(erasure.counts)) return erasure;
   const directory = deps.directory;
   const data = await countMindRows(shardDb, mindId);

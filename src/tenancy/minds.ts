@@ -7,7 +7,7 @@ import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { conflict, mindMoving, notFound } from "../errors";
 import { newId } from "../ids";
-import { changing, forgetMind } from "./directory-cache";
+import { changingMind, mindRowUpdate, setMindFields } from "./mind-rows";
 import { type MindSettings, mindSettingsPatchSchema, resolveSettings } from "./settings";
 
 export const LOCALES = ["en", "ru"] as const;
@@ -213,14 +213,7 @@ export async function updateMind(
     settings,
     updatedAt: isoNow(deps.clock),
   };
-  // The shard's copy first: its queries (quotas, retention, history caps) read these settings.
-  if (current.shard !== DIRECTORY) {
-    await deps.shards.db(current.shard).update(minds).set(fields).where(eq(minds.id, mindId));
-  }
-  const [row] = await changing(
-    () => forgetMind(mindId),
-    () => deps.directory.update(minds).set(fields).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).returning(),
-  );
+  const row = await setMindFields(deps, current, fields, eq(minds.accountId, accountId));
   if (!row) throw notFound("mind");
   return toMind(row);
 }
@@ -229,17 +222,12 @@ export async function updateMind(
 export async function copySettingsToDirectory(deps: Pick<Deps, "directory" | "shards">, mindId: string): Promise<void> {
   const directory = deps.directory;
   const found = await directory.select({ shard: minds.shard }).from(minds).where(eq(minds.id, mindId)).get();
-  if (!found || found.shard === DIRECTORY) return;
-  const row = await deps.shards.db(found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
-  if (!row) return;
-  await changing(
-    () => forgetMind(mindId),
-    () =>
-      directory
-        .update(minds)
-        .set({ locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt })
-        .where(eq(minds.id, mindId)),
-  );
+  if (!found) return;
+  // On DB the import wrote the directory's own row: only this isolate's entry is left to forget.
+  const row = found.shard === DIRECTORY ? null : await deps.shards.db(found.shard).select().from(minds).where(eq(minds.id, mindId)).get();
+  await changingMind(mindId, async () => {
+    if (row) await mindRowUpdate(directory, mindId, { locale: row.locale, retentionHours: row.retentionHours, settings: row.settings, updatedAt: row.updatedAt });
+  });
 }
 
 /** A shard's bare row of an account that no mind on that shard refers to any more. */

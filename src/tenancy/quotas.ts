@@ -1,4 +1,4 @@
-import { and, eq, gt, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, or, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { minds, mindUsage, quotaGuard } from "../db/schema";
@@ -36,20 +36,10 @@ export function checkQuota(settings: MindSettings, usage: MindUsage, need: Quota
   if (need.bytes && usage.bytes + need.bytes > settings.max_bytes) throw quotaExceeded("max_bytes", settings.max_bytes, usage.bytes);
 }
 
-/** The mind a write goes to: its database, and its settings as its context carries them. */
+/** The mind a write goes to, and its database (which holds the quotas the write is checked against). */
 export interface QuotaMind {
   shard: Db;
-  mind: { id: string; settings: MindSettings };
-}
-
-/** What the mind holds now: one indexed read of its usage row (none yet: nothing). */
-export async function readHoldings(shard: Db, mindId: string): Promise<MindUsage> {
-  const row = await shard
-    .select({ memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
-    .from(mindUsage)
-    .where(eq(mindUsage.mindId, mindId))
-    .get();
-  return { memories: row?.memories ?? 0, notes: row?.notes ?? 0, bytes: row?.bytes ?? 0 };
+  mind: { id: string };
 }
 
 /**
@@ -76,21 +66,34 @@ export interface QuotaReading {
   usage: MindUsage;
 }
 
+/** Each quota's value when the stored settings lack it. */
+const DEFAULTS = resolveSettings({});
+
+/** A quota as the mind's row on its shard stores it, read in SQL by the statement that checks it. */
+const storedLimit = (setting: "max_memories" | "max_notes" | "max_bytes") =>
+  sql`coalesce(json_extract(${minds.settings}, ${`$.${setting}`}), ${DEFAULTS[setting]})`;
+
 /**
  * The last statement of a write's batch: it fails the batch (CHECK constraint quota_exceeded,
  * migrations/0015) when, with the write, the mind holds more than a quota the write adds to
  * allows, so the quota is checked by the write itself, with no read before it, and a write that
- * raced another past the last free slot is rolled back whole. `added` says, in the batch, whether
- * the write really added a memory (an update in place adds none).
+ * raced another past the last free slot is rolled back whole. The quotas are those of the mind's
+ * row on its shard as the batch reads it, not a cached copy: a change of settings (a PATCH, an
+ * import's, an undone import's) holds for the very next write, whatever isolate sends it.
+ * `added` says, in the batch, whether the write really added a memory (an update in place adds none).
  */
-function guardStatement(shard: Db, mindId: string, settings: MindSettings, need: QuotaNeed, added?: SQL): BatchItem<"sqlite"> {
+function guardStatement(shard: Db, mindId: string, need: QuotaNeed, added?: SQL): BatchItem<"sqlite"> {
   const passed = or(
-    (need.memories ?? 0) > 0 ? and(gt(mindUsage.memories, settings.max_memories), added) : undefined,
-    (need.notes ?? 0) > 0 ? gt(mindUsage.notes, settings.max_notes) : undefined,
-    (need.bytes ?? 0) > 0 ? gt(mindUsage.bytes, settings.max_bytes) : undefined,
+    (need.memories ?? 0) > 0 ? and(sql`${mindUsage.memories} > ${storedLimit("max_memories")}`, added) : undefined,
+    (need.notes ?? 0) > 0 ? sql`${mindUsage.notes} > ${storedLimit("max_notes")}` : undefined,
+    (need.bytes ?? 0) > 0 ? sql`${mindUsage.bytes} > ${storedLimit("max_bytes")}` : undefined,
   );
   return shard.insert(quotaGuard).select(
-    shard.select({ ok: sql<number>`0`.as("ok") }).from(mindUsage).where(and(eq(mindUsage.mindId, mindId), passed ?? sql`0`)),
+    shard
+      .select({ ok: sql<number>`0`.as("ok") })
+      .from(mindUsage)
+      .innerJoin(minds, eq(minds.id, mindUsage.mindId))
+      .where(and(eq(mindUsage.mindId, mindId), passed ?? sql`0`)),
   );
 }
 
@@ -102,9 +105,9 @@ function isQuotaGuardFailure(err: unknown): boolean {
 /**
  * Runs `write`, which must put `guard` in the same D1 batch as its writes (after them): a write
  * that would take the mind past one of its quotas is rolled back by its own batch and refused
- * (403 quota_exceeded, the setting named). The limits are the settings of the mind's context;
- * nothing is read before the write. `added` (in SQL, read by the guard) says whether a memory
- * was really added; `replaces`, asked only after a refusal, whether it already existed.
+ * (403 quota_exceeded, the setting named). The limits are those stored on the mind's shard, read
+ * by the guard itself; nothing is read before the write. `added` (in SQL, read by the guard) says
+ * whether a memory was really added; `replaces`, asked only after a refusal, whether it already existed.
  */
 export async function writeWithinQuota<T>(
   mindContext: QuotaMind,
@@ -113,11 +116,12 @@ export async function writeWithinQuota<T>(
   added?: { inBatch: SQL; replaces: () => Promise<boolean> },
 ): Promise<T> {
   try {
-    return await write(guardStatement(mindContext.shard, mindContext.mind.id, mindContext.mind.settings, need, added?.inBatch));
+    return await write(guardStatement(mindContext.shard, mindContext.mind.id, need, added?.inBatch));
   } catch (err) {
     if (!isQuotaGuardFailure(err)) throw err;
     const replaced = added !== undefined && (await added.replaces());
-    checkQuota(mindContext.mind.settings, await readHoldings(mindContext.shard, mindContext.mind.id), replaced ? { ...need, memories: 0 } : need);
+    const { settings, usage } = await readUsage(mindContext, mindContext.mind.id);
+    checkQuota(settings, usage, replaced ? { ...need, memories: 0 } : need);
     throw new AppError("quota_exceeded", "quota reached by a write made at the same time; read the mind's usage and try again");
   }
 }
@@ -131,5 +135,5 @@ export async function writeWithinStoredQuota<T>(
 ): Promise<T> {
   const reading = await readUsage(deps, mindId);
   checkQuota(reading.settings, reading.usage, need);
-  return writeWithinQuota({ shard: deps.shard, mind: { id: mindId, settings: reading.settings } }, need, write);
+  return writeWithinQuota({ shard: deps.shard, mind: { id: mindId } }, need, write);
 }

@@ -6,7 +6,7 @@ import { storeMemory } from "../../src/memory/memories";
 import { updateCold } from "../../src/notes/cold-memory";
 import { addNote } from "../../src/notes/notes";
 import { writeAppend } from "../../src/sessions/history";
-import { call, newKey, newTenant, store, unique } from "../helpers";
+import { call, followImport, newKey, newMind, newTenant, store, unique } from "../helpers";
 import { append, countRows, openSession, patchSettings } from "../sessions/session-helpers";
 import { contextOfMind, depsOfMind, inMind, testDeps } from "../support/deps";
 import { freshDatabases } from "../support/fresh-databases";
@@ -274,6 +274,39 @@ describe("per-mind quotas", () => {
     expect(await usageAndTruth(t.mind.id)).toEqual(before);
     // A small write still fits.
     expect((await call("POST", `/sessions/${session.id}/messages`, { ...t.auth, body: { role: "user", content: "ok" } })).status).toBe(201);
+  });
+
+  it("holds a quota changed elsewhere for the very next write of a warm key: the write reads it from the mind's stored row", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    await store({ token: key }, { key: "warm", content: "the key and its mind are cached now" });
+    // Another isolate's change: this one still holds the defaults in its cache for DIRECTORY_TTL_MS.
+    const settings = JSON.stringify({ max_memories: 1, max_notes: 0 });
+    for (const db of new Set([env.DB, await dataOf(t.mind.id)])) await db.prepare("update minds set settings = json_patch(settings, ?) where id = ?").bind(settings, t.mind.id).run();
+    expectQuota(await call("POST", "/memory", { token: key, body: { category: "fact", key: "second", content: "one too many" } }), "max_memories");
+    expectQuota(await call("POST", "/notes", { token: key, body: { text: "a note" } }), "max_notes");
+  });
+
+  it("an import's settings hold at once for a warm key, on either database: max_memories 2 from the archive refuses the third write", async () => {
+    const owner = await newTenant();
+    const shards = new Set<string>();
+    for (let n = 0; n < 6 && shards.size < 2; n++) {
+      const mind = n === 0 ? owner.mind : await newMind(owner.token);
+      const shard = (await env.DB.prepare("select shard from minds where id = ?").bind(mind.id).first<string>("shard"))!;
+      if (shards.has(shard)) continue;
+      shards.add(shard);
+      const { key } = await newKey(owner.token, mind.id);
+      expect((await call("GET", "/memory", { token: key })).status).toBe(200);
+      const at = new Date().toISOString();
+      const archive = JSON.stringify({ type: "header", format: "edgemind-mind", version: 1, exported_at: at, mind: { id: "m", name: "quota", locale: "en", retention_hours: null, settings: { max_memories: 2 } } });
+      const imported = await followImport(mind.id, owner.token, await call("POST", `/minds/${mind.id}/import`, { token: owner.token, rawBody: archive, headers: { "Content-Type": "application/x-ndjson" } }));
+      expect(imported.status, imported.text).toBeLessThan(300);
+      const written = [];
+      for (const k of ["one", "two", "three"]) written.push(await call("POST", "/memory", { token: key, body: { category: "fact", key: k, content: k } }));
+      expect(written.map((w) => w.status), shard).toEqual([201, 201, 403]);
+      expectQuota(written[2]!, "max_memories");
+    }
+    expect(shards.size).toBe(2);
   });
 
   it("import refuses an archive larger than the mind's quotas and writes nothing", async () => {

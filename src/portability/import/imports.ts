@@ -9,6 +9,7 @@ import { newId } from "../../ids";
 import { afterWrite, writeWith } from "../../memory/outbox";
 import { logFailure } from "../../observe/log";
 import { messageSearchText } from "../../sessions/history";
+import { changingMind, mindRowUpdate } from "../../tenancy/mind-rows";
 import { copySettingsToDirectory, getMind, getMindById } from "../../tenancy/minds";
 import { checkQuota, readUsage, writeWithinStoredQuota } from "../../tenancy/quotas";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "../move/shard-rows";
@@ -308,8 +309,11 @@ async function writeSlice(deps: Pick<InShard, "shard" | "clock">, record: Import
   // Right after the progress: no row changed there means another attempt wrote this slice.
   const taken = db.insert(importGuard).select(db.select({ ok: sql<number>`0`.as("ok") }).from(minds).where(sql`changes() = 0 and ${minds.id} = ${record.mindId}`));
   const drop = db.delete(importRows).where(and(eq(importRows.importId, record.id), eq(importRows.slice, slice)));
-  await writeWithinStoredQuota(deps, record.mindId, need, (guard) =>
-    db.batch([...statements, progress, taken, drop, guard] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+  // A slice may carry the archive's settings: the mind's row changes with it.
+  await changingMind(record.mindId, () =>
+    writeWithinStoredQuota(deps, record.mindId, need, (guard) =>
+      db.batch([...statements, progress, taken, drop, guard] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]),
+    ),
   );
 }
 
@@ -334,9 +338,11 @@ async function undoImport({ directory, shard: db }: Pick<InShard, "directory" | 
   // (a change the owner made meanwhile is kept otherwise).
   if (record.slicesWritten >= record.slicesTotal) {
     const restore = { locale: record.restore.locale, retentionHours: record.restore.retentionHours, settings: record.restore.settings };
-    await db.update(minds).set(restore).where(eq(minds.id, record.mindId));
-    // On a shard other than DB the directory's row may have taken the archive's settings already.
-    if (db !== directory) await directory.update(minds).set(restore).where(eq(minds.id, record.mindId));
+    await changingMind(record.mindId, async () => {
+      await mindRowUpdate(db, record.mindId, restore);
+      // On a shard other than DB the directory's row may have taken the archive's settings already.
+      if (db !== directory) await mindRowUpdate(directory, record.mindId, restore);
+    });
   }
   await dropStagedRows(db, record.id);
   const now = new Date().toISOString();

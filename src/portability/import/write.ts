@@ -2,13 +2,14 @@ import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../../db/client";
-import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, minds, notes, sessions } from "../../db/schema";
+import { chats, coldMemory, coldVersions, memories, memoryHistory, messages, notes, sessions } from "../../db/schema";
 import { newId } from "../../ids";
 import { memorySearchColumns } from "../../memory/memories";
 import { toMemoryColumns } from "../../memory/rows";
 import { noteValues } from "../../notes/notes";
 import { messageSearchText } from "../../sessions/history";
 import { storedExternalId, storedRepoPath } from "../../sessions/rows";
+import { mindRowUpdate } from "../../tenancy/mind-rows";
 import type { QuotaNeed } from "../../tenancy/quotas";
 import { storedBytes } from "../../tenancy/quotas";
 import type { ArchiveLine, Line } from "../archive";
@@ -157,7 +158,7 @@ async function writeRow(w: SliceWriter, { seq, kind, data }: SliceRow): Promise<
       return writeColdVersion(w, data as Data<"cold_version">);
     case "settings": {
       const s = data as { locale: string; retention_hours: number | null; settings: Record<string, unknown> };
-      return batch.add(w.db.update(minds).set({ locale: s.locale, retentionHours: s.retention_hours, settings: s.settings }).where(eq(minds.id, mindId)) as unknown as Statement);
+      return batch.add(mindRowUpdate(w.db, mindId, { locale: s.locale, retentionHours: s.retention_hours, settings: s.settings }) as unknown as Statement);
     }
   }
 }

@@ -5,7 +5,8 @@ import { accounts, type MoveState, mindMoves, minds, shardMinds } from "../../db
 import { DIRECTORY } from "../../db/shards";
 import type { Deps } from "../../deps";
 import { AppError, conflict, invalid, notFound } from "../../errors";
-import { changing, DIRECTORY_TTL_MS, forgetMind } from "../../tenancy/directory-cache";
+import { DIRECTORY_TTL_MS } from "../../tenancy/directory-cache";
+import { changingMind, mindRowUpdate } from "../../tenancy/mind-rows";
 import { accountUnused, writeShardCopy } from "../../tenancy/minds";
 import { unfinishedImportOf } from "../import/imports";
 import { copyNextPage, dropCopyCursors } from "./copy";
@@ -62,7 +63,7 @@ export async function startMove(deps: Pick<Deps, "directory" | "shards" | "clock
   if (await unfinishedImportOf(shardDb(deps, row.shard), mindId, now).get()) throw importUnderWay();
   // Recorded and claimed in one transaction, only while the mind is where it was read and nothing else moves it.
   const d1 = directory.$client;
-  const [, claimed] = await changing(() => forgetMind(mindId), () => d1.batch([
+  const [, claimed] = await changingMind(mindId, () => d1.batch([
     d1.prepare(
       `insert into mind_moves (mind_id, from_shard, to_shard, state, error, attempts, started_at, updated_at, finished_at)
        select ?1, ?2, ?3, 'freezing', null, 0, ?4, ?4, null
@@ -157,11 +158,7 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
   switch (move.state) {
     case "freezing": {
       // Closed only while no import writes into the mind; an import starting later sees it closed.
-      const frozen = await source
-        .update(minds)
-        .set({ writes: "moving" })
-        .where(and(eq(minds.id, mindId), notExists(unfinishedImportOf(source, mindId, isoNow(deps.clock)))))
-        .returning({ id: minds.id });
+      const frozen = await mindRowUpdate(source, mindId, { writes: "moving" }, notExists(unfinishedImportOf(source, mindId, isoNow(deps.clock)))).returning({ id: minds.id });
       if (frozen.length === 0) {
         await abandonMove(deps, mindId, importUnderWay().message);
         return "undoing";
@@ -173,7 +170,7 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
       await eraseMindRows(target, mindId, bounds);
       await dropCopyCursors(target, mindId);
       const row = (await directory.select().from(minds).where(eq(minds.id, mindId)).get())!;
-      if (move.toShard === DIRECTORY) await target.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
+      if (move.toShard === DIRECTORY) await mindRowUpdate(target, mindId, { writes: "open" });
       else await writeShardCopy(deps, { ...row, shard: move.toShard }, { replace: true });
       return next("copying");
     }
@@ -185,7 +182,7 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
       return fenceEndsAt(move) > deps.clock.now().getTime() ? "switched" : next("erasing");
     case "erasing": {
       // Every cache names the target now: the old copy takes the updates and deletes of its erasure.
-      await source.update(minds).set({ writes: "erasing" }).where(and(eq(minds.id, mindId), eq(minds.writes, "moving")));
+      await mindRowUpdate(source, mindId, { writes: "erasing" }, eq(minds.writes, "moving"));
       if (!(await eraseSomeMindRows(source, mindId, bounds, 5)).done) return "erasing";
       await dropCopyCursors(target, mindId);
       await dropShardRow(source, move.fromShard, mindId);
@@ -195,11 +192,8 @@ export async function advanceMove(deps: Pick<Deps, "directory" | "shards" | "clo
       if (!(await eraseSomeMindRows(target, mindId, bounds, 5)).done) return "undoing";
       await dropCopyCursors(target, mindId);
       await dropShardRow(target, move.toShard, mindId);
-      await source.update(minds).set({ writes: "open" }).where(eq(minds.id, mindId));
-      await changing(
-        () => forgetMind(mindId),
-        () => directory.update(minds).set({ movingTo: null }).where(and(eq(minds.id, mindId), eq(minds.movingTo, move.toShard))),
-      );
+      await mindRowUpdate(source, mindId, { writes: "open" });
+      await changingMind(mindId, () => mindRowUpdate(directory, mindId, { movingTo: null }, eq(minds.movingTo, move.toShard)));
       return finish(deps, mindId, "undoing", "abandoned");
     }
   }
@@ -236,15 +230,12 @@ async function switchShard(deps: Pick<Deps, "directory" | "clock">, mindId: stri
   // The directory's own row stays closed as the old copy while it is one (the erasing step opens it).
   const writes = to === DIRECTORY ? "open" : from === DIRECTORY ? "moving" : "elsewhere";
   const now = isoNow(deps.clock);
-  await changing(() => forgetMind(mindId), () => directory.batch([
+  await changingMind(mindId, () => directory.batch([
     directory
       .update(mindMoves)
       .set({ state: "switched", switchedAt: now, updatedAt: now })
       .where(and(eq(mindMoves.mindId, mindId), eq(mindMoves.state, "switching"))),
-    directory
-      .update(minds)
-      .set({ shard: to, movingTo: null, writes })
-      .where(and(eq(minds.id, mindId), eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'switched')`)),
+    mindRowUpdate(directory, mindId, { shard: to, movingTo: null, writes }, eq(minds.movingTo, to), sql`exists (select 1 from mind_moves where mind_id = ${mindId} and state = 'switched')`),
   ]));
   return "switched";
 }
@@ -252,7 +243,7 @@ async function switchShard(deps: Pick<Deps, "directory" | "clock">, mindId: stri
 /** A shard's copy of the mind's row (and its account's bare row, if no other mind uses it) goes; the directory's row stays, sending elsewhere. */
 async function dropShardRow(db: Db, shard: string, mindId: string): Promise<void> {
   if (shard === DIRECTORY) {
-    await db.update(minds).set({ writes: "elsewhere" }).where(eq(minds.id, mindId));
+    await mindRowUpdate(db, mindId, { writes: "elsewhere" });
     return;
   }
   const row = await db.select({ accountId: minds.accountId }).from(minds).where(eq(minds.id, mindId)).get();
