@@ -35,17 +35,22 @@ export const loneSurrogateRefused = (path: string, where?: string) =>
 
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
 
-/** A JSON body holding a lone surrogate is refused (400 naming the field); anything else passes. */
-export function refuseLoneSurrogates(bytes: Uint8Array, contentType: string | null): void {
-  if (!JSON_TYPE.test(contentType ?? "")) return;
+/** Where a body read as JSON holds a lone surrogate (its path, "" for the whole text), or null: none, or not JSON (its reader answers that). */
+export function loneSurrogateInBody(bytes: Uint8Array): string | null {
   const text = new TextDecoder().decode(bytes);
-  if (!SURROGATE_ESCAPE.test(text)) return;
+  if (!SURROGATE_ESCAPE.test(text)) return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return; // Not JSON: the route answers that.
+    return null;
   }
-  const path = loneSurrogateIn(text, value);
+  return loneSurrogateIn(text, value);
+}
+
+/** A JSON body holding a lone surrogate is refused (400 naming the field); anything else passes. */
+export function refuseLoneSurrogates(bytes: Uint8Array, contentType: string | null): void {
+  if (!JSON_TYPE.test(contentType ?? "")) return;
+  const path = loneSurrogateInBody(bytes);
   if (path !== null) throw loneSurrogateRefused(path);
 }

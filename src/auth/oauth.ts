@@ -14,6 +14,7 @@ import { invalid, unauthorized } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
 import { errorResponse, failureOfStatus, oauthErrorResponse } from "../http/errors";
 import { isLoopbackHost } from "../http/loopback";
+import { loneSurrogateInBody, loneSurrogateRefused } from "../json-text";
 import { RateLimited } from "../limits/rate-limits";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import type { Principal } from "../tenancy/principal";
@@ -156,6 +157,9 @@ async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, requ
     return oauthErrorResponse("invalid_request", `the request body is larger than ${OAUTH_MAX_BODY_BYTES} bytes`, 413);
   }
   if (path === REGISTER_PATH) {
+    // The provider reads the registration as JSON whatever its type: held to every JSON body's rule.
+    const surrogate = loneSurrogateInBody(body.bytes);
+    if (surrogate !== null) return oauthErrorResponse("invalid_client_metadata", loneSurrogateRefused(surrogate).message);
     try {
       await countRegistration(env, addressOf(request));
     } catch (err) {

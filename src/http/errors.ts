@@ -83,7 +83,7 @@ export function failureOfStatus(status: number, message: string): AppError | nul
 }
 
 /** The error codes of OAuth's own endpoints that edgemind answers with (RFC 6749 §5.2). */
-export type OAuthErrorCode = "invalid_request" | "invalid_grant";
+export type OAuthErrorCode = "invalid_request" | "invalid_grant" | "invalid_client_metadata";
 
 /**
  * The error of an OAuth endpoint (token, registration) in the protocol's own body,

@@ -10,7 +10,7 @@ import type { Chat, Session } from "../sessions/rows";
 import { chatWithActiveSession } from "../sessions/sessions";
 import { knownMindById } from "../tenancy/directory-cache";
 import { bindMind, resolveMindContext } from "../tenancy/mind-context";
-import { createMind, type Mind } from "../tenancy/minds";
+import { createMind, MIND_NAME_MAX_CHARS, type Mind } from "../tenancy/minds";
 import type { Scope } from "../tenancy/principal";
 import type { ChatState } from "./bot-context";
 import type { BotLocale } from "./i18n";
@@ -61,7 +61,7 @@ export async function ensureTelegramIdentity(
   if (!mindId) {
     const personal = chat.type === "private";
     const mind = await createMind(deps, accountId, {
-      name: personal ? `Telegram: ${sender.first_name}` : `Telegram group: ${chat.title ?? chat.id}`,
+      name: personal ? mindName("Telegram", sender.first_name, String(sender.id)) : mindName("Telegram group", chat.title, String(chat.id)),
       locale,
     });
     await db
@@ -75,6 +75,22 @@ export async function ensureTelegramIdentity(
   const mindContext = await resolveMindContext(deps, { kind: "telegram", accountId, mindId });
   const { chat: chatRow } = await ensureChat(mindContext, "telegram", String(chat.id));
   return { accountId, mind: mindContext.mind, chat: chatRow, session: null, created, scope: mindContext.scope };
+}
+
+/**
+ * A mind's name from a name Telegram sent (a person's first name, a group's title), held to
+ * what any mind's name may be: one line without control characters, at most MIND_NAME_MAX_CHARS
+ * characters (a pair of surrogates is never cut), `fallback` when nothing is left.
+ */
+export function mindName(prefix: string, name: string | undefined, fallback: string): string {
+  const clean = (name ?? "").replace(/\p{Cc}+/gu, " ").replace(/\s+/gu, " ").trim();
+  const room = MIND_NAME_MAX_CHARS - prefix.length - 2;
+  let kept = "";
+  for (const c of clean || fallback) {
+    if (kept.length + c.length > room) break;
+    kept += c;
+  }
+  return `${prefix}: ${kept.trim() || fallback}`;
 }
 
 /** What the chat's object keeps of a sender's identity between updates. */

@@ -30,10 +30,12 @@ const UpdateSchema = z.looseObject({ update_id: z.number().int().min(0).max(Numb
 const id = z.number().int();
 // Text with a lone surrogate (a `\ud800` escape with no partner) is not text, as in every JSON body.
 const text = z.string().refine((s) => !holdsLoneSurrogate(s), "holds a lone surrogate");
-const user = z.looseObject({ id, language_code: z.string().optional() });
+// Names are text too: a person's, a chat's or a group's title is held to the same rule.
+const names = { first_name: text.optional(), last_name: text.optional(), username: text.optional(), title: text.optional() };
+const user = z.looseObject({ id, language_code: z.string().optional(), ...names });
 const message = z.looseObject({
   message_id: id,
-  chat: z.looseObject({ id, type: z.string() }),
+  chat: z.looseObject({ id, type: z.string(), ...names }),
   from: user.optional(),
   text: text.optional(),
   caption: text.optional(),
@@ -42,7 +44,7 @@ const HandledParts = z.looseObject({
   message: message.optional(),
   edited_message: message.optional(),
   callback_query: z
-    .looseObject({ id: z.string(), from: user, data: text.optional(), message: z.looseObject({ message_id: id, chat: z.looseObject({ id }) }).optional() })
+    .looseObject({ id: z.string(), from: user, data: text.optional(), message: z.looseObject({ message_id: id, chat: z.looseObject({ id, ...names }) }).optional() })
     .optional(),
 });
 

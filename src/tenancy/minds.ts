@@ -34,9 +34,12 @@ export interface MindInput {
   settings?: Partial<MindSettings>;
 }
 
+/** The longest name a mind may have. */
+export const MIND_NAME_MAX_CHARS = 100;
+
 /** A mind's own fields as a create takes them, with their bounds; every front checks with these. */
 export const mindInputSchema = z.strictObject({
-  name: z.string().trim().min(1).max(100),
+  name: z.string().trim().min(1).max(MIND_NAME_MAX_CHARS),
   locale: z.enum(LOCALES).optional(),
   retention_hours: z.number().int().min(1).max(24 * 365 * 10).nullable().optional(),
   settings: mindSettingsPatchSchema.optional(),

@@ -1,7 +1,8 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { COLD_FORM_MAX_BODY_BYTES, COLD_JSON_MAX_BODY_BYTES, MAX_BODY_BYTES } from "../../src/app";
-import { call, newKey, newTenant, store } from "../helpers";
+import { COLD_FORM_MAX_BODY_BYTES, COLD_JSON_MAX_BODY_BYTES, createApp, MAX_BODY_BYTES } from "../../src/app";
+import { REGISTER_PATH } from "../../src/auth/oauth";
+import { ADMIN_TOKEN, call, newKey, newMind, newTenant, store } from "../helpers";
 
 const fetchWorker = (url: string, init?: RequestInit) => exports.default.fetch(new Request(url, init));
 
@@ -157,6 +158,30 @@ describe("a lone surrogate in JSON text is refused, naming the field, on every f
     const emoji = await call("POST", "/memory", { token: t.token, mind: t.mind.id, body: { category: "fact", key: "smile", content: "smiles \ud83d\ude00" } });
     expect(emoji.status).toBe(201);
     expect(emoji.json.content).toBe("smiles 😀");
+  });
+
+  it("every route that takes a body, read from the router, and OAuth's registration answer 400 naming the lone surrogate", async () => {
+    const t = await newTenant();
+    const { key } = await newKey(t.token, t.mind.id);
+    // Acknowledged, never refused (Telegram would deliver a refused update again): test/telegram/webhook.test.ts.
+    // A form upload of the web UI: its archive's lines are checked as the API's import checks them.
+    const elsewhere = new Set(["POST /telegram/webhook", "POST /ui/import"]);
+    const routes = createApp()
+      .routes.filter((r) => ["POST", "PUT", "PATCH", "DELETE"].includes(r.method))
+      .map((r) => `${r.method} ${r.path}`);
+    const sent = [...new Set([...routes, `POST ${REGISTER_PATH}`])].filter((route) => !elsewhere.has(route));
+    expect(sent.length).toBeGreaterThan(40);
+    const body = String.raw`{"type":"header","name":"lone \ud800 here","text":"x","content":"x","client_name":"lone \ud800","redirect_uris":["https://client.example/cb"]}`;
+    for (const route of sent) {
+      const [method, pattern] = route.split(" ") as [string, string];
+      // A fresh mind for each: an import only reads its archive into an empty one.
+      const mind = pattern.includes("/minds/:id") ? (await newMind(t.token)).id : t.mind.id;
+      const path = pattern.replace("/minds/:id", `/minds/${mind}`).replace(/:[a-zA-Z]+/g, "x");
+      const token = path === "/mcp" ? key : /^\/(jobs|shards|auth|telegram)\b/.test(path) ? ADMIN_TOKEN : t.token;
+      const res = await call(method, path, { token, mind, rawBody: body, headers: { "Content-Type": "application/json" } });
+      expect(res.status, `${route}: ${res.text}`).toBe(400);
+      expect(res.json?.error?.message ?? res.json?.error_description, route).toMatch(/holds a lone surrogate/);
+    }
   });
 
   it("MCP: save_memory_note with a lone surrogate is refused with 400 naming the argument, no note stored", async () => {

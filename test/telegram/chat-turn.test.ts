@@ -66,7 +66,8 @@ async function recordedTurn(p: Person, text: string): Promise<TurnLog> {
   return log;
 }
 
-const readsMind = (sql: string) => /from "minds"|join "minds"/.test(sql);
+/** A lookup of the mind's row; a write's quota guard reads the quotas stored there inside the write itself, and is not one. */
+const readsMind = (sql: string) => /from "minds"|join "minds"/.test(sql) && !sql.includes('"quota_guard"');
 /** The identity's upserts and lookups: the account, the chat's mind, the chat's row. */
 const identityStatement = (sql: string) => /"accounts"|"telegram_chats"|insert into "chats"/.test(sql);
 

@@ -13,6 +13,7 @@ import { scriptedModel } from "../support/scripted-model";
 import { rowsEverywhere } from "../support/shards";
 import {
   chatObject,
+  inGroup,
   newPerson,
   nextId,
   postUpdate,
@@ -70,8 +71,10 @@ describe("malformed updates", () => {
       { update_id: nextId(), message: { message_id: 1, chat: { id: "not a number", type: "private" } } },
       numeric,
       { update_id: nextId(), callback_query: { id: 5, from: {} } },
-      // A lone surrogate is not text, here as in every JSON body.
+      // A lone surrogate is not text, here as in every JSON body: in a message, a name or a title.
       textUpdate(p, "remember lone \ud800 text"),
+      textUpdate(newPerson("en", "Lone\ud800"), "/start"),
+      textUpdate(inGroup(newPerson(), "Team \udc00"), "/start"),
     ];
     for (const update of cases) {
       const res = await postUpdate(update);
@@ -87,6 +90,22 @@ describe("malformed updates", () => {
     // The chat still answers its next well-formed message.
     await send(p, textUpdate(p, "/help"));
     expect(telegram.to(p.chat.id, "sendMessage")).toHaveLength(1);
+  });
+});
+
+describe("names from Telegram", () => {
+  const mindNameOf = async (chatId: number) =>
+    (await env.DB.prepare("select m.name from telegram_chats t join minds m on m.id = t.mind_id where t.telegram_chat_id = ?").bind(chatId).first<{ name: string }>())?.name;
+
+  it("name a chat's mind as any mind's name is bound: one line, no control characters, at most 100 characters, a surrogate pair whole", async () => {
+    const person = newPerson("en", "Ann\u0007\nMarie \ud83d\ude00");
+    await send(person, textUpdate(person, "/start"));
+    expect(await mindNameOf(person.chat.id)).toBe("Telegram: Ann Marie \ud83d\ude00");
+    const group = inGroup(newPerson(), `${"x".repeat(83)}\ud83d\ude00${"y".repeat(40)}`);
+    await send(group, textUpdate(group, "/start"));
+    const name = (await mindNameOf(group.chat.id))!;
+    expect(name).toBe(`Telegram group: ${"x".repeat(83)}`);
+    expect(name.length).toBeLessThanOrEqual(100);
   });
 });
 
