@@ -1,7 +1,7 @@
 import type { Deps } from "../deps";
 import { AppError, rateLimitedIn } from "../errors";
 import { createD1Meter } from "../observe/d1-meter";
-import { type LogFields, logEvent, logFailure } from "../observe/log";
+import { type LogFields, logEvent, logFailure, withLogFields } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
 import type { UnitHandlers, UnitOutcome } from "./handlers";
 import { holdMark, noteFailure, QUEUED_TTL_MS, releaseMark } from "./marks";
@@ -84,7 +84,8 @@ export type DepsWith = (wrap: (d1: D1Database) => D1Database) => Deps;
  */
 export async function consumeWork(depsWith: DepsWith, handlers: UnitHandlers, batch: MessageBatch<unknown>): Promise<void> {
   await Promise.all(
-    batch.messages.map(async (msg) => {
+    // Each message is its own work: its id is the request id of every line written for it.
+    batch.messages.map((msg) => withLogFields({ request_id: msg.id }, async () => {
       const meter = createD1Meter();
       const startedAt = Date.now();
       const ids = { request_id: msg.id, queue: batch.queue, attempts: msg.attempts };
@@ -101,6 +102,6 @@ export async function consumeWork(depsWith: DepsWith, handlers: UnitHandlers, ba
         duration_ms: Date.now() - startedAt,
         ...meter.totals(),
       });
-    }),
+    })),
   );
 }

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock";
 import { createDeps, type Deps } from "../deps";
 import { createD1Meter } from "../observe/d1-meter";
-import { logEvent } from "../observe/log";
+import { logEvent, newRequestId, withLogFields } from "../observe/log";
 import type { DepsWith } from "./consume";
 import type { QueueJob } from "./handlers";
 import { type JobName, type JobRun, runJob } from "./job-runs";
@@ -38,6 +38,11 @@ export async function runCronWith(deps: Deps, schedule: Schedule, cron: string):
  * outcome and the run's D1 cost. A failed job fails the invocation too, so Cron Trigger logs show it.
  */
 export async function runScheduled(depsWith: DepsWith, schedule: Schedule, cron: string): Promise<JobRun[]> {
+  const requestId = newRequestId("cron");
+  return withLogFields({ request_id: requestId }, () => runScheduledAs(depsWith, schedule, cron, requestId));
+}
+
+async function runScheduledAs(depsWith: DepsWith, schedule: Schedule, cron: string, requestId: string): Promise<JobRun[]> {
   const meter = createD1Meter();
   const startedAt = Date.now();
   let runs: JobRun[] = [];
@@ -48,7 +53,7 @@ export async function runScheduled(depsWith: DepsWith, schedule: Schedule, cron:
     // No runs: the cron itself failed (an expression the schedule lacks, the directory unreachable).
     const status = runs.length > 0 && failed.length === 0 ? "ok" : "failed";
     logEvent(status === "ok" ? "info" : "error", "cron_run", {
-      request_id: `cron_${crypto.randomUUID().replaceAll("-", "")}`,
+      request_id: requestId,
       cron,
       status,
       jobs: runs.map((run) => run.job).join(" "),

@@ -5,7 +5,7 @@ import { readTelegramConfig, type TelegramConfig } from "../config";
 import type { Deps } from "../deps";
 import { objectDeps } from "../deps";
 import { rateLimitedIn } from "../errors";
-import { logFailure } from "../observe/log";
+import { currentRequestId, logFailure, withLogFields } from "../observe/log";
 import { givenUp, type RetryPolicy, retryDelay } from "../retry";
 import { serialQueue } from "../serial";
 import { RetryLater } from "./api";
@@ -28,6 +28,8 @@ interface QueuedUpdate {
   /** The Worker's public origin, for links in replies. */
   origin: string;
   attempts: number;
+  /** The id of the webhook request that brought the update: every line of its handling carries it. */
+  requestId?: string;
 }
 
 type Outcome = { done: true } | { done: false; afterMs: number; permanent: boolean; error: unknown };
@@ -48,11 +50,11 @@ export class TelegramChatObject extends DurableObject<Env> {
   }
 
   /** Queues an update behind the chat's earlier ones and makes sure the alarm will handle it. */
-  async enqueue(update: Update, origin: string): Promise<void> {
+  async enqueue(update: Update, origin: string, requestId?: string): Promise<void> {
     const kv = this.ctx.storage.kv;
     const sequence = (kv.get<number>(SEQUENCE_KEY) ?? 0) + 1;
     kv.put(SEQUENCE_KEY, sequence);
-    kv.put(`${QUEUE_PREFIX}${String(sequence).padStart(12, "0")}`, { update, origin, attempts: 0 } satisfies QueuedUpdate);
+    kv.put(`${QUEUE_PREFIX}${String(sequence).padStart(12, "0")}`, { update, origin, attempts: 0, requestId } satisfies QueuedUpdate);
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now());
   }
 
@@ -77,20 +79,29 @@ export class TelegramChatObject extends DurableObject<Env> {
       const [next] = [...kv.list<QueuedUpdate>({ prefix: QUEUE_PREFIX, limit: 1 })];
       if (!next) return;
       const [key, item] = next;
-      const outcome = await this.handle(item);
-      if (!outcome.done) {
-        const attempts = item.attempts + 1;
-        logFailure("telegram_update_failed", outcome.error, { update_id: item.update.update_id, attempts });
-        if (!outcome.permanent && !givenUp(CHAT_RETRY, attempts)) {
-          kv.put(key, { ...item, attempts });
-          await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
-          return;
-        }
-        await this.giveUp(item);
-      }
-      kv.delete(key);
-      for (const [journalKey] of kv.list({ prefix: journalPrefix(item) })) kv.delete(journalKey);
+      // Each update's lines carry the id of the request that brought it, and its update_id.
+      const fields = { request_id: item.requestId ?? currentRequestId(), update_id: item.update.update_id };
+      if (!(await withLogFields(fields, () => this.handleOnce(key, item)))) return;
     }
+  }
+
+  /** One attempt at the update at the head of the queue; false when it waits for a retry. */
+  private async handleOnce(key: string, item: QueuedUpdate): Promise<boolean> {
+    const kv = this.ctx.storage.kv;
+    const outcome = await this.handle(item);
+    if (!outcome.done) {
+      const attempts = item.attempts + 1;
+      logFailure("telegram_update_failed", outcome.error, { attempts });
+      if (!outcome.permanent && !givenUp(CHAT_RETRY, attempts)) {
+        kv.put(key, { ...item, attempts });
+        await this.ctx.storage.setAlarm(Date.now() + outcome.afterMs);
+        return false;
+      }
+      await this.giveUp(item);
+    }
+    kv.delete(key);
+    for (const [journalKey] of kv.list({ prefix: journalPrefix(item) })) kv.delete(journalKey);
+    return true;
   }
 
   private async handle(item: QueuedUpdate): Promise<Outcome> {
@@ -123,7 +134,7 @@ export class TelegramChatObject extends DurableObject<Env> {
     try {
       await bot.api.sendMessage(where.chatId, translator(localeOf(where.languageCode))("error-generic"));
     } catch (error) {
-      logFailure("telegram_failure_not_told", error, { update_id: item.update.update_id });
+      logFailure("telegram_failure_not_told", error);
     }
   }
 }

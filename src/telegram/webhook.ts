@@ -9,7 +9,7 @@ import { claimUpdate, releaseUpdate } from "../db/telegram-updates";
 import { AppError } from "../errors";
 import { readBodyWithin } from "../http/body-limit";
 import { holdsLoneSurrogate } from "../json-text";
-import { logEvent } from "../observe/log";
+import { currentRequestId, logEvent } from "../observe/log";
 import { secretsEqual } from "../secrets";
 import { commandMenu } from "./commands";
 import { translator } from "./i18n";
@@ -102,7 +102,7 @@ telegramRoutes.post(WEBHOOK_PATH, async (c) => {
   if (!where) return c.json({ ok: true, ignored: true }, 200);
   try {
     const chat = c.env.TELEGRAM_CHATS.get(c.env.TELEGRAM_CHATS.idFromName(String(where.chatId)));
-    await chat.enqueue(update, publicOrigin(c));
+    await chat.enqueue(update, publicOrigin(c), currentRequestId());
   } catch (error) {
     // Not queued: give the claim back and fail, so Telegram delivers the update again.
     await releaseUpdate(deps, update.update_id);

@@ -3,6 +3,7 @@ import { DrizzleQueryError } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { loggable } from "../../src/errors";
 import worker from "../../src/index";
+import { logEvent } from "../../src/observe/log";
 import { consumeWork } from "../../src/queue/consume";
 import type { QueueJob, UnitHandlers } from "../../src/queue/handlers";
 import type { JobName } from "../../src/queue/job-runs";
@@ -136,6 +137,29 @@ describe("a queue message's log line", () => {
     expect(done!.d1_rows_read).toBeGreaterThan(0);
     expect(failed).toMatchObject({ level: "warn", kind: "erase", mind: "mind_failing", status: "retry", error_code: "internal" });
     expect(linesOf("unit_failed").find((l) => l.request_id === messages[1]!.id)).toMatchObject({ level: "error", error_code: "internal", kind: "erase" });
+  });
+
+  it("a line written anywhere in a message's work carries the message's id, as a cron run's lines carry the run's", async () => {
+    const { batch, messages } = batchOf([{ unit: "embed mind_deep", shard: "DB", run: "run_4" }]);
+    await consumeWork((wrap) => testDeps({ wrap }), handlers(async () => logEvent("info", "deep_in_the_unit")), batch);
+    expect(linesOf("deep_in_the_unit")).toEqual([expect.objectContaining({ request_id: messages[0]!.id })]);
+
+    printed = [];
+    const failing: QueueJob = {
+      name: "retention",
+      sources: [
+        {
+          page: () => {
+            throw new Error("no page");
+          },
+        },
+      ],
+    };
+    await runScheduled((wrap) => testDeps({ wrap }), { crons: { "45 * * * *": ["retention"] }, jobs: { retention: failing } as Record<JobName, QueueJob> }, "45 * * * *").catch(() => undefined);
+    const run = linesOf("cron_run").at(-1)!;
+    const others = lines().filter((line) => line.event !== "cron_run");
+    expect(others.length).toBeGreaterThan(0);
+    for (const line of others) expect(line.request_id, JSON.stringify(line)).toBe(run.request_id);
   });
 
   it("a message that names no unit is logged as dropped", async () => {

@@ -233,6 +233,34 @@ describe("failures", () => {
     expect(model.prompts).toHaveLength(1);
   });
 
+  it("every line of an update's handling carries the id of the webhook request that brought it, and the update's id", async () => {
+    const p = newPerson();
+    await useModel(p.chat.id, scriptedModel([new Error("the provider is down"), "answered"]).model);
+    const printed: string[] = [];
+    const spies = (["log", "warn", "error"] as const).map((method) => vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(" "))));
+    try {
+      const update = textUpdate(p, "hello there");
+      const res = await postUpdate(update);
+      await settled(p.chat.id);
+      const requestId = res.headers.get("X-Request-Id");
+      expect(requestId).toMatch(/^req_[0-9a-f]{32}$/);
+      const lines = printed.flatMap((text) => {
+        try {
+          return [JSON.parse(text) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
+      const ofUpdate = lines.filter((line) => line.update_id === update.update_id);
+      expect(ofUpdate.map((line) => line.event)).toContain("telegram_update_failed");
+      for (const line of ofUpdate) expect(line.request_id, JSON.stringify(line)).toBe(requestId);
+      expect(lines.find((line) => line.event === "request" && line.request_id === requestId)).toMatchObject({ route: "/telegram/webhook", status: 200 });
+      for (const line of lines) expect(line.request_id, JSON.stringify(line)).toEqual(expect.any(String));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
   it("a failure is logged by its kind and code, never with what the person wrote or the reply", async () => {
     const p = newPerson();
     const secret = `my pin is ${nextId()}`;
