@@ -7,7 +7,7 @@ import { isLoopbackHost } from "../http/loopback";
 import { type Bucket, countEvent, readRateLimits, refuseIfBlocked } from "../limits/rate-limits";
 import { limitRequest } from "../limits/request-limits";
 import { secretsEqual, sha256Hex } from "../secrets";
-import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
+import { bookmarkSeal, openMindSession, readMindBookmark, sealBookmark } from "../tenancy/bookmarks";
 import { knownAccount } from "../tenancy/directory-cache";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import { requestedMindId, resolveMindContext } from "../tenancy/mind-context";
@@ -188,7 +188,8 @@ export const BOOKMARK_HEADER = "X-Edgemind-Bookmark";
  * the newest bookmark it reached, a write's own included, with no statement of its own.
  */
 export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
-  const sent = parseMindBookmark(c.req.header(BOOKMARK_HEADER));
+  const seal = await bookmarkSeal(readAuthConfig(c.env).jwtSecret);
+  const sent = await readMindBookmark(seal, c.req.header(BOOKMARK_HEADER));
   const mindContext = await resolveMindContext(c.var.deps, c.var.principal, {
     mindId: c.req.header("X-Mind-Id"),
     agent: c.req.query("agent"),
@@ -199,5 +200,5 @@ export const requireScope = createMiddleware<AppEnv>(async (c, next) => {
   if (c.res.status >= 400) return;
   session.remember();
   const bookmark = session.bookmark();
-  if (bookmark !== null) c.header(BOOKMARK_HEADER, bookmark);
+  if (bookmark !== null) c.header(BOOKMARK_HEADER, await sealBookmark(seal, bookmark));
 });

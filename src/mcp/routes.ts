@@ -3,8 +3,9 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app-env";
 import { BOOKMARK_HEADER, limitRequests } from "../auth/middleware";
 import { mcpAuthOf } from "../auth/oauth";
+import { readAuthConfig } from "../config";
 import { unauthorized } from "../errors";
-import { openMindSession, parseMindBookmark } from "../tenancy/bookmarks";
+import { bookmarkSeal, openMindSession, readMindBookmark } from "../tenancy/bookmarks";
 import { useGrant } from "../tenancy/grants";
 import { resolveMindContext } from "../tenancy/mind-context";
 import type { Principal } from "../tenancy/principal";
@@ -29,7 +30,8 @@ mcpRoutes.post("/mcp", async (c) => {
   await limitRequests(c, principal);
   // A reading tool reads from a replica at least as new as the caller's last position seen here
   // (MCP clients send no bookmark); anything else starts at the primary, as a REST write does.
-  const session = openMindSession(await resolveMindContext(c.var.deps, principal), parseMindBookmark(c.req.header(BOOKMARK_HEADER)), {
+  const sent = await readMindBookmark(await bookmarkSeal(readAuthConfig(c.env).jwtSecret), c.req.header(BOOKMARK_HEADER));
+  const session = openMindSession(await resolveMindContext(c.var.deps, principal), sent, {
     fresh: !READING_TOOLS.has(toolCalled(body) ?? ""),
   });
   const server = createMcpServer(session.mindContext);

@@ -5,7 +5,9 @@ import type { MindContext } from "./mind-context";
 
 /**
  * What a client carries for one mind so it reads its own writes: the mind, the database that
- * held it, and a D1 bookmark of that database. Written `<mind id>:<shard>:<D1 bookmark>`.
+ * held it, and a D1 bookmark of that database. Handed back sealed, `<mind id>:<shard>:<D1
+ * bookmark>:<seal>`: the seal (an HMAC of the rest under a key of this deployment) is how a
+ * bookmark sent back is known to be one D1 gave this service, not one a client made up.
  */
 export interface MindBookmark {
   mindId: string;
@@ -14,17 +16,51 @@ export interface MindBookmark {
 }
 
 const MAX_BOOKMARK_CHARS = 160;
-const TOKEN = /^(mind_[0-9a-z]{1,64}):(DB|SHARD_[1-9][0-9]{0,5}):(.+)$/;
-const EXPECTED = "a bookmark this service returned for the mind: <mind id>:<shard>:<D1 bookmark>";
+const TOKEN = /^(mind_[0-9a-z]{26}):(DB|SHARD_[1-9][0-9]{0,5}):([^:]+)(?::([A-Za-z0-9_-]{22}))?$/;
+const EXPECTED = "a bookmark this service returned for the mind: <mind id>:<shard>:<D1 bookmark>:<seal>";
 
-/** A bookmark a client sent back (blank or absent: none); anything malformed is `invalid`. */
-export function parseMindBookmark(token: string | null | undefined): MindBookmark | null {
+/** The key bookmarks are sealed with, from a secret of the deployment (JWT_SECRET), one per isolate. */
+let sealKey: { secret: string; key: Promise<CryptoKey> } | null = null;
+
+/** The key sealing this deployment's bookmarks. */
+export function bookmarkSeal(secret: Uint8Array): Promise<CryptoKey> {
+  const text = new TextDecoder().decode(secret);
+  if (sealKey?.secret !== text) {
+    const material = new TextEncoder().encode(`edgemind bookmark seal\u0000${text}`);
+    sealKey = { secret: text, key: crypto.subtle.importKey("raw", material, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]) };
+  }
+  return sealKey.key;
+}
+
+async function sealOf(key: CryptoKey, unsealed: string): Promise<string> {
+  const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(unsealed)));
+  return btoa(String.fromCharCode(...mac.subarray(0, 16))).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** A bookmark as the header hands it back: `<mind id>:<shard>:<D1 bookmark>`, sealed. */
+export async function sealBookmark(key: CryptoKey, unsealed: string): Promise<string> {
+  return `${unsealed}:${await sealOf(key, unsealed)}`;
+}
+
+/**
+ * A bookmark a client sent back: blank or absent is none, anything malformed is `invalid`. One
+ * this service did not seal (made up, or handed back before bookmarks were sealed) is none too:
+ * it never starts a session, nor is it kept or handed back.
+ */
+export async function readMindBookmark(key: CryptoKey, token: string | null | undefined): Promise<MindBookmark | null> {
   const value = token?.trim() ?? "";
   if (value === "") return null;
   if (value.length > MAX_BOOKMARK_CHARS) throw invalid(`bookmark: longer than ${MAX_BOOKMARK_CHARS} characters; expected ${EXPECTED}`);
   const match = TOKEN.exec(value);
   if (!match || !D1_BOOKMARK.test(match[3]!)) throw invalid(`bookmark: malformed; expected ${EXPECTED}`);
-  return { mindId: match[1]!, shard: match[2]!, bookmark: match[3]! };
+  const [, mindId, shard, bookmark, seal] = match as unknown as [string, string, string, string, string | undefined];
+  if (seal === undefined || !timingSafeEqualText(seal, await sealOf(key, `${mindId}:${shard}:${bookmark}`))) return null;
+  return { mindId, shard, bookmark };
+}
+
+function timingSafeEqualText(a: string, b: string): boolean {
+  const [x, y] = [new TextEncoder().encode(a), new TextEncoder().encode(b)];
+  return x.byteLength === y.byteLength && crypto.subtle.timingSafeEqual(x, y);
 }
 
 const formatBookmark = (mindContext: MindContext, bookmark: string) => `${mindContext.mind.id}:${mindContext.mind.shard}:${bookmark}`;
@@ -50,7 +86,7 @@ function callerOf(mindContext: MindContext): string {
 /** A mind context whose statements go through one D1 session, and what it hands back. */
 export interface MindSession {
   mindContext: MindContext;
-  /** The newest bookmark the session (or a write reported to it) reached, for the client. */
+  /** The newest bookmark the session (or a write reported to it) reached, for the client (to be sealed). */
   bookmark(): string | null;
   /** Keeps the caller's newest position in this isolate; call once the operation succeeded. */
   remember(): void;
@@ -93,7 +129,8 @@ export function mindSessionOver(mindContext: MindContext, reads: ReplicaReads, k
       return latest === null ? null : formatBookmark(mindContext, latest);
     },
     remember: () => {
-      const latest = newerBookmark(newest(), known);
+      // A position D1 refused is not kept: the session went on from the primary without it.
+      const latest = reads.refused() ? newest() : newerBookmark(newest(), known);
       if (latest !== null) keep(latest);
     },
   };

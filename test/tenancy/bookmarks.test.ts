@@ -1,9 +1,13 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { withOAuth } from "../../src/auth/oauth";
 import { call, newKey, newTenant, store } from "../helpers";
 
 const HEADER = "X-Edgemind-Bookmark";
 const D1_BOOKMARK = "[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}";
+const SEAL = "[A-Za-z0-9_-]{22}";
 
 type Auth = { token: string; mind: string };
 
@@ -25,7 +29,7 @@ describe("bookmarks: a client reads its own writes", () => {
     const res = await call("POST", "/memory", { ...auth, body: { category: "fact", key: "tea", content: "Drinks tea without sugar" } });
     expect(res.status).toBe(201);
     const bookmark = res.headers.get(HEADER);
-    expect(bookmark).toMatch(new RegExp(`^${auth.mind}:${await shardOf(auth.mind)}:${D1_BOOKMARK}$`));
+    expect(bookmark).toMatch(new RegExp(`^${auth.mind}:${await shardOf(auth.mind)}:${D1_BOOKMARK}:${SEAL}$`));
 
     const read = await call("GET", `/memory/${res.json.id}`, { ...auth, headers: { [HEADER]: bookmark! } });
     expect(read.status).toBe(200);
@@ -114,5 +118,81 @@ describe("bookmarks: malformed ones are refused", () => {
     expect(res.status).toBe(400);
     expect(res.json.error.message).toMatch(/^bookmark: /);
     expect((await call("GET", "/memory", auth)).json.memories).toEqual([]);
+  });
+});
+
+/**
+ * The Worker over databases whose sessions note where they start; with `refuse`, a session started
+ * at a bookmark fails every statement, as D1 would refuse a bookmark it cannot serve.
+ */
+function sessionsWorker(refuse: (start: string) => boolean = () => false) {
+  const starts: string[] = [];
+  const wrap = (d1: D1Database) =>
+    new Proxy(d1, {
+      get(target, prop) {
+        if (prop === "withSession") {
+          return (start?: string) => {
+            starts.push(start ?? "first-unconstrained");
+            if (!start || !refuse(start)) return target.withSession(start);
+            const refused = () => Promise.reject(new Error("D1_ERROR: the bookmark is ahead of this database"));
+            const statement = { bind: () => statement, all: refused, run: refused, first: refused, raw: refused };
+            return { prepare: () => statement, batch: refused, getBookmark: () => start };
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  const worker = withOAuth(createApp({ wrap }));
+  const get = async (path: string, auth: Auth, bookmark?: string) => {
+    const headers: Record<string, string> = { Authorization: `Bearer ${auth.token}`, "X-Mind-Id": auth.mind, ...(bookmark ? { [HEADER]: bookmark } : {}) };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request(`https://edgemind.test${path}`, { headers }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    return { status: res.status, text: await res.text(), bookmark: res.headers.get(HEADER) };
+  };
+  return { starts, get };
+}
+
+describe("bookmarks: only those D1 gave are used, kept or handed back", () => {
+  it("a bookmark the client made up, unsealed or sealed by no one, for its own mind and far in the future, is ignored", async () => {
+    const auth = await tenant();
+    const written = await call("POST", "/memory", { ...auth, body: { category: "fact", key: "k", content: "x" } });
+    const real = written.headers.get(HEADER)!;
+    const [mind, shard, , seal] = real.split(":");
+    const future = "ffffffff-ffffffff-ffffffff-ffffffffffffffffffffffffffffffff";
+    const w = sessionsWorker();
+    for (const forged of [`${mind}:${shard}:${future}`, `${mind}:${shard}:${future}:${seal}`, `${mind}:${shard}:${future}:${"A".repeat(22)}`]) {
+      w.starts.length = 0;
+      const read = await w.get("/memory", auth, forged);
+      expect(read.status, forged).toBe(200);
+      expect(w.starts, forged).not.toContain(future);
+      expect(position(read.bookmark), forged).not.toBe(future);
+      // Nor kept: the next read without a header starts where D1 last left this caller.
+      w.starts.length = 0;
+      await w.get("/memory", auth);
+      expect(w.starts).not.toContain(future);
+    }
+  });
+
+  it("a bookmark D1 refuses: the read goes on from the primary, answered 200, and the refused one is neither kept nor handed back", async () => {
+    // A sealed bookmark D1 gave may still be refused, by a database restored to an earlier point say.
+    const auth = await tenant();
+    const written = await call("POST", "/memory", { ...auth, body: { category: "fact", key: "k", content: "kept" } });
+    const sent = written.headers.get(HEADER)!;
+    // The database moves on past it (another caller's write): the fresh session's position is a newer one.
+    const { key } = await newKey(auth.token, auth.mind);
+    await call("POST", "/notes", { token: key, body: { text: "later" } });
+    const w = sessionsWorker((start) => start === position(sent));
+    const read = await w.get("/memory", auth, sent);
+    expect(read.status, read.text).toBe(200);
+    expect(JSON.parse(read.text).memories.map((m: { content: string }) => m.content)).toEqual(["kept"]);
+    expect(w.starts.slice(-2)).toEqual([position(sent), "first-primary"]);
+    expect(read.bookmark).toMatch(new RegExp(`^${auth.mind}:`));
+    expect(position(read.bookmark)).not.toBe(position(sent));
+    w.starts.length = 0;
+    const again = await w.get("/memory", auth);
+    expect(again.status).toBe(200);
+    expect(w.starts).not.toContain(position(sent));
   });
 });
