@@ -1,4 +1,5 @@
 import { createApp } from "./app";
+import { OAuthGrantObject as OAuthGrant } from "./auth/grant-object";
 import { withOAuth } from "./auth/oauth";
 import { createDeps } from "./deps";
 import { escapedError } from "./http/errors";
@@ -22,6 +23,7 @@ import { TelegramChatObject as TelegramChats } from "./telegram/chat-object";
 // INVOCATION_GUARD), whose log lines carry one request id.
 export const MindOperationsObject = guardObject(loggedObject(MindOperations), "MindOperationsObject");
 export const ModelLimiterObject = guardObject(loggedObject(ModelLimiter), "ModelLimiterObject");
+export const OAuthGrantObject = guardObject(loggedObject(OAuthGrant), "OAuthGrantObject");
 export const RateLimiterObject = guardObject(loggedObject(RateLimiter), "RateLimiterObject");
 export const SessionObject = guardObject(loggedObject(Sessions), "SessionObject");
 export const TelegramChatObject = guardObject(loggedObject(TelegramChats), "TelegramChatObject");

@@ -24,6 +24,8 @@ interface Env {
   JOBS?: Queue<import("./queue/units").WorkMessage>;
   /** The OAuth provider's storage: registered MCP clients, grants and tokens (hashed). */
   OAUTH_KV: KVNamespace;
+  /** One object per OAuth grant: its code exchange, refresh rotations and revocation, one at a time. */
+  OAUTH_GRANTS: DurableObjectNamespace<import("./auth/grant-object").OAuthGrantObject>;
   /** The operator's bearer token: admin routes and the Telegram setup (16 characters or more). */
   ADMIN_TOKEN: string;
   /** Signs people's tokens (16 characters or more). */

@@ -16,11 +16,12 @@ import { errorResponse, failureOfStatus, oauthErrorResponse } from "../http/erro
 import { isLoopbackHost } from "../http/loopback";
 import { loneSurrogateInBody, loneSurrogateRefused } from "../json-text";
 import { RateLimited } from "../limits/rate-limits";
+import type { GrantTokens } from "../tenancy/grants";
 import { authenticateMindKey, looksLikeMindKey } from "../tenancy/keys";
 import type { Principal } from "../tenancy/principal";
 import { checkClientMetadata, clientOfCodeExchange, countRegistration, keepAuthorizedClient, UNAUTHORIZED_CLIENT_TTL_SECONDS } from "./client-registration";
 import { addressOf, bearerToken, countAuthFailure, refuseBlockedCaller } from "./middleware";
-import { refuseReplayedRefreshToken } from "./refresh-rotation";
+import { grantCallOf, grantObject } from "./token-gate";
 
 // MCP clients that are added by URL (hosted assistants, IDEs) find edgemind's OAuth server from
 // /mcp's 401 challenge, register themselves, send the person to the consent page of the web UI
@@ -35,7 +36,7 @@ export const REGISTER_PATH = "/oauth/register";
 export const MIND_SCOPE = "mind";
 
 const ACCESS_TOKEN_TTL_SECONDS = 60 * 60;
-const REFRESH_TOKEN_TTL_SECONDS = 90 * 24 * 60 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 90 * 24 * 60 * 60;
 
 /** What a valid bearer token on /mcp stands for, as the provider hands it to the MCP front. */
 export type McpAuth = { kind: "mind_key"; principal: Principal } | { kind: "grant"; grantId: string };
@@ -100,6 +101,20 @@ export function oauthHelpers(env: Env, requestUrl: string): OAuthHelpers {
   return getOAuthApi(providerOptions(publicOrigin(env, requestUrl), NOT_SERVED), env);
 }
 
+/** The provider's grants as a mind's connected clients are listed and revoked: a revocation goes through the grant's object. */
+export function grantTokens(env: Env, requestUrl: string): GrantTokens {
+  const helpers = oauthHelpers(env, requestUrl);
+  return {
+    listUserGrants: (userId, options) => helpers.listUserGrants(userId, options),
+    revokeGrant: (grantId, userId) => grantObject(env, userId, grantId).revoke(requestUrl, { userId, grantId }),
+  };
+}
+
+/** The provider as a grant's object runs a token request through it (src/auth/grant-object.ts). */
+export function tokenProvider(env: Env, requestUrl: string): OAuthProvider<Env> {
+  return new OAuthProvider(providerOptions(publicOrigin(env, requestUrl), NOT_SERVED));
+}
+
 /**
  * The authorization request, refused unless it carries a PKCE S256 challenge. The provider asks
  * PKCE of public clients only; a client with a secret must use it too, so a code intercepted on
@@ -148,8 +163,9 @@ export function withOAuth(app: Handler): Handler {
 
 /**
  * Registration and token requests, with their bodies bounded (read whole first, so no refusal
- * leaves one unread); a registration is counted against the client's address, a refresh token
- * already exchanged ends its grant, and a completed code exchange keeps its client registered.
+ * leaves one unread); a registration is counted against the client's address, a token request
+ * acting on a grant is decided by that grant's object (src/auth/token-gate.ts), and a completed
+ * code exchange keeps its client registered.
  */
 async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
   const body = await readBodyWithin(request, OAUTH_MAX_BODY_BYTES);
@@ -168,11 +184,10 @@ async function boundedOAuthPost(provider: OAuthProvider<Env>, path: string, requ
     }
   }
   const form = path === TOKEN_PATH ? new URLSearchParams(new TextDecoder().decode(body.bytes)) : null;
-  if (form) {
-    const refused = await refuseReplayedRefreshToken(env, form, { revokeGrant: (grantId, userId) => oauthHelpers(env, request.url).revokeGrant(grantId, userId) });
-    if (refused) return refused;
-  }
-  const response = await provider.fetch(new Request(request, { body: body.bytes }), env, ctx);
+  const call = form ? grantCallOf(form) : null;
+  if (call instanceof Response) return call;
+  const whole = new Request(request, { body: body.bytes });
+  const response = call ? await grantObject(env, call.userId, call.grantId).token(whole, call) : await provider.fetch(whole, env, ctx);
   if (form && response.ok) {
     const clientId = clientOfCodeExchange(form, request.headers.get("Authorization"));
     if (clientId) await keepAuthorizedClient(env, clientId, REFRESH_TOKEN_TTL_SECONDS);

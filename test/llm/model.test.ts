@@ -102,6 +102,7 @@ describe("providers", () => {
     SESSIONS: {} as Env["SESSIONS"],
     TELEGRAM_CHATS: {} as Env["TELEGRAM_CHATS"],
     OAUTH_KV: {} as KVNamespace,
+    OAUTH_GRANTS: {} as Env["OAUTH_GRANTS"],
     RATE_LIMITS: {} as Env["RATE_LIMITS"],
     MIND_OPERATIONS: {} as Env["MIND_OPERATIONS"],
     ADMIN_TOKEN: "",

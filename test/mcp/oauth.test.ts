@@ -133,7 +133,7 @@ describe("MCP over OAuth", () => {
     expect(refused.status).toBe(401);
     expect(refused.json.error.code).toBe("unauthorized");
     // The SDK client answers the 401 by trying its refresh token, which the revocation also ended.
-    await expect(tool(client, "memory_recall")).rejects.toThrow(/unauthorized|401|grant not found/i);
+    await expect(tool(client, "memory_recall")).rejects.toThrow(/unauthorized|401|grant not found|grant was revoked/i);
     const refresh = await call("POST", "/oauth/token", {
       rawBody: new URLSearchParams({ grant_type: "refresh_token", refresh_token: provider.saved!.refresh_token!, client_id: provider.client!.client_id }).toString(),
       headers: { "Content-Type": "application/x-www-form-urlencoded" },

@@ -1,5 +1,7 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/index";
 import { call, newTenant, unique } from "../helpers";
 import { browser, csrfOf } from "../ui/ui-helpers";
 
@@ -124,6 +126,117 @@ describe("refresh tokens rotate strictly", () => {
       expect(next.json.refresh_token).not.toBe(current);
       expect((await listTools(next.json.access_token)).status).toBe(200);
       current = next.json.refresh_token;
+    }
+  });
+});
+
+/** Whether the grant a client was given is revoked: its record in the directory says so. */
+async function grantRevoked(accountId: string): Promise<boolean> {
+  const record = await env.DB.prepare("SELECT revoked_at FROM oauth_grants WHERE account_id = ? ORDER BY created_at DESC").bind(accountId).first<{ revoked_at: string | null }>();
+  return record?.revoked_at != null;
+}
+
+// Rounds of each race here; the bench's `probe` part runs 20 of each against `wrangler dev`.
+const ROUNDS = 4;
+
+/**
+ * KV as production reads it: each read takes a while (a round trip to a central store), which
+ * is when a second request can read what the first is about to change. The Worker's requests in
+ * a race see this store; a grant's object keeps the runtime's own.
+ */
+const slowStore = new Proxy(env.OAUTH_KV, {
+  get(target, prop) {
+    const value: unknown = Reflect.get(target, prop, target);
+    if (typeof value !== "function") return value;
+    if (prop !== "get") return (value as (...a: unknown[]) => unknown).bind(target);
+    return async (...args: unknown[]) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return (value as (...a: unknown[]) => unknown).apply(target, args);
+    };
+  },
+});
+
+/** A token request as one of a race sends it: through the Worker, its store slow. */
+async function racing(fields: Record<string, string>): Promise<{ status: number; json: any }> {
+  const request = new Request("https://edgemind.test/oauth/token", { method: "POST", headers: FORM, body: new URLSearchParams(fields).toString() });
+  const ctx = createExecutionContext();
+  const res = await worker.fetch!(request as Parameters<NonNullable<typeof worker.fetch>>[0], { ...env, OAUTH_KV: slowStore }, ctx);
+  const json: unknown = await res.json().catch(() => null);
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, json };
+}
+
+describe("a grant's state changes have one winner", () => {
+  for (const parallel of [2, 10]) {
+    it(`${parallel} refreshes at once with one refresh token: one answers 200, and the reuse revokes the grant with every token, the winner's too`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const { tenant, clientId, accessToken, refreshToken } = await connectedClient();
+        const answers = await Promise.all(Array.from({ length: parallel }, () => racing({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId })));
+        const winners = answers.filter((a) => a.status === 200);
+        expect(winners, `round ${round}`).toHaveLength(1);
+        for (const lost of answers.filter((a) => a.status !== 200)) expect(lost.json.error).toBe("invalid_grant");
+        expect(await grantRevoked(tenant.accountId)).toBe(true);
+        for (const token of [accessToken, winners[0]!.json.access_token]) expect((await listTools(token)).status).toBe(401);
+        expect((await refresh(clientId, winners[0]!.json.refresh_token)).status).toBe(400);
+      }
+    }, 60_000);
+
+    it(`${parallel} exchanges at once of one authorization code: one answers 200, and the second exchange revokes what the first issued`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const tenant = await newTenant();
+        const client = await registerClient("none");
+        const { code, verifier } = await authorizedCode(tenant, client.client_id);
+        const exchange = () => racing({ grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id });
+        const answers = await Promise.all(Array.from({ length: parallel }, exchange));
+        const winners = answers.filter((a) => a.status === 200);
+        expect(winners, `round ${round}`).toHaveLength(1);
+        expect(await grantRevoked(tenant.accountId)).toBe(true);
+        expect((await listTools(winners[0]!.json.access_token)).status).toBe(401);
+        expect((await refresh(client.client_id, winners[0]!.json.refresh_token)).status).toBe(400);
+      }
+    }, 60_000);
+  }
+
+  it("remembers every refresh token it spent: after three rotations the first spent one, presented again, revokes the grant", async () => {
+    const { tenant, clientId, refreshToken } = await connectedClient();
+    const chain = [refreshToken];
+    let access = "";
+    for (let n = 0; n < 3; n++) {
+      const next = await refresh(clientId, chain.at(-1)!);
+      expect(next.status).toBe(200);
+      chain.push(next.json.refresh_token);
+      access = next.json.access_token;
+    }
+    expect((await listTools(access)).status).toBe(200);
+    const replayed = await refresh(clientId, chain[1]!);
+    expect(replayed.status).toBe(400);
+    expect(replayed.json.error_description).toMatch(/already exchanged/);
+    expect(await grantRevoked(tenant.accountId)).toBe(true);
+    expect((await refresh(clientId, chain[3]!)).status).toBe(400);
+    expect((await listTools(access)).status).toBe(401);
+  });
+
+  it("a stale read of the provider's store never lets a spent refresh token through", async () => {
+    const { tenant, clientId, refreshToken } = await connectedClient();
+    const [userId, providerGrant] = refreshToken.split(":");
+    const key = `grant:${userId}:${providerGrant}`;
+    const before = await env.OAUTH_KV.get(key);
+    const next = await refresh(clientId, refreshToken);
+    expect(next.status).toBe(200);
+    // What KV read at another location could still answer: the grant as it was before the rotation.
+    await env.OAUTH_KV.put(key, before!);
+    const replayed = await refresh(clientId, refreshToken);
+    expect(replayed.status).toBe(400);
+    expect(await grantRevoked(tenant.accountId)).toBe(true);
+    expect((await listTools(next.json.access_token)).status).toBe(401);
+  });
+
+  it("a token of no grant's shape is refused before it names an object or a key", async () => {
+    const { clientId } = await connectedClient();
+    for (const token of [`${"u".repeat(600)}:g:s`, "a:b:c:d", "a:b:s p"]) {
+      const res = await refresh(clientId, token);
+      expect(res.status, token.slice(0, 20)).toBe(400);
+      expect(res.json.error).toBe("invalid_grant");
     }
   });
 });

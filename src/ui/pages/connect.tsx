@@ -1,7 +1,7 @@
 import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAuthHelpers } from "@cloudflare/workers-oauth-provider";
 import { type Context, Hono } from "hono";
 import type { Child } from "hono/jsx";
-import { AUTHORIZE_PATH, MIND_SCOPE, oauthHelpers, requirePkceS256 } from "../../auth/oauth";
+import { AUTHORIZE_PATH, grantTokens, MIND_SCOPE, oauthHelpers, requirePkceS256 } from "../../auth/oauth";
 import { type GrantInfo, listConnectedGrants, recordGrant, revokeGrant } from "../../tenancy/grants";
 import { resolveMindContext } from "../../tenancy/mind-context";
 import { getMind, listMinds, type Mind } from "../../tenancy/minds";
@@ -196,7 +196,7 @@ function byApp(grants: GrantInfo[]): GrantInfo[][] {
 
 appPages.get("/apps", async (c) => {
   const { t, deps, mindContext: { mind }, csrf } = c.var;
-  const grants = await listConnectedGrants(deps, oauthHelpers(c.env, c.req.url), mind.id);
+  const grants = await listConnectedGrants(deps, grantTokens(c.env, c.req.url), mind.id);
   return page(
     c,
     t.connections,
@@ -227,6 +227,6 @@ appPages.get("/apps", async (c) => {
 
 appPages.post("/apps/revoke", async (c) => {
   const { deps, mindContext: { mind } } = c.var;
-  await revokeGrant(deps, oauthHelpers(c.env, c.req.url), mind.id, await formText(c, "grant"));
+  await revokeGrant(deps, grantTokens(c.env, c.req.url), mind.id, await formText(c, "grant"));
   return c.redirect("/ui/apps?ok=revoked", 303);
 });
