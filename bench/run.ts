@@ -13,13 +13,14 @@ import { http } from "./parts/http";
 import { latency } from "./parts/latency";
 import { limits } from "./parts/limits";
 import { peer } from "./parts/peer";
+import { probe } from "./parts/probe";
 import { retrieval } from "./parts/retrieval";
 import { sessions } from "./parts/sessions";
 import { soak } from "./parts/soak";
 import { tenants } from "./parts/tenants";
 
 // `npm run bench` runs every part; `npm run bench -- retrieval growth` only those named.
-const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults, backlog, limits, latency];
+const PARTS: Part[] = [retrieval, context, growth, tenants, sessions, http, cost, peer, bounds, soak, fuzz, faults, backlog, limits, latency, probe];
 const RESULTS = path.join(import.meta.dirname, "results");
 
 const asked = process.argv.slice(2).filter((a) => a !== "--");

@@ -9,7 +9,7 @@ const ROOT = path.join(import.meta.dirname, "../..");
 const WRANGLER = path.join(ROOT, "node_modules/.bin/wrangler");
 
 /** A port nothing listens on right now. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -28,6 +28,8 @@ export const isRestarted = (status: number, text: string) => status === 503 && t
 
 export interface DevServer {
   url: string;
+  /** The wrangler process: the runtime (workerd) runs among its descendants. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -38,9 +40,10 @@ const BENCH_RATE_LIMITS = { RATE_LIMIT_REQUESTS: "off" };
 /**
  * `wrangler dev` on a free loopback port with its own local D1 (migrations applied) and the
  * given vars, offline. Resolves once /health answers. With `config`, another Worker (a wrangler
- * file of bench/workers, no D1) is served instead, ready once it answers anything.
+ * file of bench/workers, no D1) is served instead, ready once it answers anything. `extraArgs`
+ * go to wrangler dev as they are (an inspector port).
  */
-export async function startWranglerDev(vars: Record<string, string>, log: (line: string) => void, config?: string): Promise<DevServer> {
+export async function startWranglerDev(vars: Record<string, string>, log: (line: string) => void, config?: string, extraArgs: string[] = []): Promise<DevServer> {
   const state = mkdtempSync(path.join(tmpdir(), "edgemind-dev-"));
   const env = { ...process.env, ...OFFLINE_ENV, XDG_CONFIG_HOME: path.join(state, "config") };
   if (config === undefined) {
@@ -54,6 +57,7 @@ export async function startWranglerDev(vars: Record<string, string>, log: (line:
   const port = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false"];
   if (config !== undefined) args.push("--config", config);
+  args.push(...extraArgs);
   for (const [k, v] of Object.entries({ ...(config === undefined ? BENCH_RATE_LIMITS : {}), ...vars })) args.push("--var", `${k}:${v}`);
   const child: ChildProcess = spawn(WRANGLER, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
@@ -78,6 +82,7 @@ export async function startWranglerDev(vars: Record<string, string>, log: (line:
   log(`wrangler dev ready on ${url}`);
   return {
     url,
+    pid: child.pid!,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
