@@ -82,7 +82,7 @@ export async function ensureTelegramIdentity(
  * what any mind's name may be: one line without control characters, at most MIND_NAME_MAX_CHARS
  * characters (a pair of surrogates is never cut), `fallback` when nothing is left.
  */
-export function mindName(prefix: string, name: string | undefined, fallback: string): string {
+function mindName(prefix: string, name: string | undefined, fallback: string): string {
   const clean = (name ?? "").replace(/\p{Cc}+/gu, " ").replace(/\s+/gu, " ").trim();
   const room = MIND_NAME_MAX_CHARS - prefix.length - 2;
   let kept = "";
