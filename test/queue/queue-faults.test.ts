@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { notes } from "../../src/db/schema";
 import { addNote } from "../../src/notes/notes";
 import { QUEUED_TTL_MS } from "../../src/queue/marks";
@@ -9,6 +9,7 @@ import { call } from "../helpers";
 import { append, newAuth, openSession } from "../sessions/session-helpers";
 import { depsOfMind, HOUR, inMind, manualClock, testDeps } from "../support/deps";
 import { checkEachFault, type FaultMode, type FaultPlan, faultPoints, faultyD1 } from "../support/faulty-d1";
+import { freshDatabases } from "../support/fresh-databases";
 import { memoryQueue, runCronWith, settleMessage, workDeps } from "../support/jobs";
 
 // The daily run's producers (sessions to extract, each database's retention, erasures to finish)
@@ -39,6 +40,9 @@ const shardOf = async (mindId: string) =>
 
 /** The retention unit of the stale notes these tests delete (one per database). */
 const RETENTION = "retention notes_past_retention";
+
+// The daily run counts every database's due retention: what the files before left must not be due.
+beforeAll(freshDatabases);
 
 const count = (messages: WorkMessage[], unit: string, shard?: string) => messages.filter((m) => m.unit === unit && (shard === undefined || m.shard === shard)).length;
 
