@@ -55,7 +55,7 @@ const GOAL: Record<string, number> = {
   "POST /memory": 80,
   "POST /notes": 80,
   "POST /sessions/:id/messages": 80,
-  "Telegram update → the model call": 200,
+  "Telegram turn: webhook → sendMessage": 200,
 };
 const DIRECTORY_GOAL_PER_1000 = 10;
 
