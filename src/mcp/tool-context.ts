@@ -1,6 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { AppError } from "../errors";
+import { appErrorOf } from "../errors";
 import { logFailure } from "../observe/log";
 import type { MindContext } from "../tenancy/mind-context";
 
@@ -22,7 +22,8 @@ export async function runTool(body: () => Promise<CallToolResult>): Promise<Call
   try {
     return await body();
   } catch (err) {
-    if (err instanceof AppError) return errorResult(`${err.code}: ${err.message}`);
+    const known = appErrorOf(err);
+    if (known) return errorResult(`${known.code}: ${known.message}`);
     logFailure("mcp_tool_failed", err);
     return errorResult("internal: the tool failed; try again later");
   }
