@@ -1,10 +1,11 @@
 // The README's first screen as a newcomer runs it: `npm run demo`, then its three commands pasted
-// with the credentials the demo printed; and the demo's one world kept through the README's export
-// and import walkthrough: `npm run demo -- login` still names the mind the bot writes to, and a
-// /remember said to the bot is found with the key it prints.
+// with the credentials the demo printed; the TypeScript client's complete script run against the
+// same demo; and the demo's one world kept through the README's export and import walkthrough:
+// `npm run demo -- login` still names the mind the bot writes to, and a /remember said to the bot
+// is found with the key it prints.
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { freePort, root } from "../../scripts/local.mjs";
@@ -63,6 +64,20 @@ after(() => {
     }
   }
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+test("the TypeScript client's complete script stores a memory and an AI SDK agent finds it through the tools, printing what its README shows", async () => {
+  const clientReadme = readFileSync(path.join(root, "packages", "client", "README.md"), "utf8");
+  const section = clientReadme.split(/^## /m).find((part) => part.startsWith("A complete script\n"))!;
+  const [script, shown] = [...section.matchAll(/^```(?:ts)?\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  // Beside the repository's node_modules, as an installed @edgemind/client (the workspace's, built by npm test).
+  const file = path.join(scratch, "first-look.ts");
+  writeFileSync(file, script!);
+  const world = exported(EXPORT_LINE.exec(printed)![1]!);
+  const env = { ...process.env, BASE: world.BASE, KEY: world.KEY, PORT: world.PORT, MODEL_URL: `http://127.0.0.1:${demoEnv.MODEL_STAND_IN_PORT}/v1` };
+  const ran = await runBash(`${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(file)}`, scratch, env);
+  assert.equal(ran.code, 0, ran.stderr);
+  assert.equal(ran.stdout, shown);
 });
 
 test("the README's first screen: npm run demo, then three commands with the credentials it printed store, recall and assemble a context", async () => {
