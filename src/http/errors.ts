@@ -10,15 +10,16 @@ import { noteRequest, requestIdOf } from "../observe/request";
 const ECHOED_PATH_CHARS = 200;
 
 /**
- * The answer to a request no route served: `405` with `Allow` when other methods serve the path
- * (`methodsOf`), else `404`. The path is echoed (shortened) in JSON, never as markup.
+ * The answer to a request no route served: `405` with `Allow` when only other methods serve the
+ * path (`methodsOf`), else `404`. The path is echoed (shortened) in JSON, never as markup.
  */
 export function noRoute(methodsOf: (path: string) => string[]) {
   return (c: Context): Response => {
     const path = c.req.path.length > ECHOED_PATH_CHARS ? `${c.req.path.slice(0, ECHOED_PATH_CHARS)}…` : c.req.path;
     const allowed = methodsOf(c.req.path);
     const requestId = requestIdOf(c.req.raw);
-    if (allowed.length === 0) return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, requestId), 404);
+    // A route of this method that found nothing (an unknown asset) is a 404 too.
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, requestId), 404);
     const message = `${c.req.method} is not allowed on ${path}: use ${allowed.join(", ")}`;
     return c.json(errorBody("method_not_allowed", message, requestId), 405, { Allow: allowed.join(", ") });
   };
