@@ -11,6 +11,9 @@ export const DEMO_ACCOUNT = `telegram:${LOCAL_USER_ID}`;
 /** The tool the demo's `!tool` lines are reported as. */
 export const DEMO_TOOL = "demo";
 
+/** The agent's task the demo opens with its key. */
+export const DEMO_TASK = "first look";
+
 /**
  * A caller of the REST API at `base`: `api(method, route, token, { body, mind })` answers the
  * parsed JSON, and a refusal throws with its status and body. `mind` names the mind a person's
@@ -27,20 +30,29 @@ export function restClient(base) {
 }
 
 /**
- * The demo account's token, and the mind its bot chat talks to with that chat. Call it after
- * the bot has answered the local user: before, the token would make an account of that name
- * that the bot does not use.
+ * The demo account's token, and the mind the bot writes to with its chat. Call it after the bot
+ * has answered the local user: before, the token would make an account of that name that the
+ * bot does not use. The bot's chat is in the mind the bot made for it at first contact; an
+ * import makes it an API chat in the copy, and a copy that holds it as a Telegram chat (imported
+ * before imports did so) is newer than the bot's mind: the oldest mind holding it is the bot's.
  */
 export async function demoMind(api, adminToken) {
   const { token } = await api("POST", "/auth/token", adminToken, { body: { account: DEMO_ACCOUNT } });
   const { minds } = await api("GET", "/minds", token);
-  for (const mind of minds) {
+  const oldestFirst = [...minds].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  for (const mind of oldestFirst) {
     const { chats } = await api("GET", "/chats", token, { mind: mind.id });
     const chat = chats.find((c) => c.kind === "telegram" && c.external_id === String(LOCAL_USER_ID));
     if (chat) return { token, mind, chat };
   }
   // The bot names the account so at the user's first /start, unless an account already held the name.
   throw new Error(`the account ${DEMO_ACCOUNT} holds no mind with the bot's chat with the local user`);
+}
+
+/** The agent's task the demo opens with the key (the same one at every start): the README's first look assembles its context. */
+export async function demoSession(api, key) {
+  const { id } = await api("POST", "/sessions", key, { body: { task_name: DEMO_TASK } });
+  return id;
 }
 
 /**

@@ -5,19 +5,24 @@
 // the shell variables the README's examples use. Lines typed here go to the bot; a line
 // "!tool <text>" posts <text> with the key as an agent's ephemeral tool output to the bot
 // chat's task. Ctrl-C stops all of it. Nothing outside the machine is called.
-// `npm run demo -- login` starts nothing: it prints a new login link from the demo running on PORT.
+// `npm run demo -- login` starts nothing: it prints a new login link, the key and the shell
+// variables of the demo running on PORT, always for the mind the bot writes to.
+// DEMO_DIR keeps the demo's settings, key and local databases in a directory of its own
+// (default: .wrangler, the databases wrangler's own, as `npm run dev` uses them).
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
-import { DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoLoginLink, demoMind, postToolOutput, restClient } from "./demo-world.mjs";
-import { applyMigrations, ensureDevVars, localPorts, portIsFree, readVars, root, startWorker } from "./local.mjs";
+import { DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoLoginLink, demoMind, demoSession, postToolOutput, restClient } from "./demo-world.mjs";
+import { applyMigrations, ensureDevVars, localPorts, newSecret, portIsFree, readVars, root, startWorker } from "./local.mjs";
 import { startModelStandIn } from "./model-stand-in.mjs";
 import { languageOf, startTelegramStandIn, telegramSettings } from "./telegram-stand-in.mjs";
 
 const ports = localPorts();
 const base = `http://127.0.0.1:${ports.worker}`;
-const varsFile = path.join(root, ".wrangler", "demo.vars");
-const keyFile = path.join(root, ".wrangler", "demo.key");
+const demoDir = process.env.DEMO_DIR ? path.resolve(process.env.DEMO_DIR) : null;
+const varsFile = path.join(demoDir ?? path.join(root, ".wrangler"), "demo.vars");
+const keyFile = path.join(demoDir ?? path.join(root, ".wrangler"), "demo.key");
+const persistTo = demoDir ? path.join(demoDir, "state") : undefined;
 const api = restClient(base);
 // How long a line waits for the bot's answer before the next line goes: the first /start
 // also waits for the Worker's first load.
@@ -39,18 +44,23 @@ for (const [what, port] of Object.entries(ports)) {
   }
 }
 
-ensureDevVars();
-if (!(await applyMigrations())) process.exit(1);
+// The secrets (and any other setting) of .dev.vars, made when missing; with DEMO_DIR the demo's own, kept there.
+const local = demoDir ? ownSecrets() : (ensureDevVars(), readVars());
+if (!(await applyMigrations({ persistTo }))) process.exit(1);
 
 // The demo's settings: the secrets of .dev.vars, with the bot and the model pointed at the
 // stand-ins. They go to a file of their own, so .dev.vars (and `npm run dev`) stay as they were.
 const settings = {
-  ...readVars(),
+  ...local,
   ...telegramSettings(ports.telegram),
   LLM_PROVIDER: "openai-compatible",
   LLM_BASE_URL: `http://127.0.0.1:${ports.model}`,
   LLM_MODEL: "stand-in",
 };
+// Only a setting of .dev.vars can be at fault here: the routes that need it answer 503, the rest work.
+const { localProblems, problemLines } = await import("./configuration.mjs");
+const problems = localProblems(settings);
+if (problems.length > 0) console.error(["configuration problems (wrangler.toml and .dev.vars):", ...problemLines(problems)].join("\n"));
 mkdirSync(path.dirname(varsFile), { recursive: true });
 writeFileSync(varsFile, Object.entries(settings).map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
 chmodSync(varsFile, 0o600);
@@ -66,7 +76,7 @@ const telegram = await startTelegramStandIn({
 
 // The Worker's own log, each line marked; the table of bindings, the access log and the
 // structured info line of every request are left out (warnings and errors stay).
-const worker = startWorker(ports.worker, ["--env-file", varsFile], { stdio: ["ignore", "pipe", "pipe"] });
+const worker = startWorker(ports.worker, ["--env-file", varsFile, ...(persistTo ? ["--persist-to", persistTo] : [])], { stdio: ["ignore", "pipe", "pipe"] });
 const NOISE = [/^\{"level":"info"/, /^\[wrangler:info\] (GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) /, /^Your Worker has access/, /^Binding\s+Resource/, /^env\.\w+ /, /^\s*$/];
 for (const stream of [worker.stdout, worker.stderr]) {
   createInterface({ input: stream }).on("line", (line) => {
@@ -116,15 +126,21 @@ function fail(message) {
   return null;
 }
 
-/** The demo account's token, the mind of its bot chat, that mind's key and a login link into it. */
-async function openWorld() {
-  const { token, mind, chat } = await demoMind(api, settings.ADMIN_TOKEN);
+/** The demo account's token, the mind the bot writes to, that mind's key, the agent's task and a login link into the mind. */
+async function openWorld(adminToken = settings.ADMIN_TOKEN) {
+  const { token, mind, chat } = await demoMind(api, adminToken);
   const { key, kept } = await demoKey(api, token, mind.id, keyFile);
-  const link = await demoLoginLink(api, token, mind.id);
-  return { token, mind, chat, key, kept, link };
+  const [session, link] = await Promise.all([demoSession(api, key), demoLoginLink(api, token, mind.id)]);
+  return { adminToken, token, mind, chat, key, kept, session, link };
 }
 
-function printBanner({ token, mind, key, kept, link }) {
+/** The shell variables of the README's examples, for the world's mind. */
+function exportLine({ adminToken, token, mind, key, session }) {
+  return `export PORT=${ports.worker} BASE=${base} ADMIN='${adminToken}' TOKEN='${token}' MIND=${mind.id} KEY='${key}' SESSION=${session}`;
+}
+
+function printBanner(world) {
+  const { mind, key, kept, link } = world;
   const keyFileShown = path.relative(root, keyFile);
   const loginCommand = `${process.env.PORT ? `PORT=${ports.worker} ` : ""}npm run demo -- login`;
   console.log(`
@@ -145,7 +161,7 @@ Web UI (the link works once, until ${new Date(link.expiresAt).toLocaleTimeString
 The mind's key for agents (REST and MCP; ${kept ? "the same as the last start's" : "new"}, kept in ${keyFileShown} for the next start): ${key}
 
 For the README's examples, paste this into another terminal:
-  export PORT=${ports.worker} BASE=${base} ADMIN='${settings.ADMIN_TOKEN}' TOKEN='${token}' MIND=${mind.id} KEY='${key}'
+  ${exportLine(world)}
 
 Type a line for the bot: /remember I drink tea, /recall, /task list, /help, or any message
 (a button is pressed by typing its data: press done:y:…).
@@ -181,23 +197,40 @@ async function sendToolOutput(key, chatId, output) {
   console.log(`\n(demo) posted as ephemeral output of the tool "${DEMO_TOOL}" to the task ${sessionId}: type /done to be asked whether it is done`);
 }
 
-/** Prints a new login link into the mind of the demo running on PORT, starting nothing. */
+/** Prints a new login link into the mind the bot of the demo running on PORT writes to, its key and the shell variables, starting nothing. */
 async function printLoginLink() {
   const adminToken = readVars(varsFile).ADMIN_TOKEN;
   // A demo holds the stand-in's port beside its Worker's; a bare `npm run dev` there has no bot chat to log into.
-  const running = (await fetch(`${base}/health`).then((r) => r.ok, () => false)) && !(await portIsFree(ports.telegram));
+  const running = (await workerAnswers()) && !(await portIsFree(ports.telegram));
   if (!adminToken || !running) {
     console.error(`no demo runs on ${base}: start one with npm run demo, or name its port (PORT=8790 npm run demo -- login)`);
     process.exit(1);
   }
   try {
-    const { token, mind } = await demoMind(api, adminToken);
-    const link = await demoLoginLink(api, token, mind.id);
-    console.log(`Web UI in the mind "${mind.name}", the bot's (the link works once, until ${new Date(link.expiresAt).toLocaleTimeString()}):\n  ${link.url}`);
+    const world = await openWorld(adminToken);
+    const { mind, key, link } = world;
+    console.log(`Web UI in the mind "${mind.name}", the one the bot writes to (the link works once, until ${new Date(link.expiresAt).toLocaleTimeString()}):
+  ${link.url}
+
+The mind's key for agents: ${key}
+
+For the README's examples, paste this into another terminal:
+  ${exportLine(world)}`);
   } catch (error) {
     console.error(`could not make a login link: ${error.message}`);
     process.exit(1);
   }
+}
+
+/** The secrets of a demo in DEMO_DIR: those its settings file kept, or new ones. */
+function ownSecrets() {
+  const kept = readVars(varsFile);
+  return { ADMIN_TOKEN: kept.ADMIN_TOKEN ?? newSecret(), JWT_SECRET: kept.JWT_SECRET ?? newSecret() };
+}
+
+/** Whether a Worker answers /health: ok, or 503 naming settings at fault (the demo printed them at start). */
+function workerAnswers() {
+  return fetch(`${base}/health`).then((r) => r.ok || r.status === 503, () => false);
 }
 
 /** Whether the Worker answers /health within 3 minutes. */
@@ -205,8 +238,7 @@ async function waitForHealth() {
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
     if (stopping) return false;
-    const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-    if (ok) return true;
+    if (await workerAnswers()) return true;
     await new Promise((resolve) => setTimeout(resolve, 300));
   }
   return false;

@@ -1,11 +1,22 @@
-// The deploy check: builds the Worker exactly as `wrangler deploy` would (`--dry-run`: no
-// account, no network, nothing uploaded) and prints the bundle's size. It fails when the build
-// fails or the bundle passes Workers' size limit for the free plan (3 MB gzipped).
+// The deploy check: the configuration checks /health answers from, over wrangler.toml's vars and
+// bindings (secrets are put with `wrangler secret put` and not seen here), then builds the Worker
+// exactly as `wrangler deploy` would (`--dry-run`: no account, no network, nothing uploaded) and
+// prints the bundle's size. It fails on a configuration problem, when the build fails or when the
+// bundle passes Workers' size limit for the free plan (3 MB gzipped). Run with `node --import tsx`.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { SECRETS } from "../src/config.ts";
+import { deployProblems, problemLines } from "./configuration.mjs";
 import { root, wrangler, wranglerEnv } from "./local.mjs";
+
+const problems = deployProblems();
+if (problems.length > 0) {
+  console.error(["deploy check: configuration problems in wrangler.toml:", ...problemLines(problems)].join("\n"));
+  process.exit(1);
+}
+console.log(`deploy check: wrangler.toml's settings pass every check; the secrets (${SECRETS.join(", ")}) are not seen here: /health names any missing`);
 
 const FREE_PLAN_GZIP_KIB = 3 * 1024;
 

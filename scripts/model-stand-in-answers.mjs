@@ -4,6 +4,8 @@
 //   extraction    every line the person said becomes a note (JSON {"notes":[…]})
 //   consolidation the current document's facts plus every new note, by section (JSON)
 //   chat          a short reply that shows what the model was given (memory block, dialogue)
+// and an agent's: offered edgemind's memory_search tool, it searches for the person's last
+// message first, then answers with what the search found.
 
 const SECTIONS = ["profile", "preferences", "avoid", "techniques", "context", "glossary"];
 const HEADINGS = {
@@ -66,13 +68,43 @@ function chat(system, prompt) {
   return `(stand-in model) I was given ${facts} remembered line${facts === 1 ? "" : "s"} and your message: “${last.slice(0, 200)}”.`;
 }
 
+const messagesOf = (body) => (Array.isArray(body.messages) ? body.messages : []);
+const textOf = (m) => (typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text ?? "").join(""));
+
+/**
+ * The call an agent's model makes first when offered edgemind's memory_search tool: a search for
+ * the person's last message. Null once a tool has answered, or when no such tool is offered.
+ */
+export function toolCall(body) {
+  const offered = (Array.isArray(body.tools) ? body.tools : []).some((t) => t.function?.name === "memory_search");
+  const messages = messagesOf(body);
+  if (!offered || messages.some((m) => m.role === "tool")) return null;
+  const said = textOf(messages.findLast((m) => m.role === "user") ?? {});
+  return { name: "memory_search", arguments: JSON.stringify({ q: said.slice(0, 500) || "memory" }) };
+}
+
+/** The answer after the tools answered: the contents the search found, as the person would hear them. */
+function fromTools(messages) {
+  const found = messages
+    .filter((m) => m.role === "tool")
+    .flatMap((m) => {
+      try {
+        return (JSON.parse(textOf(m)).results ?? []).map((r) => r.content);
+      } catch {
+        return [];
+      }
+    });
+  return `(stand-in model) memory_search found ${found.length}: ${found.slice(0, 3).join("; ") || "nothing"}.`;
+}
+
 /** The stand-in's answer to one chat completion request body. */
 export function answer(body) {
-  const messages = Array.isArray(body.messages) ? body.messages : [];
+  const messages = messagesOf(body);
+  if (messages.some((m) => m.role === "tool")) return fromTools(messages);
   const text = (role) =>
     messages
       .filter((m) => m.role === role)
-      .map((m) => (typeof m.content === "string" ? m.content : (m.content ?? []).map((p) => p.text ?? "").join("")))
+      .map(textOf)
       .join("\n");
   const system = text("system");
   const prompt = text("user");

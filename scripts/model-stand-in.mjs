@@ -4,6 +4,7 @@
 //   extraction    every line the person said becomes a note (JSON {"notes":[…]})
 //   consolidation the current document's facts plus every new note, by section (JSON)
 //   chat          a short reply that shows what the model was given (memory block, dialogue)
+// and calls edgemind's memory_search tool first when an agent offers it (an AI SDK agent).
 // Settings: PORT (the Worker's, default 8787; this server listens on PORT+2, or on the port
 // LLM_BASE_URL in .dev.vars already names), or MODEL_STAND_IN_PORT. Point the Worker at it in
 // .dev.vars (with the default ports):
@@ -12,7 +13,7 @@
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
 import { standInPort } from "./local.mjs";
-import { answer } from "./model-stand-in-answers.mjs";
+import { answer, toolCall } from "./model-stand-in-answers.mjs";
 
 const MAX_BODY = 4 * 1024 * 1024;
 
@@ -40,17 +41,22 @@ export function startModelStandIn({ port, log = console.log }) {
         res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { message: "body is not JSON" } }));
         return;
       }
-      const content = answer(body);
+      const call = toolCall(body);
+      const content = call ? "" : answer(body);
       const input = tokens(JSON.stringify(body.messages ?? []));
-      log(`${new Date().toISOString()} ${body.model ?? "?"}: ${input} tokens in → ${content.slice(0, 100)}`);
+      log(`${new Date().toISOString()} ${body.model ?? "?"}: ${input} tokens in → ${call ? `${call.name}(${call.arguments})` : content.slice(0, 100)}`);
+      const message = call
+        ? { role: "assistant", content: null, tool_calls: [{ id: `call_${Date.now()}`, type: "function", function: call }] }
+        : { role: "assistant", content };
+      const output = tokens(content || JSON.stringify(call));
       res.writeHead(200, { "Content-Type": "application/json" }).end(
         JSON.stringify({
           id: `chatcmpl-${Date.now()}`,
           object: "chat.completion",
           created: Math.floor(Date.now() / 1000),
           model: body.model ?? "stand-in",
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-          usage: { prompt_tokens: input, completion_tokens: tokens(content), total_tokens: input + tokens(content) },
+          choices: [{ index: 0, message, finish_reason: call ? "tool_calls" : "stop" }],
+          usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
         }),
       );
     });

@@ -14,10 +14,12 @@ import { usageRoutes } from "./api/usage";
 import { type AppEnv, createRouter } from "./app-env";
 import { authenticate, requireAdmin, requireHuman, requireScope } from "./auth/middleware";
 import { type Clock, systemClock } from "./clock";
+import { configurationProblems } from "./config";
 import { createDeps } from "./deps";
 import { docsRoutes } from "./docs/routes";
 import { type BodyLimit, limitBodies } from "./http/body-limit";
 import { handleError, noRoute } from "./http/errors";
+import { methodsServing } from "./http/router";
 import { mcpRoutes } from "./mcp/routes";
 import { COLD_STORED_MAX_CHARS } from "./notes/cold-store";
 import { noteRequest, observationOf } from "./observe/request";
@@ -61,6 +63,16 @@ function bodyLimitOf(path: string): BodyLimit | null {
 
 type Router = ReturnType<typeof createRouter>;
 
+/**
+ * Whether the deployment is configured for every route: `ok: false` (503) names each setting at
+ * fault, never a value; the deploy check and `npm run dev` print the same list with its reasons.
+ */
+function health(c: Context<AppEnv>): Response {
+  const settings = [...new Set(configurationProblems(c.env).map((p) => p.setting))];
+  if (settings.length === 0) return c.json({ ok: true, service: "edgemind" });
+  return c.json({ ok: false, service: "edgemind", not_configured: settings }, 503);
+}
+
 /** The REST resources that work inside one mind, at their prefixes: a human names the mind with X-Mind-Id. */
 const MIND_SCOPED: [prefix: string, routes: Router][] = [
   ["/memory", memoryRoutes],
@@ -89,7 +101,9 @@ export function createApp(options: AppOptions = {}) {
   const app = createRouter();
 
   app.onError(handleError);
-  app.notFound(noRoute);
+  app.notFound(noRoute(methodsServing(() => app.routes)));
+  // Before the deps are built: a setting they read (embeddings) must not keep /health from listing it.
+  app.get("/health", health);
 
   app.use(
     "*",
@@ -107,7 +121,6 @@ export function createApp(options: AppOptions = {}) {
   );
 
   app.get("/", landingPage);
-  app.get("/health", (c) => c.json({ ok: true, service: "edgemind" }));
   // Browsers ask every site for an icon; an empty answer, kept for a day, instead of a 404.
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   app.route("/auth", authRoutes);

@@ -15,6 +15,9 @@ export const ERROR_STATUS = {
   budget_exceeded: 429,
   rate_limited: 429,
 
+  method_not_allowed: 405,
+  unsupported_media_type: 415,
+
   internal: 500,
   model_failed: 502,
   mind_moving: 503,
@@ -43,13 +46,47 @@ export const forbidden = (message: string) => new AppError("forbidden", message)
 export const unauthorized = (message = "missing or invalid credentials") => new AppError("unauthorized", message);
 export const conflict = (message: string) => new AppError("conflict", message);
 export const tooLarge = (message: string) => new AppError("payload_too_large", message);
-/** A setting the request needs is missing or invalid: the message names it and what it must be. */
-export const notConfigured = (message: string) => new AppError("not_configured", message);
+/** One thing wrong with the deployment's settings: the setting (a var, a secret or a binding) and what it must be. */
+export interface SettingProblem {
+  setting: string;
+  message: string;
+}
+
+/** Settings the work needs are missing or invalid: each problem names its setting and what it must be. */
+export class NotConfigured extends AppError {
+  constructor(readonly problems: SettingProblem[]) {
+    super("not_configured", problems.map((p) => p.message).join("; "));
+  }
+}
+
+/** A setting the request needs is missing or invalid: `message` names it and what it must be. */
+export const notConfigured = (setting: string, message: string) => new NotConfigured([{ setting, message }]);
+
+/** Throws every problem found at once (a reader of several settings), nothing when there is none. */
+export function refuseProblems(problems: SettingProblem[]): void {
+  if (problems.length > 0) throw new NotConfigured(problems);
+}
 
 /** How long a client waits before writing again to a mind that moves between databases. */
 export const MIND_MOVING_RETRY_SECONDS = 30;
 export const mindMoving = () =>
   new AppError("mind_moving", `this mind is moving to another database: writes are refused until it lands, retry in ${MIND_MOVING_RETRY_SECONDS} s`);
+
+/**
+ * The AppError a failure is, or null. An AppError thrown in a Durable Object reaches its caller
+ * through RPC as a plain Error with the same name and own fields (code, problems, a retry's
+ * seconds) but not the class: it is rebuilt, so a missing setting stays a 503 naming it from
+ * whichever object raised it.
+ */
+export function appErrorOf(error: unknown): AppError | null {
+  if (error instanceof AppError) return error;
+  if (!(error instanceof Error) || error.name !== "AppError") return null;
+  const fields = error as Error & { code?: unknown; problems?: unknown; retryAfterSeconds?: unknown };
+  if (typeof fields.code !== "string" || !(fields.code in ERROR_STATUS)) return null;
+  if (fields.code === "not_configured" && Array.isArray(fields.problems)) return new NotConfigured(fields.problems as SettingProblem[]);
+  if (fields.code === "rate_limited" && typeof fields.retryAfterSeconds === "number") return Object.assign(new ModelRateLimited(fields.retryAfterSeconds), { message: error.message });
+  return new AppError(fields.code as ErrorCode, error.message);
+}
 
 /**
  * Whether a failure is a write the database refused because the mind is moving (the fence

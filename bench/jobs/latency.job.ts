@@ -138,17 +138,22 @@ function consolidationUnit(humanToken: string): Operation {
   };
 }
 
-/** A Telegram update to the bot's call to the model: a scripted model notes when it is called and what had been counted by then. */
-async function telegramTurn(): Promise<Operation> {
-  standInTelegram();
+/**
+ * A Telegram update, timed twice: to the bot's call to the model (a scripted model notes when it
+ * is called and what had been counted by then), and to the reply's sendMessage (the stand-in Bot
+ * API notes when the answer reaches it): the whole turn, the model taking no time.
+ */
+async function telegramTurns(): Promise<Operation[]> {
+  const telegram = standInTelegram();
   const person = newPerson();
   // Stubs and promises are not carried from the chat's object back into the test's context: fresh stubs, a polled note.
   const chat = () => raw.TELEGRAM_CHATS.get(raw.TELEGRAM_CHATS.idFromName(String(person.chat.id)));
   let called: { at: number; trips: number } | null = null;
+  const answer = "Noted: you like tea.";
   const model = scriptedModel([
     () => {
       called ??= { at: Date.now(), trips: ledger.trips.length };
-      return "Noted: you like tea.";
+      return answer;
     },
   ]).model;
   await runInDurableObject(chat(), (instance) => useObjectModel(instance, model));
@@ -164,11 +169,16 @@ async function telegramTurn(): Promise<Operation> {
         body: JSON.stringify(textUpdate(person, text)),
       }),
     );
+  /** The answer's sendMessage after `since`, with the trips counted when it was seen (polled each millisecond). */
+  const replied = (since: number) => {
+    const sent = telegram.to(person.chat.id, "sendMessage").find((c) => c.at >= since && c.payload.text === answer);
+    return sent ? { at: sent.at, trips: ledger.trips.length } : null;
+  };
   // The person's first message builds the chat's identity; the turns measured come after it.
   await (await post("Hello")).settled;
   await settledChat();
-  return {
-    name: "Telegram update → the model call",
+  const turn = (name: string, reached: (t0: number) => { at: number; trips: number } | null): Operation => ({
+    name,
     run: async () => {
       called = null;
       ledger.clear();
@@ -176,9 +186,12 @@ async function telegramTurn(): Promise<Operation> {
       const res = await post(`I drink tea, ${unique("cups")}`);
       if (res.status !== 200) throw new Error(`webhook: ${res.status}`);
       const deadline = Date.now() + 60_000;
-      while (called === null && Date.now() < deadline) await pause();
-      const at = called as { at: number; trips: number } | null;
-      if (at === null) throw new Error("the bot never called its model");
+      let at = reached(t0);
+      while (at === null && Date.now() < deadline) {
+        await pause();
+        at = reached(t0);
+      }
+      if (at === null) throw new Error(`${name}: never reached`);
       const measured = { ms: at.at - t0, trips: ledger.trips.slice(0, at.trips) };
       await unhurried(async () => {
         await res.settled;
@@ -186,7 +199,8 @@ async function telegramTurn(): Promise<Operation> {
       });
       return measured;
     },
-  };
+  });
+  return [turn("Telegram update → the model call", () => called), turn("Telegram turn: webhook → sendMessage", replied)];
 }
 
 /** Directory statements over many warm requests spread over `keys` keys, ten to a mind. */
@@ -242,7 +256,7 @@ it("latency: each operation's round trips and wall time with every binding a fix
     mcpSearch("MCP memory_search (mind key)", keyClient),
     mcpSearch("MCP memory_search (OAuth token)", oauthClient),
     consolidationUnit(human.token),
-    await telegramTurn(),
+    ...(await telegramTurns()),
   ];
   const results: OperationResult[] = [];
   for (const op of operations) results.push(await measure(op));

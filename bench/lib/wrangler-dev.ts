@@ -69,7 +69,8 @@ export async function startWranglerDev(vars: Record<string, string>, log: (line:
     if (child.exitCode !== null) throw new Error(`wrangler dev exited: ${output.slice(-2000)}`);
     try {
       const res = await fetch(`${url}/health`);
-      if (res.ok || config !== undefined) break;
+      // 503: up, with a setting at fault that /health names.
+      if (res.ok || res.status === 503 || config !== undefined) break;
     } catch {
       // not listening yet
     }

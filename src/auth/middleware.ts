@@ -130,7 +130,7 @@ export async function checkAdminToken(c: Context<AppEnv>): Promise<void> {
   const presented = bearerToken(c.req.header("Authorization"));
   await refuseBlockedClient(c, presented);
   if (presented && (await secretsEqual(presented, readAuthConfig(c.env).adminToken))) return;
-  if (presented && "principal" in (await verifyCredential(c, presented))) {
+  if (presented && !("failure" in (await verifyCredential(c, presented)))) {
     throw forbidden("admin token required: a mind key or a person's token cannot use this route");
   }
   await failAuthentication(c, presented, "admin token required");
@@ -142,15 +142,22 @@ export const requireAdmin = createMiddleware<AppEnv>(async (c, next) => {
   await next();
 });
 
-/** Whom a bearer credential names (a live mind key, a person's valid token), or why it fails. */
-async function verifyCredential(c: Context<AppEnv>, token: string): Promise<{ principal: Principal } | { failure: string }> {
+/** The admin token sent to a route of minds: valid, but not here, so refused (403) and never counted as a failure. */
+const ADMIN_TOKEN_HERE =
+  "the admin token is for the operator's routes (POST /auth/token, /jobs, /shards, /telegram/setup): " +
+  "here send a mind key (emk_…) or a person's token from POST /auth/token";
+
+/** Whom a bearer credential names (a live mind key, a person's valid token), the operator's token, or why it fails. */
+async function verifyCredential(c: Context<AppEnv>, token: string): Promise<{ principal: Principal } | { operator: true } | { failure: string }> {
   const deps = c.var.deps;
   if (looksLikeMindKey(token)) {
     const principal = await authenticateMindKey(deps, token);
     return principal ? { principal } : { failure: "unknown or revoked mind key" };
   }
-  const accountId = await verifyAccountToken(readAuthConfig(c.env), token);
+  const config = readAuthConfig(c.env);
+  const accountId = await verifyAccountToken(config, token);
   if (accountId && (await knownAccount(deps, accountId, requestedMindId(c.req.header("X-Mind-Id"))))) return { principal: { kind: "human", accountId } };
+  if (await secretsEqual(token, config.adminToken)) return { operator: true };
   return { failure: "invalid or expired token: get a new one from POST /auth/token" };
 }
 
@@ -163,6 +170,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   if (!token) return failAuthentication(c, token, MISSING_CREDENTIALS);
   const verified = await verifyCredential(c, token);
   if ("failure" in verified) return failAuthentication(c, token, verified.failure);
+  if ("operator" in verified) throw forbidden(ADMIN_TOKEN_HERE);
   const { principal } = verified;
   await limitRequests(c, principal);
   c.set("principal", principal);

@@ -28,6 +28,8 @@ export async function answerInSession(
     system: context.system,
     prompt: context.prompt,
     maxOutputTokens: MAX_ANSWER_TOKENS,
+    // The person waits for the answer, not for its line in the ledger.
+    recordLater: true,
   });
   return answer.value.trim();
 }

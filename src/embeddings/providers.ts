@@ -1,4 +1,4 @@
-import { notConfigured } from "../errors";
+import { notConfigured, refuseProblems, type SettingProblem } from "../errors";
 import { loadTokenCounter } from "../llm/tokens";
 import type { Embedder, Semantic } from "./ports";
 import { vectorizeIndex } from "./vectorize-index";
@@ -17,17 +17,21 @@ export function createEmbedder(env: Env): Embedder | null {
     case "none":
       return null;
     case "workers-ai": {
-      if (!env.AI) throw notConfigured('EMBEDDINGS_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
+      if (!env.AI) throw notConfigured("AI", 'EMBEDDINGS_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
       return workersAiEmbedder(env.AI, env.EMBEDDINGS_MODEL?.trim() || DEFAULT_WORKERS_AI_EMBEDDING_MODEL);
     }
     case "openai-compatible": {
       const baseUrl = env.EMBEDDINGS_BASE_URL?.trim();
-      if (!baseUrl || !/^https?:\/\//.test(baseUrl)) throw notConfigured("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_BASE_URL, an http(s) URL");
-      if (!env.EMBEDDINGS_MODEL?.trim()) throw notConfigured("EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_MODEL");
-      return openAiCompatibleEmbedder(baseUrl, env.EMBEDDINGS_MODEL.trim(), env.EMBEDDINGS_API_KEY || undefined);
+      const problems: SettingProblem[] = [];
+      if (!baseUrl || !/^https?:\/\//.test(baseUrl)) {
+        problems.push({ setting: "EMBEDDINGS_BASE_URL", message: "EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_BASE_URL, an http(s) URL" });
+      }
+      if (!env.EMBEDDINGS_MODEL?.trim()) problems.push({ setting: "EMBEDDINGS_MODEL", message: "EMBEDDINGS_PROVIDER=openai-compatible needs EMBEDDINGS_MODEL" });
+      refuseProblems(problems);
+      return openAiCompatibleEmbedder(baseUrl!, env.EMBEDDINGS_MODEL!.trim(), env.EMBEDDINGS_API_KEY || undefined);
     }
     default:
-      throw notConfigured(`EMBEDDINGS_PROVIDER must be one of ${EMBEDDINGS_PROVIDERS.join(", ")}, not "${provider}"`);
+      throw notConfigured("EMBEDDINGS_PROVIDER", `EMBEDDINGS_PROVIDER must be one of ${EMBEDDINGS_PROVIDERS.join(", ")}, not "${provider}"`);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AppError, describeZodError, type ErrorCode, isMindMoving, MIND_MOVING_RETRY_SECONDS, mindMoving } from "../errors";
+import { AppError, appErrorOf, describeZodError, type ErrorCode, isMindMoving, MIND_MOVING_RETRY_SECONDS, ModelRateLimited, mindMoving } from "../errors";
 import { RateLimited } from "../limits/rate-limits";
 import { logEvent, logFailure } from "../observe/log";
 import { noteRequest, requestIdOf } from "../observe/request";
@@ -9,10 +9,20 @@ import { noteRequest, requestIdOf } from "../observe/request";
 /** How much of a path an answer echoes. */
 const ECHOED_PATH_CHARS = 200;
 
-/** The 404 of a path no route serves: the path is echoed (shortened) in JSON, never as markup. */
-export function noRoute(c: Context): Response {
-  const path = c.req.path.length > ECHOED_PATH_CHARS ? `${c.req.path.slice(0, ECHOED_PATH_CHARS)}…` : c.req.path;
-  return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, requestIdOf(c.req.raw)), 404);
+/**
+ * The answer to a request no route served: `405` with `Allow` when only other methods serve the
+ * path (`methodsOf`), else `404`. The path is echoed (shortened) in JSON, never as markup.
+ */
+export function noRoute(methodsOf: (path: string) => string[]) {
+  return (c: Context): Response => {
+    const path = c.req.path.length > ECHOED_PATH_CHARS ? `${c.req.path.slice(0, ECHOED_PATH_CHARS)}…` : c.req.path;
+    const allowed = methodsOf(c.req.path);
+    const requestId = requestIdOf(c.req.raw);
+    // A route of this method that found nothing (an unknown asset) is a 404 too.
+    if (allowed.length === 0 || allowed.includes(c.req.method)) return c.json(errorBody("not_found", `no route for ${c.req.method} ${path}`, requestId), 404);
+    const message = `${c.req.method} is not allowed on ${path}: use ${allowed.join(", ")}`;
+    return c.json(errorBody("method_not_allowed", message, requestId), 405, { Allow: allowed.join(", ") });
+  };
 }
 
 /** The one error body every front answers with: the request id is the one its log line and X-Request-Id carry. */
@@ -29,25 +39,33 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   413: "payload_too_large",
 };
 
+/** Only JSON bodies are checked for their type: every other body (an archive) is read by its own route. */
+const UNSUPPORTED_MEDIA_TYPE = "this route takes a JSON body: send it with Content-Type: application/json";
+
 /** The seconds a failure tells its client to wait before trying again (Retry-After), or null. */
 function retryAfterOf(err: AppError): number | null {
-  if (err instanceof RateLimited) return err.retryAfterSeconds;
+  if (err instanceof RateLimited || err instanceof ModelRateLimited) return err.retryAfterSeconds;
   return err.code === "mind_moving" ? MIND_MOVING_RETRY_SECONDS : null;
 }
 
-/** Maps anything thrown while handling a request to a status and the error body. */
+/**
+ * Maps anything thrown while handling a request to a status and the error body; an AppError a
+ * Durable Object threw keeps its code across RPC (appErrorOf).
+ */
 export function handleError(err: Error, c: Context): Response {
   const requestId = requestIdOf(c.req.raw);
   const answer = (code: ErrorCode, message: string, status: number) => {
     noteRequest(c.req.raw, { error_code: code });
     return c.json(errorBody(code, message, requestId), status as ContentfulStatusCode);
   };
-  if (err instanceof AppError) {
-    logNotConfigured(err, requestId);
-    const wait = retryAfterOf(err);
+  const known = appErrorOf(err);
+  if (known) {
+    logNotConfigured(known, requestId);
+    const wait = retryAfterOf(known);
     if (wait !== null) c.header("Retry-After", String(wait));
-    return answer(err.code, err.message, err.status);
+    return answer(known.code, known.message, known.status);
   }
+  if (err instanceof HTTPException && err.status === 415) return answer("unsupported_media_type", UNSUPPORTED_MEDIA_TYPE, 415);
   if (err instanceof HTTPException && err.status < 500) {
     const code = CODE_BY_STATUS[err.status] ?? "invalid_request";
     return answer(code, err.message || code, err.status);
@@ -102,9 +120,10 @@ export function oauthErrorResponse(error: OAuthErrorCode, description: string, s
  * the Worker's fetch throw.
  */
 export function escapedError(request: Request, err: unknown): Response {
-  if (err instanceof AppError) {
-    logNotConfigured(err, requestIdOf(request));
-    return errorResponse(err, request);
+  const known = appErrorOf(err);
+  if (known) {
+    logNotConfigured(known, requestIdOf(request));
+    return errorResponse(known, request);
   }
   logFailure("unhandled_error", err, { request_id: requestIdOf(request), method: request.method });
   return errorResponse(new AppError("internal", "internal error"), request);

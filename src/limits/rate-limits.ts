@@ -1,4 +1,4 @@
-import { AppError, notConfigured } from "../errors";
+import { AppError, refuseProblems, type SettingProblem } from "../errors";
 import { Lru } from "../lru";
 
 /**
@@ -23,15 +23,17 @@ const LIMITS = {
 
 /** The limits as configured; a var that is not a whole number ≥ 0 is a configuration error. */
 export function readRateLimits(env: Env): RateLimits {
+  const problems: SettingProblem[] = [];
   const read = ([name, fallback]: readonly [keyof Env, number]) => {
     const raw = env[name];
     if (raw === undefined || raw === "") return fallback;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0) throw notConfigured(`${name} must be a whole number ≥ 0, not "${raw}"`);
+    if (!Number.isSafeInteger(value) || value < 0) problems.push({ setting: name, message: `${name} must be a whole number ≥ 0, not "${raw}"` });
     return value;
   };
   const limits = Object.fromEntries(Object.entries(LIMITS).map(([field, spec]) => [field, read(spec)])) as unknown as RateLimits;
-  if (limits.windowSeconds < 1) throw notConfigured("RATE_LIMIT_WINDOW_SECONDS must be at least 1");
+  if (problems.length === 0 && limits.windowSeconds < 1) problems.push({ setting: "RATE_LIMIT_WINDOW_SECONDS", message: "RATE_LIMIT_WINDOW_SECONDS must be at least 1" });
+  refuseProblems(problems);
   return limits;
 }
 

@@ -1,7 +1,7 @@
 import { generateText, type LanguageModelUsage, NoObjectGeneratedError, Output } from "ai";
 import type { z } from "zod";
 import { AppError, rateLimitedIn } from "../errors";
-import { assertWithinBudget, type Ledger, type Purpose, recordUsage, type TokenAccount, type TokenUsage } from "./ledger";
+import { assertWithinBudget, type Deferring, type Ledger, type Purpose, recordUsage, recordUsageLater, type TokenAccount, type TokenUsage } from "./ledger";
 import type { LanguageModel } from "./providers";
 import { loadTokenCounter } from "./tokens";
 
@@ -12,6 +12,8 @@ export interface ModelRequest {
   system: string;
   prompt: string;
   maxOutputTokens?: number;
+  /** The ledger line is left to the entry point's deferred work: the answer goes on at once (a chat reply). */
+  recordLater?: boolean;
 }
 
 export interface ModelAnswer<T> {
@@ -54,8 +56,8 @@ export async function generateObjectFor<T>(
   throw new AppError("model_failed", `the model answered with malformed output ${OBJECT_ATTEMPTS} times`);
 }
 
-/** Asks the model for plain text, within the budget and recorded in the ledger. */
-export async function generateTextFor(deps: Ledger, model: LanguageModel, request: ModelRequest): Promise<ModelAnswer<string>> {
+/** Asks the model for plain text, within the budget and recorded in the ledger (after the answer, with `recordLater`). */
+export async function generateTextFor(deps: Ledger & Deferring, model: LanguageModel, request: ModelRequest): Promise<ModelAnswer<string>> {
   await assertWithinBudget(deps, request.account);
   let outcome: Outcome<string>;
   try {
@@ -65,7 +67,7 @@ export async function generateTextFor(deps: Ledger, model: LanguageModel, reques
     throwIfRateLimited(error);
     outcome = { ok: false, malformed: false, error, usage: { inputTokens: 0, outputTokens: 0 } };
   }
-  await recordUsage(deps, request.account, request.purpose, outcome.usage, !outcome.ok);
+  await (request.recordLater ? recordUsageLater : recordUsage)(deps, request.account, request.purpose, outcome.usage, !outcome.ok);
   if (!outcome.ok) throw modelFailed(outcome.error);
   return { value: outcome.value, usage: outcome.usage, calls: 1 };
 }

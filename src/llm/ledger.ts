@@ -3,6 +3,7 @@ import type { Clock } from "../clock";
 import type { InDb } from "../db/client";
 import { llmUsage } from "../db/schema";
 import { AppError } from "../errors";
+import { logFailure } from "../observe/log";
 
 /** What the ledger needs: the mind's database and the clock that says which day it is. */
 export type Ledger = InDb & { clock: Clock };
@@ -49,6 +50,26 @@ export async function assertWithinBudget(deps: Ledger, account: TokenAccount): P
   if (used >= dailyBudget) {
     throw new AppError("budget_exceeded", `the mind has used ${used} of its ${dailyBudget} daily tokens; work waits for tomorrow`);
   }
+}
+
+/** Where work may be left until after the answer: the entry point's waitUntil, when it has one. */
+export type Deferring = { defer?: (work: Promise<unknown>) => void };
+
+/**
+ * recordUsage left to the entry point's deferred work, so an answer never waits on the primary
+ * for its ledger line (a failed write is logged; the call was made either way); awaited where
+ * nothing defers. The budget check before the next call reads it once written.
+ */
+export async function recordUsageLater(
+  deps: Ledger & Deferring,
+  account: Pick<TokenAccount, "mindId">,
+  purpose: Purpose,
+  usage: TokenUsage,
+  failed: boolean,
+): Promise<void> {
+  const write = recordUsage(deps, account, purpose, usage, failed);
+  if (!deps.defer) return write;
+  deps.defer(write.catch((err: unknown) => logFailure("usage_ledger_write_failed", err, { mind: account.mindId })));
 }
 
 /** Adds one model call to the account's ledger. A failed call still costs what the provider reported. */

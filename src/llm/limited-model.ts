@@ -1,6 +1,6 @@
 import { APICallError } from "@ai-sdk/provider";
 import { wrapLanguageModel } from "ai";
-import { ModelRateLimited, notConfigured } from "../errors";
+import { ModelRateLimited, refuseProblems, type SettingProblem } from "../errors";
 import { createLanguageModel, type LanguageModel, type LlmConfig, readLlmConfig } from "./providers";
 
 /** What the shared limiter lets through toward one provider (src/llm/model-limiter.ts counts it). */
@@ -15,17 +15,20 @@ export const DEFAULT_MODEL_LIMITS: ModelLimits = { requestsPerMinute: 300, token
 
 /** The limits from LLM_REQUESTS_PER_MINUTE and LLM_TOKENS_PER_MINUTE; a bad value is a configuration error. */
 export function readModelLimits(env: Env): ModelLimits {
+  const problems: SettingProblem[] = [];
   const read = (name: "LLM_REQUESTS_PER_MINUTE" | "LLM_TOKENS_PER_MINUTE", fallback: number) => {
     const raw = env[name]?.trim();
     if (!raw) return fallback;
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0) throw notConfigured(`${name} must be a whole number ≥ 0 (0: unlimited), not "${raw}"`);
+    if (!Number.isSafeInteger(value) || value < 0) problems.push({ setting: name, message: `${name} must be a whole number ≥ 0 (0: unlimited), not "${raw}"` });
     return value;
   };
-  return {
+  const limits = {
     requestsPerMinute: read("LLM_REQUESTS_PER_MINUTE", DEFAULT_MODEL_LIMITS.requestsPerMinute),
     tokensPerMinute: read("LLM_TOKENS_PER_MINUTE", DEFAULT_MODEL_LIMITS.tokensPerMinute),
   };
+  refuseProblems(problems);
+  return limits;
 }
 
 // Without a reported size, an answer is counted at this many tokens toward the per-minute budget.

@@ -1,7 +1,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { createWorkersAI } from "workers-ai-provider";
-import { notConfigured } from "../errors";
+import { notConfigured, refuseProblems, type SettingProblem } from "../errors";
 import { isHttpUrl } from "../urls";
 
 /** The language model edgemind's background work talks to. */
@@ -42,17 +42,17 @@ export function readLlmConfig(env: Env): LlmConfig {
     case "none":
       return { provider };
     case "workers-ai":
-      if (!env.AI) throw notConfigured('LLM_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
+      if (!env.AI) throw notConfigured("AI", 'LLM_PROVIDER=workers-ai needs the AI binding: add [ai] binding = "AI" to wrangler.toml');
       return { provider, binding: env.AI, model: env.LLM_MODEL?.trim() || DEFAULT_WORKERS_AI_MODEL };
     case "openai-compatible": {
-      if (!isHttpUrl(env.LLM_BASE_URL)) {
-        throw notConfigured("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL");
-      }
-      if (!env.LLM_MODEL?.trim()) throw notConfigured("LLM_PROVIDER=openai-compatible needs LLM_MODEL");
-      return { provider, baseUrl: apiBaseUrl(env.LLM_BASE_URL), apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL.trim() };
+      const problems: SettingProblem[] = [];
+      if (!isHttpUrl(env.LLM_BASE_URL)) problems.push({ setting: "LLM_BASE_URL", message: "LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL" });
+      if (!env.LLM_MODEL?.trim()) problems.push({ setting: "LLM_MODEL", message: "LLM_PROVIDER=openai-compatible needs LLM_MODEL" });
+      refuseProblems(problems);
+      return { provider, baseUrl: apiBaseUrl(env.LLM_BASE_URL!), apiKey: env.LLM_API_KEY || undefined, model: env.LLM_MODEL!.trim() };
     }
     default:
-      throw notConfigured(`LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
+      throw notConfigured("LLM_PROVIDER", `LLM_PROVIDER must be one of ${LLM_PROVIDERS.join(", ")}, not "${provider}"`);
   }
 }
 

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Semantic, VectorKind } from "../embeddings/ports";
 import { AppError } from "../errors";
-import { assertWithinBudget, recordUsage } from "../llm/ledger";
+import { assertWithinBudget, recordUsageLater } from "../llm/ledger";
 import { logFailure } from "../observe/log";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import { MAX_TEXT_CHARS, MAX_TOP_K, SHARED_LAYOUT } from "./vectors";
@@ -74,10 +74,10 @@ async function embedQuery(mindContext: MindContext, semantic: Semantic, q: strin
   try {
     if (!budget.ok) throw budget.error;
     const result = await semantic.embedder.embed([q.slice(0, MAX_TEXT_CHARS)]);
-    await afterResponse(mindContext, recordUsage(mindContext, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false));
+    await recordUsageLater(mindContext, account, "embedding", { inputTokens: result.tokens, outputTokens: 0 }, false);
     return result.vectors[0]!;
   } catch (err) {
-    if (!(err instanceof AppError)) await afterResponse(mindContext, recordUsage(mindContext, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true));
+    if (!(err instanceof AppError)) await recordUsageLater(mindContext, account, "embedding", { inputTokens: 0, outputTokens: 0 }, true);
     logFailure("query_embedding_failed", err, { mind: account.mindId });
     return null;
   }
@@ -91,9 +91,3 @@ const checked = (check: Promise<void>): Promise<Checked> =>
     () => ({ ok: true }),
     (error: unknown) => ({ ok: false, error }),
   );
-
-/** A ledger write left to the request's deferred work (waitUntil), so a read never waits on the primary; awaited where nothing defers. */
-async function afterResponse(mindContext: Pick<MindContext, "defer">, write: Promise<void>): Promise<void> {
-  if (!mindContext.defer) return write;
-  mindContext.defer(write.catch((err: unknown) => logFailure("usage_ledger_write_failed", err, {})));
-}

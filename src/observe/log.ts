@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { AppError, loggable } from "../errors";
+import { appErrorOf, loggable } from "../errors";
 
 export type LogLevel = "info" | "warn" | "error";
 export type LogValue = string | number | boolean | null;
@@ -51,7 +51,7 @@ export function logEvent(level: LogLevel, event: string, fields: LogFields = {})
 
 /** A failure as a line carries it: its code (an unexpected failure is `internal`) and `loggable`'s account of it. */
 export function errorFields(error: unknown): { error_code: string; error: string } {
-  return { error_code: error instanceof AppError ? error.code : "internal", error: loggable(error) };
+  return { error_code: appErrorOf(error)?.code ?? "internal", error: loggable(error) };
 }
 
 /** Logs a failure at error level with its code and the event's own fields. */

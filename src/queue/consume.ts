@@ -1,5 +1,5 @@
 import type { Deps } from "../deps";
-import { AppError, rateLimitedIn } from "../errors";
+import { appErrorOf, rateLimitedIn } from "../errors";
 import { createD1Meter } from "../observe/d1-meter";
 import { type LogFields, logEvent, logFailure, withLogFields } from "../observe/log";
 import { type RetryPolicy, retryDelay } from "../retry";
@@ -23,7 +23,7 @@ export async function handleUnit(deps: Deps, handlers: UnitHandlers, unit: Unit,
   } catch (error) {
     const limited = rateLimitedIn(error);
     if (!limited) logFailure("unit_failed", error, log);
-    const code = error instanceof AppError ? error.code : "internal";
+    const code = appErrorOf(error)?.code ?? "internal";
     return { status: "retry", code, ...(limited && { retryAfterSeconds: limited.retryAfterSeconds }) };
   }
 }

@@ -86,15 +86,17 @@ export interface MessageHit {
 
 /**
  * Full-text search over the non-ephemeral messages of the scope's sessions (of one session when given),
- * best first. A query with no word in it finds nothing.
+ * best first. A query with no word in it finds nothing. `ownWords`: only messages that hold a
+ * word of the query themselves, not found through the messages beside them.
  */
 export async function searchMessages(
   mindContext: MindContext,
-  options: { q: string; sessionId?: string; limit: number },
+  options: { q: string; sessionId?: string; limit: number; ownWords?: boolean },
 ): Promise<MessageHit[]> {
   const { scope } = mindContext;
-  const match = toMatchExpression(scope.mindId, options.q);
-  if (match === null) return [];
+  const terms = toMatchExpression(scope.mindId, options.q);
+  if (terms === null) return [];
+  const match = options.ownWords ? `search_content : (${terms})` : terms;
   if (options.sessionId !== undefined) await getSession(mindContext, options.sessionId);
   // The neighbouring messages count for half of the message's own words.
   const score = sql<number>`(-bm25(messages_fts, 1.0, 0.5))`;

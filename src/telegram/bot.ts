@@ -1,6 +1,6 @@
 import { Bot, type MiddlewareFn } from "grammy";
 import type { TelegramConfig } from "../config";
-import { AppError, type ErrorCode } from "../errors";
+import { appErrorOf, type ErrorCode } from "../errors";
 import { logEvent } from "../observe/log";
 import { bindMind } from "../tenancy/mind-context";
 import { journaledCalls } from "./api";
@@ -74,9 +74,10 @@ const friendlyErrors: MiddlewareFn<BotContext> = async (ctx, next) => {
   try {
     await next();
   } catch (error) {
-    const id = error instanceof AppError ? FRIENDLY[error.code] : undefined;
-    if (!id || !ctx.chat) throw error;
-    const { code, message } = error as AppError;
+    const known = appErrorOf(error);
+    const id = known ? FRIENDLY[known.code] : undefined;
+    if (!known || !id || !ctx.chat) throw error;
+    const { code, message } = known;
     logEvent("warn", "telegram_update_refused", { update_id: ctx.update.update_id, error_code: code });
     if (ctx.callbackQuery) await ctx.answerCallbackQuery();
     await ctx.reply(ctx.t(id, { message }));

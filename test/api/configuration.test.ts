@@ -1,8 +1,10 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
+import { configurationProblems } from "../../src/config";
+import { AppError, appErrorOf, NotConfigured, notConfigured } from "../../src/errors";
 import worker from "../../src/index";
-import { ADMIN_TOKEN } from "../helpers";
+import { ADMIN_TOKEN, call, newKey, newTenant } from "../helpers";
 
 /** One request to the Worker deployed with `settings` changed; the answer's status and JSON body. */
 async function callWith(
@@ -15,7 +17,7 @@ async function callWith(
   const request: Request<unknown, IncomingRequestCfProperties> = new Request(`https://edgemind.test${path}`, {
     method,
     headers: { "Content-Type": "application/json", ...headers },
-    body: method === "GET" ? undefined : JSON.stringify(body),
+    body: method === "GET" || method === "HEAD" ? undefined : JSON.stringify(body),
   });
   const ctx = createExecutionContext();
   const res = await worker.fetch(request, { ...env, ...settings } as Env, ctx);
@@ -82,5 +84,77 @@ describe("a missing or invalid setting answers 503 not_configured naming it, nev
     await callWith({ TELEGRAM_WEBHOOK_SECRET: undefined }, "POST", "/telegram/setup", admin);
     const lines = logged.mock.calls.map(([line]) => JSON.parse(String(line)) as Record<string, unknown>);
     expect(lines).toContainEqual(expect.objectContaining({ event: "not_configured", message: expect.stringContaining("TELEGRAM_WEBHOOK_SECRET") }));
+  });
+});
+
+describe("one list of configuration checks: /health names every setting at fault, never its value", () => {
+  it("answers ok with every setting in place", async () => {
+    const res = await call("GET", "/health");
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ ok: true, service: "edgemind" });
+  });
+
+  it("answers 503 ok: false with the names of every problem at once, from every reader of settings", async () => {
+    const settings = {
+      LLM_PROVIDER: "openai-compatible",
+      LLM_BASE_URL: undefined,
+      TELEGRAM_WEBHOOK_SECRET: "short!",
+      EMBEDDINGS_PROVIDER: "magic-embeddings",
+      RATE_LIMIT_WINDOW_SECONDS: "soon",
+    };
+    const request = new Request("https://edgemind.test/health");
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, { ...env, ...settings } as Env, ctx);
+    await waitOnExecutionContext(ctx);
+    const text = await res.text();
+    expect(res.status).toBe(503);
+    expect(JSON.parse(text)).toEqual({
+      ok: false,
+      service: "edgemind",
+      not_configured: ["TELEGRAM_WEBHOOK_SECRET", "LLM_BASE_URL", "LLM_MODEL", "RATE_LIMIT_WINDOW_SECONDS", "EMBEDDINGS_PROVIDER"],
+    });
+    for (const value of ["short!", "magic-embeddings", "soon"]) expect(text).not.toContain(value);
+  });
+
+  it("a missing binding and a configured embedder without its index are problems too", () => {
+    const problems = configurationProblems({ ...env, JOBS: undefined, EMBEDDINGS_BASE_URL: "http://127.0.0.1:1/v1", EMBEDDINGS_MODEL: "m", VECTORIZE: undefined } as Env);
+    expect(problems.map((p) => p.setting)).toEqual(["JOBS", "VECTORIZE"]);
+    expect(problems[0]!.message).toBe("the JOBS binding is missing: wrangler.toml declares it");
+  });
+});
+
+describe("a missing setting raised inside a Durable Object reaches the caller as 503 naming it", () => {
+  it("rebuilds an AppError that crossed RPC as a plain Error with its fields", () => {
+    const crossed = Object.assign(new Error("LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL"), {
+      name: "AppError",
+      code: "not_configured",
+      problems: [{ setting: "LLM_BASE_URL", message: "LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL" }],
+    });
+    const rebuilt = appErrorOf(crossed);
+    expect(rebuilt).toBeInstanceOf(NotConfigured);
+    expect(rebuilt).toMatchObject({ status: 503, message: crossed.message, problems: crossed.problems });
+    expect(appErrorOf(Object.assign(new Error("x"), { name: "AppError", code: "no_such_code" }))).toBeNull();
+    expect(appErrorOf(new Error("plain"))).toBeNull();
+    const own = new AppError("conflict", "taken");
+    expect(appErrorOf(own)).toBe(own);
+  });
+
+  it("POST /sessions/:id/extract, when the session's object throws not_configured", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    const t = await newTenant();
+    const key = (await newKey(t.token, t.mind.id)).key;
+    const session = await call("POST", "/sessions", { token: key, body: { task_name: "configuration" } });
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(session.json.id));
+    // The object's class as the runtime made it: its extract throws for this test only.
+    const prototype = await runInDurableObject(stub, (instance) => Object.getPrototypeOf(instance) as { extract: unknown });
+    const original = prototype.extract;
+    prototype.extract = () => Promise.reject(notConfigured("LLM_BASE_URL", "LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL"));
+    try {
+      const res = await call("POST", `/sessions/${session.json.id}/extract`, { token: key });
+      expect(res.status).toBe(503);
+      expect(res.json.error).toMatchObject({ code: "not_configured", message: "LLM_PROVIDER=openai-compatible needs LLM_BASE_URL, an http(s) URL" });
+    } finally {
+      prototype.extract = original;
+    }
   });
 });

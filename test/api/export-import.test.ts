@@ -114,6 +114,30 @@ describe("export and import", () => {
     expect((await call("GET", "/notes/search?q=answers", target)).json.results).toHaveLength(1);
   });
 
+  it("imports a Telegram chat as an API chat named telegram:<id>, its tasks kept: the bot's chat stays with the mind the bot writes to", async () => {
+    const t = await newTenant();
+    const auth = { token: t.token, mind: t.mind.id };
+    const session = await openSession(auth, { task_name: "groceries", chat: "bot" });
+    await append(auth, session.id, { content: "Buy green tea" });
+    // The archive of a mind whose chat is the bot's: its chat line says so.
+    const lines = (await exportLines(auth)).map((l) => (l.type === "chat" ? { ...l, kind: "telegram", external_id: "4242" } : l));
+    const archive = lines.map((l) => JSON.stringify(l)).join("\n") + "\n";
+
+    const target = { token: t.token, mind: (await newMind(t.token)).id };
+    expect((await importInto(target, archive)).status).toBe(200);
+    const chats = (await call("GET", "/chats", target)).json.chats;
+    expect(chats).toEqual([expect.objectContaining({ kind: "api", external_id: "telegram:4242", session_count: 1 })]);
+    const tasks = (await call("GET", "/sessions?chat=telegram:4242", target)).json.sessions;
+    expect(tasks).toEqual([expect.objectContaining({ task_name: "groceries", message_count: 1 })]);
+
+    // An archive holding both a Telegram chat and the API chat it would become is refused, naming both lines.
+    const chatLine = lines.findIndex((l) => l.type === "chat");
+    const both = [...lines.slice(0, chatLine + 1), { ...lines[chatLine], id: "chat_twin", kind: "api", external_id: "telegram:4242", active_session_id: null }, ...lines.slice(chatLine + 1)];
+    const refused = await importInto({ token: t.token, mind: (await newMind(t.token)).id }, both.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    expect(refused.status).toBe(400);
+    expect(refused.json.error.message).toBe(`line ${chatLine + 2}: chat api/telegram:4242 of agent default repeats line ${chatLine + 1}`);
+  });
+
   it("refuses to import into a mind that holds anything, and changes nothing", async () => {
     const t = await newTenant();
     const auth = { token: t.token, mind: t.mind.id };

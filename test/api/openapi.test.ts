@@ -95,6 +95,6 @@ describe("the OpenAPI document", () => {
   });
 });
 
-it("the admin token does not open the JSON routes", async () => {
-  expect((await SELF.fetch("https://edgemind.test/memory", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(401);
+it("the admin token does not open the JSON routes: 403, it is the operator's", async () => {
+  expect((await SELF.fetch("https://edgemind.test/memory", { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } })).status).toBe(403);
 });

@@ -27,7 +27,7 @@ async function run<I, O>(tool: { execute: (input: I, options: ToolExecutionOptio
 }
 
 describe("edgemind's tools for the AI SDK", () => {
-  it("are the MCP server's tools: the same names, descriptions and input schemas", async () => {
+  it("are the MCP server's tools: the same names, descriptions, input and output schemas", async () => {
     const { key: mindKey } = await tenantClients();
     const tools = edgemindTools({ url: BASE_URL, key: mindKey, fetch: toWorker });
     const listed = (await (await connectMcp(mindKey)).listTools()).tools;
@@ -38,7 +38,31 @@ describe("edgemind's tools for the AI SDK", () => {
       expect(served, name).toBeDefined();
       expect(tool.description, name).toBe(served!.description);
       expect(shownSchema(await asSchema(tool.inputSchema as FlexibleSchema<unknown>).jsonSchema), name).toEqual(shownSchema(served!.inputSchema));
+      expect(shownSchema(await asSchema(tool.outputSchema as FlexibleSchema<unknown>).jsonSchema), name).toEqual(shownSchema(served!.outputSchema));
     }
+  });
+
+  it("answer what the MCP tools answer, compact, for the same memories", async () => {
+    const { agent, key: mindKey } = await tenantClients();
+    const tools = edgemindTools({ url: BASE_URL, key: mindKey, fetch: toWorker });
+    const mcp = await connectMcp(mindKey);
+    const k = key("kettle");
+    await agent.memory.store({ category: "fact", key: k, content: "Owns a copper kettle", tags: ["kitchen"], priority: "high" });
+    const { session } = await agent.sessions.create({ task_name: "kitchen" });
+    await agent.sessions.addMessage(session.id, { role: "user", content: "What kettle do I own?" });
+    const calls = [
+      ["memory_search", { q: "kettle" }],
+      ["memory_recall", { max_tokens: 200 }],
+      ["session_context", { sessionId: session.id, q: "kettle" }],
+    ] as const;
+    for (const [name, input] of calls) {
+      const served = await mcp.callTool({ name, arguments: input });
+      expect(await run(tools[name] as { execute: (i: typeof input, o: ToolExecutionOptions<{}>) => unknown }, input), name).toEqual(served.structuredContent);
+    }
+    const [hit] = (await run(tools.memory_search, { q: "kettle" })).results;
+    expect(hit).toMatchObject({ key: k, content: "Owns a copper kettle", tags: ["kitchen"], priority: "high", verified: false });
+    expect(hit).not.toHaveProperty("mind_id");
+    expect(hit).not.toHaveProperty("source");
   });
 
   it("store, search, recall and assemble a session's context in the key's mind", async () => {
@@ -47,7 +71,7 @@ describe("edgemind's tools for the AI SDK", () => {
     const k = key("editor");
 
     const stored = await run(tools.memory_store, { category: "preference", key: k, content: "Uses Helix as the editor", tags: ["editor"] });
-    expect(stored).toMatchObject({ created: true, memory: { key: k, source: "agent", verified: false } });
+    expect(stored).toMatchObject({ created: true, memory: { key: k, verified: false } });
     const found = await run(tools.memory_search, { q: "editor" });
     expect(found.results.map((m) => m.key)).toEqual([k]);
     const recalled = await run(tools.memory_recall, { max_tokens: 200 });

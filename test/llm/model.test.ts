@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { answer } from "../../scripts/model-stand-in-answers.mjs";
+import { answer, toolCall } from "../../scripts/model-stand-in-answers.mjs";
 import { assembleContext } from "../../src/context/assemble";
 import { AppError } from "../../src/errors";
 import { generateObjectFor, generateTextFor, type ModelRequest } from "../../src/llm/generate";
@@ -232,5 +232,16 @@ describe("the offline stand-in model (npm run model:local)", () => {
     const context = await assembleContext(await inMind(testDeps(), { mindId: m.mindId }), { q: "When do I deploy?" });
     const reply = answer({ messages: [{ role: "system", content: context.system }, { role: "user", content: "#1 user: When do I deploy?" }] });
     expect(reply).toMatch(/I was given [1-9]\d* remembered lines? and your message: “When do I deploy\?”/);
+  });
+
+  it("as an agent's model offered memory_search, searches for the last message first, then answers with what it found", () => {
+    const tools = [{ type: "function", function: { name: "memory_search" } }];
+    const asked = { tools, messages: [{ role: "user", content: "What do I drink in the morning?" }] };
+    expect(toolCall(asked)).toEqual({ name: "memory_search", arguments: JSON.stringify({ q: "What do I drink in the morning?" }) });
+    expect(toolCall({ messages: asked.messages })).toBeNull();
+    const found = { results: [{ id: "mem_1", content: "Drinks green tea in the morning", verified: false }] };
+    const answered = { tools, messages: [...asked.messages, { role: "tool", content: JSON.stringify(found) }] };
+    expect(toolCall(answered)).toBeNull();
+    expect(answer(answered)).toBe("(stand-in model) memory_search found 1: Drinks green tea in the morning.");
   });
 });

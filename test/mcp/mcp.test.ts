@@ -37,10 +37,39 @@ describe("MCP server", () => {
     expect(update.inputSchema.required).toEqual(["text", "version"]);
   });
 
+  it("declares what each tool does to the mind and the shape of its answer", async () => {
+    const { client } = await agentOfNewMind();
+    const { tools } = await client.listTools();
+    for (const t of tools) {
+      expect(t.outputSchema?.type, t.name).toBe("object");
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint"] as const) expect(typeof t.annotations?.[hint], `${t.name} ${hint}`).toBe("boolean");
+    }
+    const readOnly = tools.filter((t) => t.annotations?.readOnlyHint).map((t) => t.name).sort();
+    expect(readOnly).toEqual(["get_memory", "memory_recall", "memory_search", "session_context"]);
+    const destructive = tools.filter((t) => t.annotations?.destructiveHint).map((t) => t.name).sort();
+    expect(destructive).toEqual(["memory_forget", "memory_store", "update_memory"]);
+    expect(tools.find((t) => t.name === "save_memory_note")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+  });
+
+  it("answers compact for a model: no ids or fields it cannot use, scores rounded, dates to the minute, JSON without spaces", async () => {
+    const { client, mind } = await agentOfNewMind();
+    const result = await tool(client, "memory_store", { category: "preference", key: "tea", content: "Green tea, never coffee", tags: ["drinks"] });
+    const text = textOf(result);
+    expect(JSON.parse(text)).toEqual(result.structuredContent);
+    const { memory } = data(result);
+    expect(Object.keys(memory)).toEqual(["id", "category", "key", "content", "tags", "verified", "updated"]);
+    expect(memory.updated).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}Z$/);
+    expect(text).not.toContain(mind.id);
+    expect(text).not.toMatch(/": |, "/);
+    const [hit] = data(await tool(client, "memory_search", { q: "tea" })).results;
+    expect(hit).toMatchObject({ id: memory.id, key: "tea", verified: false });
+    expect(String(hit.score).replace(/^0\.0*|e.*$|\./g, "").length).toBeLessThanOrEqual(3);
+    expect(data(await tool(client, "save_memory_note", { text: "Drinks it at eight" }))).toEqual({ saved: true });
+  });
+
   it("saves notes, reads and updates cold memory by compare-and-swap", async () => {
     const { client, token, mind } = await agentOfNewMind();
-    const saved = data(await tool(client, "save_memory_note", { text: "Prefers tea in the evening" }));
-    expect(saved.note).toMatchObject({ text: "Prefers tea in the evening", source: "agent", confidence: 0.7 });
+    expect(data(await tool(client, "save_memory_note", { text: "Prefers tea in the evening" }))).toEqual({ saved: true });
     const notes = await call("GET", "/notes", { token, mind: mind.id });
     expect(notes.json.notes.map((n: { text: string }) => n.text)).toEqual(["Prefers tea in the evening"]);
 
@@ -91,19 +120,20 @@ describe("MCP server", () => {
     const stored = data(
       await tool(client, "memory_store", { category: "preference", key: "coffee_order", content: "Любит кофе без сахара", tags: ["coffee"], priority: "high" }),
     );
-    expect(stored).toMatchObject({ created: true, memory: { source: "agent", verified: false, priority: "high" } });
+    expect(stored).toMatchObject({ created: true, memory: { key: "coffee_order", tags: ["coffee"], verified: false, priority: "high" } });
     const recall = await tool(client, "memory_recall", {});
     expect(textOf(recall)).toContain("content: Любит кофе без сахара");
     expect(textOf(recall)).toContain("[unverified]");
     const found = data(await tool(client, "memory_search", { q: "кофейку любить" }));
     expect(found.results.map((r: { id: string }) => r.id)).toEqual([stored.memory.id]);
-    expect(data(await tool(client, "memory_forget", { id: stored.memory.id }))).toEqual({ forgotten: [stored.memory.id] });
+    expect(data(await tool(client, "memory_forget", { id: stored.memory.id }))).toEqual({ forgotten: 1 });
     expect((await call("GET", `/memory/${stored.memory.id}`, { token: key })).status).toBe(404);
     const again = await tool(client, "memory_forget", { id: stored.memory.id });
     expect(again.isError).toBe(true);
     expect(textOf(again)).toBe("not_found: memory not found");
     const byKey = data(await tool(client, "memory_store", { category: "fact", key: "home_city", content: "Lives in Tbilisi" }));
-    expect(data(await tool(client, "memory_forget", { id: "home_city" }))).toEqual({ forgotten: [byKey.memory.id] });
+    expect(data(await tool(client, "memory_forget", { id: "home_city" }))).toEqual({ forgotten: 1 });
+    expect((await call("GET", `/memory/${byKey.memory.id}`, { token: key })).status).toBe(404);
   });
 
   it("forgets by key as documented, of one category when asked, in the caller's namespace only", async () => {
@@ -115,8 +145,11 @@ describe("MCP server", () => {
     const writer = await connectMcp(writerKey);
     const theirs = data(await tool(writer, "memory_store", { category: "preference", key: "editor", content: "Uses Vim" }));
 
-    expect(data(await tool(client, "memory_forget", { key: "editor", category: "skill" }))).toEqual({ forgotten: [skill.memory.id] });
-    expect(data(await tool(client, "memory_forget", { key: "editor" }))).toEqual({ forgotten: [editor.memory.id] });
+    expect(data(await tool(client, "memory_forget", { key: "editor", category: "skill" }))).toEqual({ forgotten: 1 });
+    expect((await call("GET", `/memory/${skill.memory.id}`, { token, mind: mind.id })).status).toBe(404);
+    expect((await call("GET", `/memory/${editor.memory.id}`, { token, mind: mind.id })).status).toBe(200);
+    expect(data(await tool(client, "memory_forget", { key: "editor" }))).toEqual({ forgotten: 1 });
+    expect((await call("GET", `/memory/${editor.memory.id}`, { token, mind: mind.id })).status).toBe(404);
     expect((await call("GET", `/memory/${theirs.memory.id}`, { token, mind: mind.id })).status).toBe(200);
     expect(textOf(await tool(other.client, "memory_forget", { key: "editor" }))).toBe("not_found: memory not found");
 
@@ -141,13 +174,13 @@ describe("MCP server", () => {
     await tool(client, "memory_store", { category: "project", key: "deploy_region", content: "Workers deploy to the EU region" });
     const result = await tool(client, "session_context", { sessionId: session.id, q: "which region do workers deploy to?" });
     const context = data(result);
-    const included = (part: string) =>
-      context.parts.filter((p: { part: string; included: boolean }) => p.part === part && p.included).map((p: { text: string }) => p.text);
-    expect(included("window").join("\n")).toContain("Deploy the worker");
-    expect(included("window")).toHaveLength(2);
-    expect(included("search").join("\n")).toContain("EU region");
-    expect(included("cold").join("\n")).toContain("Uses Cloudflare");
+    expect(Object.keys(context).sort()).toEqual(["budget", "prompt", "system", "tokens"].concat(context.left_out ? ["left_out"] : []).sort());
+    expect(context.prompt).toContain("Deploy the worker");
+    expect(context.prompt).toContain("Deployed");
+    expect(context.system).toContain("EU region");
+    expect(context.system).toContain("Uses Cloudflare");
     expect(context.prompt).not.toContain("tool dump");
+    expect(context.tokens).toBeLessThanOrEqual(context.budget);
     expect(textOf(result)).toContain("Uses Cloudflare");
     expect(textOf(result)).toContain("Deployed");
   });

@@ -33,7 +33,7 @@ const telegramChat = { id: "chat_bot", kind: "telegram", external_id: String(LOC
 test("the demo's mind is the one holding the local Telegram user's bot chat, in the account the bot made", async () => {
   const { api, calls } = fakeApi({
     "POST /auth/token": () => ({ token: "jwt" }),
-    "GET /minds": () => ({ minds: [{ id: "mind_other", name: "other" }, { id: "mind_bot", name: "Telegram: Local" }] }),
+    "GET /minds": () => ({ minds: [{ id: "mind_other", name: "other", created_at: "2026-12-02T00:00:00Z" }, { id: "mind_bot", name: "Telegram: Local", created_at: "2026-12-01T00:00:00Z" }] }),
     "GET /chats": ({ mind }) => ({ chats: mind === "mind_bot" ? [{ ...telegramChat, external_id: "7" }, telegramChat] : [] }),
   });
   const world = await demoMind(api, "admin");
@@ -43,10 +43,20 @@ test("the demo's mind is the one holding the local Telegram user's bot chat, in 
   assert.equal(DEMO_ACCOUNT, `telegram:${LOCAL_USER_ID}`);
 });
 
+test("of minds holding the bot's chat as a Telegram chat, the bot's is the oldest: a copy is made after it", async () => {
+  const { api } = fakeApi({
+    "POST /auth/token": () => ({ token: "jwt" }),
+    // Newest first, as GET /minds lists them: the copy an import made, then the bot's own.
+    "GET /minds": () => ({ minds: [{ id: "mind_copy", name: "copy", created_at: "2026-12-03T00:00:00Z" }, { id: "mind_bot", name: "Telegram: Local", created_at: "2026-12-01T00:00:00Z" }] }),
+    "GET /chats": () => ({ chats: [telegramChat] }),
+  });
+  assert.equal((await demoMind(api, "admin")).mind.id, "mind_bot");
+});
+
 test("an account without the bot chat is refused, not taken for the demo's", async () => {
   const { api } = fakeApi({
     "POST /auth/token": () => ({ token: "jwt" }),
-    "GET /minds": () => ({ minds: [{ id: "mind_api", name: "demo" }] }),
+    "GET /minds": () => ({ minds: [{ id: "mind_api", name: "demo", created_at: "2026-12-01T00:00:00Z" }] }),
     "GET /chats": () => ({ chats: [] }),
   });
   await assert.rejects(demoMind(api, "admin"), /holds no mind with the bot's chat/);

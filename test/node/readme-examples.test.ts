@@ -1,33 +1,14 @@
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { applyMigrations, freePort, root, startWorker } from "../../scripts/local.mjs";
+import { FAILING_CURL, runBash, shellBlocks } from "./readme-blocks";
 
 /** The README sections whose shell examples are run, in order, against a live local Worker. */
 const SECTIONS = ["## Using the API", "## Sessions: clean context per task", "## Long-term memory: notes, cold memory, consolidation"];
-
-/** The ```sh blocks written directly under `heading` (not under its subsections). */
-function shellBlocks(markdown: string, heading: string): string[] {
-  const blocks: string[] = [];
-  let current = "";
-  let block: string[] | null = null;
-  let fenced = false;
-  for (const line of markdown.split("\n")) {
-    if (/^\s*```/.test(line)) {
-      if (fenced && block) blocks.push(block.join("\n"));
-      block = !fenced && current === heading && line.trim() === "```sh" ? [] : null;
-      fenced = !fenced;
-    } else if (fenced) {
-      block?.push(line);
-    } else if (/^#{1,6} /.test(line)) {
-      current = line.trim();
-    }
-  }
-  return blocks;
-}
 
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
 const admin = randomBytes(24).toString("base64url");
@@ -43,18 +24,6 @@ async function waitForHealth(base: string, dev: ChildProcess): Promise<void> {
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error("wrangler dev did not answer /health within 60 s");
-}
-
-/** Runs a script with bash in `cwd`; resolves its exit code and everything it printed. */
-function runBash(script: string, cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", script], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
 }
 
 before(async () => {
@@ -96,8 +65,7 @@ test("the README's API, sessions and cold memory examples run as written against
   writeFileSync(path.join(cwd, ".dev.vars"), `ADMIN_TOKEN=${admin}\n`);
   // Every curl fails on an HTTP error status, and so does the block it is in (pipefail).
   const script = [
-    "set -euo pipefail",
-    'curl() { command curl --fail-with-body --show-error "$@"; }',
+    ...FAILING_CURL,
     ...blocks.flatMap(({ heading, blocks: found }) => found.map((block, i) => `echo ">>> ${heading} #${i + 1}" >&2\n${block}`)),
   ].join("\n");
   try {

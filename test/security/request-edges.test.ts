@@ -57,6 +57,47 @@ describe("answers are never sniffed", () => {
   });
 });
 
+describe("a request the route cannot take says what it takes", () => {
+  it("a JSON route given no Content-Type, or another one, answers 415 naming application/json; nothing is written", async () => {
+    const t = await newTenant();
+    const key = (await newKey(t.token, t.mind.id)).key;
+    const body = JSON.stringify({ category: "fact", key: "media_type", content: "sent as text" });
+    for (const headers of [{}, { "Content-Type": "text/plain" }] as Record<string, string>[]) {
+      const res = await fetchWorker("https://edgemind.test/memory", { method: "POST", headers: { Authorization: `Bearer ${key}`, ...headers }, body });
+      expect(res.status).toBe(415);
+      expect((await res.json()) as object).toMatchObject({
+        error: { code: "unsupported_media_type", message: "this route takes a JSON body: send it with Content-Type: application/json" },
+      });
+    }
+    expect((await call("GET", "/memory/search?q=media", { token: key })).json.results).toEqual([]);
+  });
+
+  it("a known path with a method it does not serve answers 405 with Allow; an unknown path 404", async () => {
+    const t = await newTenant();
+    const key = (await newKey(t.token, t.mind.id)).key;
+    for (const [method, path, allowed] of [["PATCH", "/memory", "POST, GET, HEAD"], ["DELETE", "/cold", "GET, PUT, HEAD"], ["PUT", "/health", "GET, HEAD"], ["POST", "/openapi.json", "GET, HEAD"]] as const) {
+      const res = await call(method, path, { token: key });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.headers.get("Allow"), `${method} ${path}`).toBe(allowed);
+      expect(res.json.error).toMatchObject({ code: "method_not_allowed", message: `${method} is not allowed on ${path}: use ${allowed}` });
+    }
+    expect((await call("GET", "/no-such-path", { token: key })).status).toBe(404);
+  });
+
+  it("the admin token on a mind's route is refused with 403 saying it is for the operator's routes, and counts as no failure", async () => {
+    const t = await newTenant();
+    for (const mind of [undefined, t.mind.id]) {
+      const res = await call("GET", "/memory", { token: ADMIN_TOKEN, mind });
+      expect(res.status).toBe(403);
+      expect(res.json.error.message).toBe(
+        "the admin token is for the operator's routes (POST /auth/token, /jobs, /shards, /telegram/setup): here send a mind key (emk_…) or a person's token from POST /auth/token",
+      );
+    }
+    expect((await call("GET", "/minds", { token: ADMIN_TOKEN })).status).toBe(403);
+    expect((await call("POST", "/auth/token", { token: ADMIN_TOKEN, body: { account: "operator-still-works" } })).status).toBe(200);
+  });
+});
+
 describe("the routes that write a whole cold document take its body, and no more", () => {
   it("PUT /cold, /mcp and /ui/cold answer 413 one byte past their own bound, and the document is as it was", async () => {
     const t = await newTenant();

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { redeemLoginLink } from "../../src/auth/login-links";
 import { storeMemory } from "../../src/memory/memories";
 import { updateCold } from "../../src/notes/cold-memory";
@@ -135,8 +135,9 @@ describe("free text", () => {
       { role: "user", content: "What do I like to drink?", ephemeral: 0 },
       { role: "assistant", content: "You drink green tea.", ephemeral: 0 },
     ]);
-    const usage = await (await dataOf(session!.mind_id)).prepare("select calls from llm_usage where mind_id = ? and purpose = 'chat'").bind(session!.mind_id).first();
-    expect(usage).toEqual({ calls: 1 });
+    // The ledger's line is written after the reply, by the chat object's deferred work.
+    const usage = () => dataOf(session!.mind_id).then((db) => db.prepare("select calls from llm_usage where mind_id = ? and purpose = 'chat'").bind(session!.mind_id).first());
+    await vi.waitFor(async () => expect(await usage()).toEqual({ calls: 1 }));
   });
 
   it("over the mind's daily token budget, says so in the person's language and keeps the message", async () => {
@@ -285,6 +286,20 @@ describe("memory commands", () => {
     expect(lastText(p)).toBe("Nothing found for “billing”.");
   });
 
+  it("/search finds what was said in the active task beside memories and notes, before any extraction", async () => {
+    const p = newPerson();
+    await useModel(p.chat.id, scriptedModel(["Noted.", "Noted."]).model);
+    await send(p, textUpdate(p, "/remember I keep my bike in the shed"));
+    await send(p, textUpdate(p, "The spare bike key hangs by the door"));
+    await send(p, textUpdate(p, "/search bike"));
+    expect(lastText(p)).toBe(
+      "Found for “bike”:\n1. ✅ I keep my bike in the shed\n\nIn this task's conversation:\n💬 you: The spare bike key hangs by the door\n\n/forget <number> forgets an item of this list.",
+    );
+    await send(p, textUpdate(p, "/task new errands"));
+    await send(p, textUpdate(p, "/search key"));
+    expect(lastText(p)).toBe("Nothing found for “key”.");
+  });
+
   it("/remember files like sentences of either language as preferences, under keys of their words", async () => {
     const en = newPerson();
     const ru = newPerson("ru", "Маша");
@@ -325,14 +340,14 @@ describe("memory commands", () => {
     });
     await send(p, textUpdate(p, "/remember"));
     expect(lastText(p)).toBe(
-      "Я нашёл в недавнем диалоге 2 факта и записал их. В течение часа консолидация внесёт их в вашу память (/memory) как есть; до тех пор /verify покажет их, чтобы подтвердить или удалить.",
+      "Я нашёл в недавнем диалоге 2 факта и записал их заметками. В течение часа консолидация внесёт их в сводную память (/memory); до тех пор /verify покажет заметки, чтобы подтвердить или удалить.",
     );
     await send(p, textUpdate(p, "/verify"));
     const sent = telegram.to(p.chat.id, "sendMessage").slice(-3);
     expect(sent.map((c) => c.payload.text)).toEqual([
-      "2 непроверенных воспоминания ждут вашей проверки:",
-      "Выкатывает релизы по пятницам\n— найдено в диалоге; ежечасная консолидация внесёт это в память",
-      "Пишет на Go\n— найдено в диалоге; ежечасная консолидация внесёт это в память",
+      "Ждут вашей проверки: воспоминания от агентов — 0, заметки из диалога — 2.",
+      "Выкатывает релизы по пятницам\n— заметка из диалога; ежечасная консолидация внесёт её в сводную память",
+      "Пишет на Go\n— заметка из диалога; ежечасная консолидация внесёт её в сводную память",
     ]);
     const [verify, remove] = sent.slice(1).map((c) => c.payload.reply_markup.inline_keyboard[0][0].callback_data as string);
     expect(verify).toMatch(/^note:v:note_/);
@@ -342,7 +357,7 @@ describe("memory commands", () => {
     const rows = await (await dataOf(mind_id)).prepare("select text, source, confidence from notes where mind_id = ?").bind(mind_id).all();
     expect(rows.results).toEqual([{ text: "Выкатывает релизы по пятницам", source: "user", confidence: 1 }]);
     await send(p, textUpdate(p, "/verify"));
-    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний нет.");
+    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний и заметок нет.");
   });
 
   it("/memory shows the consolidated memory", async () => {
@@ -393,15 +408,15 @@ describe("memory commands", () => {
   it("/verify shows unverified agent memories with Verify / Delete buttons, and the buttons work", async () => {
     const p = newPerson("ru");
     await send(p, textUpdate(p, "/verify"));
-    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний нет.");
+    expect(lastText(p)).toBe("Проверять нечего: непроверенных воспоминаний и заметок нет.");
     const { mind_id } = (await mindOf(p))!;
     const deps = testDeps();
     const { memory: a } = await storeMemory(await inMind(deps, agentScope(mind_id)), { category: "fact", key: "works_remote", content: "Работает удалённо" });
     const { memory: b } = await storeMemory(await inMind(deps, agentScope(mind_id)), { category: "fact", key: "has_cat", content: "Есть кот" });
     await send(p, textUpdate(p, "/verify"));
-    expect(telegram.to(p.chat.id, "sendMessage").at(-3)!.payload.text).toBe("2 непроверенных воспоминания ждут вашей проверки:");
+    expect(telegram.to(p.chat.id, "sendMessage").at(-3)!.payload.text).toBe("Ждут вашей проверки: воспоминания от агентов — 2, заметки из диалога — 0.");
     const cards = telegram.to(p.chat.id, "sendMessage").slice(-2);
-    expect(cards.map((c) => c.payload.text).sort()).toEqual(["Есть кот\n— факт, записано агентом", "Работает удалённо\n— факт, записано агентом"]);
+    expect(cards.map((c) => c.payload.text).sort()).toEqual(["Есть кот\n— воспоминание, записанное агентом (факт)", "Работает удалённо\n— воспоминание, записанное агентом (факт)"]);
     expect(cards.map((c) => c.payload.reply_markup.inline_keyboard[0].map((k: any) => k.text))).toEqual([
       ["Подтвердить", "Удалить"],
       ["Подтвердить", "Удалить"],
@@ -453,7 +468,7 @@ describe("languages", () => {
     expect(lastText(ru)).toContain("/task — Задачи: new, list, switch, delete");
     const en = newPerson("en-GB");
     await send(en, textUpdate(en, "/help"));
-    expect(lastText(en)).toContain("/verify — Check unverified memories");
+    expect(lastText(en)).toContain("/verify — Check unverified memories and notes");
   });
 });
 

@@ -65,7 +65,7 @@ describe("/forget", () => {
     expect(await memoryContents(mindId)).toEqual([]);
     // The same number again: the item is gone, and the bot says so instead of a bare "not found".
     await send(p, textUpdate(p, "/forget 2"));
-    expect(lastText(p)).toBe("Item 2 of the last list is gone already (forgotten, or folded into long-term memory). Ask for the list again to see what is there.");
+    expect(lastText(p)).toBe("Item 2 of the last list is gone already (forgotten, or a note folded into the consolidated memory). Ask for the list again to see what is there.");
   });
 });
 
@@ -84,7 +84,7 @@ describe("/remember without text", () => {
     });
     await send(p, textUpdate(p, "/remember"));
     expect(lastText(p)).toBe(
-      "I found one fact in the recent dialogue and noted it. Within the hour the consolidation folds it into your memory (/memory) as it is; until then /verify shows it, to confirm or delete.",
+      "I found one fact in the recent dialogue and wrote it down as a note. Within the hour the consolidation folds it into your consolidated memory (/memory); until then /verify shows it, to confirm or delete.",
     );
     expect((await consolidate(testDeps(), { mindId, agent: "default" })).status).toBe("done");
     await send(p, textUpdate(p, "/memory"));

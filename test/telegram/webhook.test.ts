@@ -233,6 +233,54 @@ describe("failures", () => {
     expect(model.prompts).toHaveLength(1);
   });
 
+  it("the reply goes out while the answer is appended: an append that fails is retried alone, the reply sent once", async () => {
+    const p = newPerson();
+    const model = scriptedModel(["Hello!", "Green tea."]);
+    await useModel(p.chat.id, model.model);
+    await send(p, textUpdate(p, "hi"));
+    const [session] = await rowsEverywhere<{ id: string }>("select active_session_id as id from chats where kind = 'telegram' and external_id = ?", String(p.chat.id));
+    const stub = env.SESSIONS.get(env.SESSIONS.idFromName(session!.id));
+    // The session's object as the runtime made it: its first append of an answer waits for the reply to be sent, then fails.
+    const prototype = await runInDurableObject(stub, (instance) => Object.getPrototypeOf(instance) as { append: (...args: unknown[]) => Promise<unknown> });
+    const original = prototype.append;
+    let replyBeforeTheAppendEnded: boolean | null = null;
+    prototype.append = async function (this: unknown, ...args: unknown[]) {
+      if ((args[1] as { role: string }).role === "assistant" && replyBeforeTheAppendEnded === null) {
+        for (let i = 0; i < 300 && !sentTexts(telegram, p.chat.id).includes("Green tea."); i++) await sleep(10);
+        replyBeforeTheAppendEnded = sentTexts(telegram, p.chat.id).includes("Green tea.");
+        throw new Error("injected: the answer's append failed");
+      }
+      return original.apply(this, args);
+    };
+    try {
+      await send(p, textUpdate(p, "what do I drink?"));
+    } finally {
+      prototype.append = original;
+    }
+    expect(replyBeforeTheAppendEnded).toBe(true);
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["Hello!", "Green tea."]);
+    expect(model.prompts).toHaveLength(2);
+    expect((await userMessagesOf(p.chat.id)).slice(2)).toEqual([
+      { role: "user", content: "what do I drink?" },
+      { role: "assistant", content: "Green tea." },
+    ]);
+  });
+
+  it("a reply that fails is sent again on the retry, the answer appended once", async () => {
+    const p = newPerson();
+    const model = scriptedModel(["Noted."]);
+    await useModel(p.chat.id, model.model);
+    telegram.failNext("sendMessage", serverError);
+    await send(p, textUpdate(p, "I drink green tea"));
+    // The first call was refused (502), the second delivered.
+    expect(sentTexts(telegram, p.chat.id)).toEqual(["Noted.", "Noted."]);
+    expect(model.prompts).toHaveLength(1);
+    expect(await userMessagesOf(p.chat.id)).toEqual([
+      { role: "user", content: "I drink green tea" },
+      { role: "assistant", content: "Noted." },
+    ]);
+  });
+
   it("every line of an update's handling carries the id of the webhook request that brought it, and the update's id", async () => {
     const p = newPerson();
     await useModel(p.chat.id, scriptedModel([new Error("the provider is down"), "answered"]).model);

@@ -1,4 +1,9 @@
-"""Answers made compact for a model, which pays for every token: only what it can use."""
+"""Answers made compact for a model, which pays for every token: only what it can use.
+
+The shape is the MCP and AI SDK tools' (packages/client/src/compact.ts): a memory's fields follow
+the generated MEMORY_FOR_MODELS, and tests/compact_cases.json holds answers the TypeScript made
+compact, which these functions must match.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,7 @@ import re
 from collections import Counter
 from typing import Any, Dict, Mapping, Optional
 
+from edgemind._compact_fields import MEMORY_FOR_MODELS
 from edgemind.results import Recall, StoredMemory
 from edgemind.types import Context, MemorySearchResults
 
@@ -25,17 +31,13 @@ def rounded(score: float) -> float:
 
 def compact_memory(memory: Mapping[str, Any]) -> Dict[str, Any]:
     """A memory as a model reads it: what it says and how far to trust it; no mind, namespace or writer."""
-    out: Dict[str, Any] = {"id": memory["id"], "category": memory["category"], "key": memory["key"], "content": memory["content"]}
-    if memory.get("tags"):
-        out["tags"] = memory["tags"]
-    if memory.get("priority") not in (None, "normal"):
-        out["priority"] = memory["priority"]
-    out["verified"] = memory["verified"]
-    if "score" in memory:
-        out["score"] = rounded(memory["score"])
-    if memory.get("expires_at"):
-        out["expires"] = short_date(memory["expires_at"])
-    out["updated"] = short_date(memory.get("updated_at"))
+    out: Dict[str, Any] = {}
+    for rule in MEMORY_FOR_MODELS:
+        value = memory.get(rule["field"])
+        if value is None or value in rule.get("left_out_when", []):
+            continue
+        shown = rule.get("as")
+        out[rule.get("to", rule["field"])] = short_date(value) if shown == "date" else rounded(value) if shown == "score" else value
     return out
 
 

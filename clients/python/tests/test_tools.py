@@ -5,11 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 import unittest
+from pathlib import Path
 
 from stub import Scripted, StubServer
 
 from edgemind import AsyncEdgemind, Edgemind
-from edgemind._compact import compact_context, rounded, short_date
+from edgemind._compact import compact_context, compact_recall, compact_search, compact_stored, rounded, short_date
 from edgemind.tools import openai_tools, tool_schemas
 
 MEMORY = {
@@ -79,6 +80,18 @@ class CompactTest(unittest.TestCase):
         }
         compact = compact_context(context)  # type: ignore[arg-type]
         self.assertEqual(compact, {"system": "<memory>…</memory>", "prompt": "user: tea?", "tokens": 40, "budget": 300, "left_out": {"duplicate": 1}})
+
+
+class AgreesWithTheTypeScriptTest(unittest.TestCase):
+    def test_each_answer_is_made_as_compact_as_the_mcp_and_ai_sdk_tools_make_it(self) -> None:
+        cases = json.loads((Path(__file__).parent / "compact_cases.json").read_text(encoding="utf-8"))
+        compact = {"memory_search": compact_search, "memory_store": compact_stored, "memory_recall": compact_recall, "session_context": compact_context}
+        self.assertEqual(sorted(case["tool"] for case in cases), sorted(compact))
+        for case in cases:
+            with self.subTest(tool=case["tool"]):
+                made = compact[case["tool"]](case["answer"])
+                self.assertEqual(made, case["compact"])
+                self.assertEqual(list(made), list(case["compact"]), "the same fields in the same order")
 
 
 class DispatchTest(unittest.TestCase):

@@ -1,9 +1,11 @@
 // Packs @edgemind/client as npm would publish it and installs the tarball in a scratch project
-// beside the newest `ai` and `zod`, as a user would: the install must leave a valid tree, the
-// shipped files must stand on their own, and a strict TypeScript project using the client and
-// its AI SDK tools must compile and run.
+// beside the `ai` its README names for the running Node.js, that ai's OpenAI-compatible provider,
+// `zod` and `@types/node`, as a user would: the install must leave a valid tree, the shipped
+// files must stand on their own, a strict TypeScript project using the client and its AI SDK
+// tools must compile and run, and the README's complete script must compile with the README's
+// tsconfig, and with every declaration checked as the README says.
 //
-//   node scripts/pack-check.mjs                         ai@latest, zod@latest
+//   node scripts/pack-check.mjs                         ai 6 on Node.js 20, the newest on 22+; zod@latest
 //   node scripts/pack-check.mjs --ai 5 --zod 4.0.0      an older pair the peer ranges admit
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,7 +16,12 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const { values: versions } = parseArgs({ options: { ai: { type: "string", default: "latest" }, zod: { type: "string", default: "latest" } } });
+// ai 7 declares Node.js 22 or newer: on Node.js 20 the README names ai 6.
+const nodeMajor = Number(process.versions.node.split(".")[0]);
+const { values: versions } = parseArgs({ options: { ai: { type: "string", default: nodeMajor >= 22 ? "latest" : "6" }, zod: { type: "string", default: "latest" } } });
+/** The OpenAI-compatible provider made for each major of ai (the README's table). */
+const PROVIDER_OF_AI = { 5: "1", 6: "2", 7: "3" };
+const providerVersion = PROVIDER_OF_AI[versions.ai.split(".")[0]] ?? "latest";
 const NPM_QUIET = ["--no-audit", "--no-fund", "--loglevel=error"];
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
@@ -30,6 +37,7 @@ try {
   checkSourceMaps(installed);
   checkDeclaredTypes(installed);
   compile(project);
+  compileReadmeScript(project, installed);
   run(project);
 } catch (error) {
   problems.add(error instanceof Error ? error.message : String(error));
@@ -61,12 +69,13 @@ function pack(destination) {
 function install(project, tarball) {
   mkdirSync(project);
   writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "scratch", private: true, type: "module" }));
-  sh(npm, ["install", tarball, `ai@${versions.ai}`, `zod@${versions.zod}`, ...NPM_QUIET], project);
+  const others = [`ai@${versions.ai}`, `zod@${versions.zod}`, `@ai-sdk/openai-compatible@${providerVersion}`, `@types/node@${nodeMajor}`, "@types/json-schema"];
+  sh(npm, ["install", tarball, ...others, ...NPM_QUIET], project);
   sh(npm, ["ls", "--all", ...NPM_QUIET], project);
 }
 
 function checkShippedFiles(dir) {
-  for (const file of ["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "dist/ai.js", "dist/ai.d.ts", "dist/tool-descriptions.js", "dist/tool-descriptions.d.ts"]) {
+  for (const file of ["LICENSE", "README.md", "dist/index.js", "dist/index.d.ts", "dist/ai.js", "dist/ai.d.ts", "dist/compact.js", "dist/compact.d.ts", "dist/tool-descriptions.js", "dist/tool-descriptions.d.ts"]) {
     if (!existsSync(path.join(dir, file))) problems.add(`the tarball has no ${file}`);
   }
 }
@@ -146,6 +155,30 @@ function compile(project) {
   );
   const tsc = createRequire(path.join(packageDir, "package.json")).resolve("typescript/bin/tsc");
   sh(process.execPath, [tsc, "-p", project], project);
+}
+
+/** The fenced block of `lang` written under the README's `heading`. */
+function readmeBlock(readme, heading, lang) {
+  const section = readme.split(/^## /m).find((part) => part.startsWith(`${heading}\n`));
+  const block = section && new RegExp(`^\`\`\`${lang}\n([\\s\\S]*?)^\`\`\`$`, "m").exec(section);
+  if (!block) throw new Error(`README.md has no ${lang} block under "## ${heading}"`);
+  return block[1];
+}
+
+/**
+ * The README's complete script, compiled as its reader would: with the tsconfig it gives, then
+ * with every declaration checked (no skipLibCheck, the DOM's names and @types/json-schema), as it says.
+ */
+function compileReadmeScript(project, installed) {
+  const readme = readFileSync(path.join(installed, "README.md"), "utf8");
+  const { compilerOptions } = JSON.parse(readmeBlock(readme, "TypeScript settings", "json"));
+  writeFileSync(path.join(project, "first-look.ts"), readmeBlock(readme, "A complete script", "ts"));
+  const tsc = createRequire(path.join(packageDir, "package.json")).resolve("typescript/bin/tsc");
+  const checkedAll = { ...compilerOptions, skipLibCheck: false, lib: [...compilerOptions.lib, "dom"], types: ["node", "json-schema"] };
+  for (const [name, options] of [["readme", compilerOptions], ["readme-all", checkedAll]]) {
+    writeFileSync(path.join(project, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: options, files: ["first-look.ts"] }));
+    sh(process.execPath, [tsc, "-p", `tsconfig.${name}.json`], project);
+  }
 }
 
 /** The ESM entry points load and build the tools against the installed ai and zod. */

@@ -1,6 +1,7 @@
 import { type Tool, tool } from "ai";
 import { z } from "zod";
 import { createEdgemind, type EdgemindClient, type EdgemindOptions } from "./client.js";
+import { COMPACT_OUTPUT, type CompactOutput, compactContext, compactRecall, compactSearch, compactStored } from "./compact.js";
 import { MEMORY_FIELDS, MEMORY_LIMITS } from "./generated/memory-shape.js";
 import { ARGUMENT_DESCRIPTIONS as ARGS, TOOL_DESCRIPTIONS } from "./tool-descriptions.js";
 
@@ -47,8 +48,6 @@ const contextInput = z.object({
   max_tokens: z.number().int().min(300).max(32_000).optional().describe(ARGS.session_context.max_tokens),
 });
 
-type Output<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
-
 /**
  * An AI SDK tool that always runs here. Written with `ai`'s own Tool type so the declarations
  * name only `ai` and `zod`, not the packages `ai` is built from.
@@ -57,16 +56,17 @@ export type EdgemindTool<INPUT, OUTPUT> = Tool<INPUT, OUTPUT> & { execute: NonNu
 
 /** A type, not an interface: `ToolSet` takes it only with the index signature a type has implicitly. */
 export type EdgemindTools = {
-  memory_search: EdgemindTool<z.infer<typeof searchInput>, Output<EdgemindClient["memory"]["search"]>>;
-  memory_store: EdgemindTool<z.infer<typeof storeInput>, Output<EdgemindClient["memory"]["store"]>>;
-  memory_recall: EdgemindTool<z.infer<typeof recallInput>, Output<EdgemindClient["memory"]["recall"]>>;
-  session_context: EdgemindTool<z.infer<typeof contextInput>, Output<EdgemindClient["sessions"]["context"]>>;
+  memory_search: EdgemindTool<z.infer<typeof searchInput>, CompactOutput["memory_search"]>;
+  memory_store: EdgemindTool<z.infer<typeof storeInput>, CompactOutput["memory_store"]>;
+  memory_recall: EdgemindTool<z.infer<typeof recallInput>, CompactOutput["memory_recall"]>;
+  session_context: EdgemindTool<z.infer<typeof contextInput>, CompactOutput["session_context"]>;
 };
 
 /**
- * edgemind's memory tools for the Vercel AI SDK, named and described as the MCP server's:
- * spread them into `tools` of `generateText` or `streamText`. Give the Worker's url and a key,
- * or a client made with createEdgemind (its bookmarks then carry across both).
+ * edgemind's memory tools for the Vercel AI SDK, named, described and answering as the MCP
+ * server's (compact answers for a model: src/compact.ts): spread them into `tools` of
+ * `generateText` or `streamText`. Give the Worker's url and a key, or a client made with
+ * createEdgemind (its bookmarks then carry across both).
  */
 export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindTools {
   const client = "memory" in from ? from : createEdgemind(from);
@@ -74,25 +74,26 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindT
     memory_search: tool({
       description: TOOL_DESCRIPTIONS.memory_search,
       inputSchema: searchInput,
-      execute: ({ q, tag, category, limit }) => client.memory.search(q, { tag, category, limit: limit ?? LIMITS.search.default }),
+      outputSchema: COMPACT_OUTPUT.memory_search,
+      execute: async ({ q, tag, category, limit }) => compactSearch(await client.memory.search(q, { tag, category, limit: limit ?? LIMITS.search.default })),
     }),
     memory_store: tool({
       description: TOOL_DESCRIPTIONS.memory_store,
       inputSchema: storeInput,
-      execute: async (input) => {
-        const { memory, created } = await client.memory.store(input);
-        return { created, memory };
-      },
+      outputSchema: COMPACT_OUTPUT.memory_store,
+      execute: async (input) => compactStored(await client.memory.store(input)),
     }),
     memory_recall: tool({
       description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: recallInput,
-      execute: ({ limit, category, max_tokens }) => client.memory.recall({ limit: limit ?? LIMITS.recall.default, category, max_tokens }),
+      outputSchema: COMPACT_OUTPUT.memory_recall,
+      execute: async ({ limit, category, max_tokens }) => compactRecall(await client.memory.recall({ limit: limit ?? LIMITS.recall.default, category, max_tokens })),
     }),
     session_context: tool({
       description: TOOL_DESCRIPTIONS.session_context,
       inputSchema: contextInput,
-      execute: ({ sessionId, q, max_tokens }) => client.sessions.context(sessionId, { q, max_tokens }),
+      outputSchema: COMPACT_OUTPUT.session_context,
+      execute: async ({ sessionId, q, max_tokens }) => compactContext(await client.sessions.context(sessionId, { q, max_tokens })),
     }),
   };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { invalid } from "../../errors";
 import { memoryInput, memoryKey } from "../../memory/fields";
 import { forgetMemory } from "../../memory/memories";
-import { jsonResult, type RegisterTool, runTool } from "../tool-context";
+import { ANNOTATIONS, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
@@ -16,12 +16,14 @@ export const register: RegisterTool = (server, mindContext) =>
         key: memoryKey.optional().describe("The memory's key, as memory_store was given it"),
         category: memoryInput.shape.category.optional().describe("With key: only the memory of this category"),
       },
+      outputSchema: { forgotten: z.number().int().describe("How many memories were deleted") },
+      annotations: ANNOTATIONS.deletes,
     },
     ({ id, key, category }) =>
       runTool(async () => {
         if ((id === undefined) === (key === undefined)) throw invalid("give either id or key");
         if (category !== undefined && key === undefined) throw invalid("category goes with key");
         const forgotten = await forgetMemory(mindContext, key !== undefined ? { key, category } : { id: id! });
-        return jsonResult({ forgotten: forgotten.map((m) => m.id) });
+        return jsonResult({ forgotten: forgotten.length });
       }),
   );

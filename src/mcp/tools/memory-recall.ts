@@ -1,9 +1,10 @@
+import { COMPACT_OUTPUT, compactRecall } from "@edgemind/client/compact";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 import { z } from "zod";
 import { countWithin, memoryInput } from "../../memory/fields";
 import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
-import { jsonResult, type RegisterTool, runTool } from "../tool-context";
+import { ANNOTATIONS, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
@@ -15,10 +16,13 @@ export const register: RegisterTool = (server, mindContext) =>
         category: memoryInput.shape.category.optional(),
         max_tokens: z.number().int().min(RECALL_TOKENS.min).max(RECALL_TOKENS.max).optional(),
       },
+      outputSchema: COMPACT_OUTPUT.memory_recall,
+      annotations: ANNOTATIONS.reads,
     },
     ({ limit, category, max_tokens }) =>
       runTool(async () => {
         const recall = await recallMemories(mindContext, { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens });
-        return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
+        // The recall's own text is what a model reads: it is already written for one.
+        return jsonResult(compactRecall(recall), recall.text);
       }),
   );

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { MAX_CONTEXT_CHARS } from "../../memory/rows";
 import { addNote } from "../../notes/notes";
-import { jsonResult, type RegisterTool, runTool } from "../tool-context";
+import { ANNOTATIONS, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
@@ -19,10 +19,13 @@ export const register: RegisterTool = (server, mindContext) =>
           .optional()
           .describe("Where it came from (the lines of dialogue around it, a document section): helps search find it; not part of the fact"),
       },
+      outputSchema: { saved: z.literal(true) },
+      annotations: ANNOTATIONS.appends,
     },
     ({ text, sessionId, context }) =>
       runTool(async () => {
-        const note = await addNote(mindContext, { text, session_id: sessionId, context });
-        return jsonResult({ saved: true, note });
+        // The note's id and fields are nothing a model can use: no tool takes a note.
+        await addNote(mindContext, { text, session_id: sessionId, context });
+        return jsonResult({ saved: true });
       }),
   );

@@ -1,8 +1,9 @@
+import { COMPACT_OUTPUT, compactContext } from "@edgemind/client/compact";
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 import { z } from "zod";
 import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../../context/assemble";
 import { contextQuery } from "../../memory/fields";
-import { jsonResult, type RegisterTool, runTool } from "../tool-context";
+import { ANNOTATIONS, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
@@ -14,10 +15,13 @@ export const register: RegisterTool = (server, mindContext) =>
         q: contextQuery.optional().describe(ARGUMENT_DESCRIPTIONS.session_context.q),
         max_tokens: z.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional().describe(ARGUMENT_DESCRIPTIONS.session_context.max_tokens),
       },
+      outputSchema: COMPACT_OUTPUT.session_context,
+      annotations: ANNOTATIONS.reads,
     },
     ({ sessionId, q, max_tokens }) =>
       runTool(async () => {
         const context = await assembleContext(mindContext, { session_id: sessionId, q: q ?? null, max_tokens });
-        return jsonResult(context, `${context.system}\n\n${context.prompt}`);
+        // The system text and the conversation are what a model reads, as it would be given them.
+        return jsonResult(compactContext(context), `${context.system}\n\n${context.prompt}`);
       }),
   );

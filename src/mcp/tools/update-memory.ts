@@ -2,7 +2,7 @@ import { z } from "zod";
 import { AppError } from "../../errors";
 import { readCold, updateCold } from "../../notes/cold-memory";
 import { COLD_MAX_CHARS, COLD_STORED_MAX_CHARS } from "../../notes/cold-store";
-import { errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
+import { ANNOTATIONS, errorResult, jsonResult, type RegisterTool, runTool } from "../tool-context";
 
 export const register: RegisterTool = (server, mindContext) =>
   server.registerTool(
@@ -23,6 +23,9 @@ export const register: RegisterTool = (server, mindContext) =>
         version: z.number().int().min(0).describe("The version you read with get_memory"),
         consolidationId: z.string().trim().min(1).max(100).optional().describe("The consolidation whose notes this text folds in"),
       },
+      outputSchema: { updated: z.literal(true), version: z.number().int(), folded_notes: z.number().int() },
+      // Replaces the document; the same call again finds the version moved on and writes nothing.
+      annotations: ANNOTATIONS.replaces,
     },
     ({ text, version, consolidationId }) =>
       runTool(async () => {

@@ -148,9 +148,19 @@ function readColdVersion(reading: Reading, line: Line<"cold_version">, n: number
   if (!max || line.version > max.max) reading.coldVersions.set(line.agent, { max: line.version, line: n });
 }
 
+/**
+ * A chat as an import writes it. Which mind a Telegram chat talks to is the directory's binding,
+ * which an import never moves: an imported Telegram chat becomes an API chat named
+ * `telegram:<chat id>`, its tasks and history kept, so only the bound mind holds the bot's chat.
+ */
+export function importedChat<C extends Pick<Line<"chat">, "kind" | "external_id">>(chat: C): C {
+  return chat.kind === "telegram" ? { ...chat, kind: "api", external_id: `telegram:${chat.external_id}` } : chat;
+}
+
 function readChat(reading: Reading, line: Line<"chat">, n: number): void {
   once(reading, `chat id ${line.id}`, `id ${line.id}`, n);
-  once(reading, `chat ${line.kind}/${line.external_id} of agent ${line.agent}`, `chat ${line.agent}\u0000${line.kind}\u0000${line.external_id}`, n);
+  const { kind, external_id } = importedChat(line);
+  once(reading, `chat ${kind}/${external_id} of agent ${line.agent}`, `chat ${line.agent}\u0000${kind}\u0000${external_id}`, n);
   reading.ids.set(line.id, newId("chat"));
   reading.chatIds.add(line.id);
   if (line.active_session_id !== null) reading.chatActive.push({ chat: line.id, session: line.active_session_id, line: n });

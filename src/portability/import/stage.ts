@@ -11,7 +11,7 @@ import type { Line } from "../archive";
 import { DEFAULT_ROW_BOUNDS } from "../move/shard-rows";
 import { parseLine } from "./archive-lines";
 import { dropArchive, readArchive } from "./archive-parts";
-import { type CheckedArchive, checkArchive } from "./check";
+import { type CheckedArchive, checkArchive, importedChat } from "./check";
 import { type Pause, yieldToOthers } from "./pace";
 
 // The first step of an import's object: the archive its request stored is checked as a whole
@@ -110,7 +110,7 @@ export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generat
   const chatAgent = new Map<string, string>();
   for (const c of each("chat")) {
     chatAgent.set(c.id, c.agent);
-    yield { kind: "chat", data: { ...c, id: ids.get(c.id)!, active_session_id: known(c.active_session_id) } };
+    yield { kind: "chat", data: { ...importedChat(c), id: ids.get(c.id)!, active_session_id: known(c.active_session_id) } };
   }
   for (const s of each("session")) {
     yield { kind: "session", data: { ...s, id: ids.get(s.id)!, chat_id: ids.get(s.chat_id)!, agent: chatAgent.get(s.chat_id)! } };

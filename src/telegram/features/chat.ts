@@ -8,8 +8,8 @@ import { activeTask, shownTaskName } from "./tasks";
 
 /**
  * Free text: appended to the active session, answered by the model with the assembled context,
- * the answer appended too. Every step is journaled, so a retried update repeats none of them.
- * Memory is read while the message is appended, and the append hands back the dialogue.
+ * the answer sent while it is appended too. Every step is journaled, so a retried update repeats
+ * none of them. Memory is read while the message is appended, and the append hands back the dialogue.
  */
 export const chatFeature = new Composer<BotContext>();
 
@@ -31,9 +31,19 @@ chatFeature.on("message:text", async (ctx) => {
   const answer = await journal.once("answer", () => answerInSession(mind, llm, session.id, text, { dialogue }));
   // Settled already when the answer was: awaited so a failed append is never left unhandled.
   await Promise.all([dialogue, typing]);
-  await journal.once("append-assistant", () => appendMessage(mind, session.id, { role: "assistant", content: answer }));
-  await replyLong(ctx, answer);
+  // The person reads the answer while it is stored: each step journaled alone, so a retry after
+  // one failed repeats only that one. Both settle before the attempt ends.
+  await settledBoth(
+    journal.once("append-assistant", () => appendMessage(mind, session.id, { role: "assistant", content: answer })),
+    replyLong(ctx, answer),
+  );
 });
+
+/** Waits for both, then throws the first failure: a retry never starts while one of them still runs. */
+async function settledBoth(a: Promise<unknown>, b: Promise<unknown>): Promise<void> {
+  const failed = (await Promise.allSettled([a, b])).find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+}
 
 /**
  * Appends the person's message once; the dialogue after it, or null when the append was

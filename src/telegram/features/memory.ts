@@ -1,5 +1,5 @@
 import { Composer, InlineKeyboard } from "grammy";
-import { AppError } from "../../errors";
+import { AppError, appErrorOf } from "../../errors";
 import { rememberFact } from "../../memory/facts";
 import { RECALL_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
 import { deleteMemory, forgetMemory, getMemory, listMemories, verifyMemory } from "../../memory/memories";
@@ -10,6 +10,7 @@ import { localizeHeadings } from "../../notes/document";
 import { retrieveMemoriesAndNotes } from "../../notes/hybrid-search";
 import { deleteNote, listUnverifiedNotes, verifyNote } from "../../notes/notes";
 import { extractSessionNow } from "../../sessions/messages";
+import { type MessageHit, searchMessages } from "../../sessions/windows";
 import { argumentsOf, type BotContext, replyLong } from "../bot-context";
 import { coldMessage } from "../cold-message";
 import { type ListedItem, listedItem, saveListing } from "../listing";
@@ -19,6 +20,9 @@ const MAX_FACT_CHARS = 2000;
 const RECALL_REPLY_TOKENS = 1500;
 // A review sends one message per item: a short batch, not a page of a list.
 const VERIFY_LIMIT = 10;
+// What /search shows of the task's conversation: a few messages, each on one line.
+const DIALOGUE_HITS = 5;
+const DIALOGUE_LINE_CHARS = 200;
 
 const mark = (verified: boolean) => (verified ? "✅" : "❔");
 
@@ -49,7 +53,7 @@ memoryFeature.command("forget", async (ctx) => {
   const item = number === null ? undefined : listedItem(ctx, number);
   if (item) {
     const content = await ctx.services.journal.once("forget", () => forgetListed(ctx, item)).catch((error: unknown) => {
-      // Forgotten already, or a note folded into long-term memory since the list was shown.
+      // Forgotten already, or a note folded into the consolidated memory since the list was shown.
       if (error instanceof AppError && error.code === "not_found") return null;
       throw error;
     });
@@ -95,34 +99,54 @@ memoryFeature.command("recall", async (ctx) => {
   await replyLong(ctx, [header, ...lines, "", ctx.t("forget-hint")].join("\n"));
 });
 
+// Memories and notes, numbered for /forget, then what was said in the active task (not
+// extracted yet, so memory alone would miss it): the same words searched in all three at once.
 memoryFeature.command("search", async (ctx) => {
   const q = argumentsOf(ctx).slice(0, 500);
   if (!q) return void (await ctx.reply(ctx.t("search-usage")));
-  const { memories, notes } = await retrieveMemoriesAndNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT.default });
+  const [{ memories, notes }, said] = await Promise.all([retrieveMemoriesAndNotes(ctx.mindContext, { q, limit: SEARCH_LIMIT.default }), searchDialogue(ctx, q)]);
   const found = [
     ...memories.hits.map(({ memory: m }) => ({ item: { kind: "memory", id: m.id } as const, line: `${mark(m.verified)} ${m.content}` })),
     ...notes.hits.map(({ note: n }) => ({ item: { kind: "note", id: n.id } as const, line: `${mark(n.source === "user")} ${n.text}` })),
   ];
-  if (found.length === 0) return void (await ctx.reply(ctx.t("search-empty", { q })));
+  if (found.length === 0 && said.length === 0) return void (await ctx.reply(ctx.t("search-empty", { q })));
   saveListing(ctx, found.map((f) => f.item));
   const lines = found.map((f, i) => `${i + 1}. ${f.line}`);
-  await replyLong(ctx, [ctx.t("search-results", { q }), ...lines, "", ctx.t("forget-hint")].join("\n"));
+  const dialogue = said.map(({ message: m }) => `💬 ${ctx.t("search-dialogue-line", { role: m.role, text: shortLine(m.content) })}`);
+  const parts = [ctx.t("search-results", { q }), ...lines, ...(said.length > 0 ? ["", ctx.t("search-dialogue"), ...dialogue] : [])];
+  await replyLong(ctx, [...parts, ...(found.length > 0 ? ["", ctx.t("forget-hint")] : [])].join("\n"));
 });
 
-// One review for everything no person has confirmed: memories agents wrote and facts taken
-// from the dialogue (notes waiting for consolidation). Both are "memories" to the person.
+/** The active task's messages matching `q`, best first; none when the chat has no task yet (a search opens none). */
+async function searchDialogue(ctx: BotContext, q: string): Promise<MessageHit[]> {
+  const sessionId = ctx.who.chat.active_session_id;
+  if (!sessionId) return [];
+  // A message found only through its neighbours' words ("Noted." after "my bike") says nothing here.
+  return searchMessages(ctx.mindContext, { q, sessionId, limit: DIALOGUE_HITS, ownWords: true }).catch((error: unknown) => {
+    if (appErrorOf(error)?.code === "not_found") return [];
+    throw error;
+  });
+}
+
+/** One line of a message, for a list: its first DIALOGUE_LINE_CHARS characters. */
+const shortLine = (text: string) => {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > DIALOGUE_LINE_CHARS ? `${line.slice(0, DIALOGUE_LINE_CHARS)}…` : line;
+};
+
+// One review for everything no person has confirmed: memories agents wrote, and notes (facts
+// found in the dialogue, waiting for the consolidation), each called by its own name.
 memoryFeature.command("verify", async (ctx) => {
   const [{ memories }, notes] = await Promise.all([
     listMemories(ctx.mindContext, { verified: false, source: "agent", limit: VERIFY_LIMIT, offset: 0 }),
     listUnverifiedNotes(ctx.mindContext, VERIFY_LIMIT),
   ]);
-  const count = memories.length + notes.length;
-  if (count === 0) return void (await ctx.reply(ctx.t("verify-empty")));
-  await ctx.reply(ctx.t("verify-intro", { count }));
+  if (memories.length + notes.length === 0) return void (await ctx.reply(ctx.t("verify-empty")));
+  await ctx.reply(ctx.t("verify-intro", { memories: memories.length, notes: notes.length }));
   const buttons = (kind: "mem" | "note", id: string) =>
     new InlineKeyboard().text(ctx.t("verify-button"), `${kind}:v:${id}`).text(ctx.t("delete-button"), `${kind}:d:${id}`);
   for (const m of memories) {
-    await ctx.reply(`${m.content}\n— ${ctx.t(`category-${m.category}`)}, ${ctx.t("written-by-agent")}`.slice(0, 4000), { reply_markup: buttons("mem", m.id) });
+    await ctx.reply(`${m.content}\n— ${ctx.t("written-by-agent")} (${ctx.t(`category-${m.category}`)})`.slice(0, 4000), { reply_markup: buttons("mem", m.id) });
   }
   for (const n of notes) {
     await ctx.reply(`${n.text}\n— ${ctx.t("from-dialogue")}`.slice(0, 4000), { reply_markup: buttons("note", n.id) });
