@@ -5,7 +5,6 @@
 // request outside the Worker refused.
 // Screenshots go to test-artifacts/e2e/ (git-ignored). Needs /usr/bin/chromium (apt-get install chromium);
 // without it the test is skipped loudly and passes, except under CI=true where it fails.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -13,19 +12,10 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { chromium } from "playwright-core";
-import { applyMigrations, freePort, inspectorArgs } from "./local.mjs";
+import { freePort, root, startLocalWorker } from "./local.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
-const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
 const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const artifacts = path.join(root, "test-artifacts", "e2e");
-const env = {
-  ...process.env,
-  WRANGLER_SEND_METRICS: "false",
-  CLOUDFLARE_CF_FETCH_ENABLED: "false",
-  WRANGLER_HIDE_BANNER: "true",
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: "1",
-};
 
 if (!existsSync(chromiumPath)) {
   // A newcomer's `npm test` passes without a browser; CI (CI=true) must run this test, so there it fails.
@@ -50,21 +40,6 @@ const check = (condition, message) => {
   if (!condition) throw new Error(`e2e check failed: ${message}`);
   log(`ok - ${message}`);
 };
-
-async function waitForHealth(base, dev) {
-  for (let i = 0; i < 240; i++) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    try {
-      // 503: up, with a setting of .dev.vars at fault that /health names (the steps that need it say so).
-      const res = await fetch(`${base}/health`);
-      if (res.ok || res.status === 503) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not answer /health within 60 s");
-}
 
 async function api(base, method, route, token, body, headers = {}) {
   const res = await fetch(`${base}${route}`, {
@@ -329,38 +304,22 @@ async function main() {
   mkdirSync(path.join(root, ".tmp"), { recursive: true });
   const state = mkdtempSync(path.join(root, ".tmp", "e2e-state-"));
   const adminToken = randomBytes(24).toString("base64url");
-  const secrets = ["--var", `ADMIN_TOKEN:${adminToken}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
-  // Every database wrangler.toml declares (the directory and each shard) gets the migrations.
-  if (!(await applyMigrations({ persistTo: state }))) throw new Error("migrations failed");
-  log("migrations applied to a fresh local D1");
-
-  const port = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const dev = spawn(
-    wrangler,
-    ["dev", "--local", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...inspectorArgs(), ...secrets],
-    { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  let output = "";
-  dev.stdout.on("data", (d) => (output += d));
-  dev.stderr.on("data", (d) => (output += d));
+  const vars = { ADMIN_TOKEN: adminToken, JWT_SECRET: randomBytes(24).toString("base64url"), LLM_PROVIDER: "none" };
+  const port = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : undefined;
+  const dev = await startLocalWorker({ persistTo: state, vars, port });
+  const { base } = dev;
+  log(`wrangler dev is up on ${base}, migrations applied to a fresh local D1`);
   try {
-    await waitForHealth(base, dev);
-    log(`wrangler dev is up on ${base}`);
     const seeded = await seed(base, adminToken);
     log("seeded a mind over the REST API");
     await useMcp(base, seeded.key);
     await drive(base, seeded);
     log(`passed; screenshots in ${path.relative(root, artifacts)}/`);
   } catch (err) {
-    console.error(output.slice(-4000));
+    console.error(dev.output().slice(-4000));
     throw err;
   } finally {
-    try {
-      process.kill(-dev.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
+    dev.stop();
     rmSync(state, { recursive: true, force: true });
   }
 }

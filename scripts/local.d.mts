@@ -13,5 +13,12 @@ export function readVars(file?: string): Record<string, string>;
 export function ensureDevVars(): void;
 export function applyMigrations(options?: { persistTo?: string }): Promise<boolean>;
 export function inspectorArgs(env?: Record<string, string | undefined>): string[];
-export function startWorker(port: number, extraArgs?: string[], options?: { stdio?: StdioOptions; detached?: boolean }): ChildProcess;
+export function startWorker(port: number, extraArgs?: string[], options?: { stdio?: StdioOptions; detached?: boolean; inspectorPort?: number }): ChildProcess;
+export interface LocalWorker {
+  base: string;
+  worker: ChildProcess;
+  output(): string;
+  stop(): void;
+}
+export function startLocalWorker(options: { persistTo: string; vars?: Record<string, string>; port?: number; timeoutMs?: number }): Promise<LocalWorker>;
 export function freePort(): Promise<number>;

@@ -95,7 +95,8 @@ export function inspectorArgs(env = process.env) {
  * puts it in a process group of its own, so the caller can stop workerd with it.
  */
 export function startWorker(port, extraArgs = [], options = {}) {
-  return spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", ...inspectorArgs(), ...extraArgs], {
+  const inspector = options.inspectorPort ? ["--inspector-port", String(options.inspectorPort)] : inspectorArgs();
+  return spawn(wrangler, ["dev", "--ip", "127.0.0.1", "--port", String(port), "--test-scheduled", ...inspector, ...extraArgs], {
     cwd: root,
     env: wranglerEnv,
     stdio: options.stdio ?? "inherit",
@@ -113,4 +114,36 @@ export function freePort() {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A Worker of its own for a test or a check: the migrations applied to a fresh local state in
+ * `persistTo`, `wrangler dev` on free ports (its devtools port too, so several run side by side)
+ * with `vars`, in a process group of its own. Resolves once /health answers, 503 included (up,
+ * with a setting at fault that /health names); `stop` ends workerd with it.
+ */
+export async function startLocalWorker({ persistTo, vars = {}, port, timeoutMs = 90_000 }) {
+  if (!(await applyMigrations({ persistTo }))) throw new Error("the migrations did not apply to a fresh local D1");
+  const listen = port ?? (await freePort());
+  const settings = Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]);
+  const args = ["--local", "--persist-to", persistTo, "--show-interactive-dev-session=false", ...settings];
+  const worker = startWorker(listen, args, { stdio: ["ignore", "pipe", "pipe"], detached: true, inspectorPort: await freePort() });
+  let output = "";
+  worker.stdout.on("data", (d) => (output += d));
+  worker.stderr.on("data", (d) => (output += d));
+  const base = `http://127.0.0.1:${listen}`;
+  const stop = () => {
+    try {
+      process.kill(-worker.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  };
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+    if (worker.exitCode !== null) throw new Error(`wrangler dev exited with ${worker.exitCode}\n${output.slice(-4000)}`);
+    const status = await fetch(`${base}/health`).then((r) => r.status, () => 0);
+    if (status === 200 || status === 503) return { base, worker, output: () => output, stop };
+  }
+  stop();
+  throw new Error(`wrangler dev did not answer /health within ${timeoutMs / 1000} s\n${output.slice(-4000)}`);
 }

@@ -2,52 +2,29 @@
 // /health use it, and a missing setting reaching a caller as 503 naming it from inside a Durable
 // Object: a local Worker run with LLM_PROVIDER=openai-compatible and no LLM_BASE_URL.
 import assert from "node:assert/strict";
-import { type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { deployProblems, localProblems } from "../../scripts/configuration.mjs";
-import { applyMigrations, freePort, root, startWorker } from "../../scripts/local.mjs";
+import { type LocalWorker, root, startLocalWorker } from "../../scripts/local.mjs";
 
 const admin = randomBytes(24).toString("base64url");
 const secrets = { ADMIN_TOKEN: admin, JWT_SECRET: randomBytes(24).toString("base64url") };
-let worker: ChildProcess | undefined;
+let worker: LocalWorker | undefined;
 let scratch = "";
 let base = "";
 
 before(async () => {
   mkdirSync(path.join(root, ".tmp"), { recursive: true });
   scratch = mkdtempSync(path.join(root, ".tmp", "configuration-"));
-  const state = path.join(scratch, "state");
-  assert.ok(await applyMigrations({ persistTo: state }), "the migrations apply to a fresh local D1");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  process.env.INSPECTOR_PORT = String(await freePort());
   const vars = { ...secrets, LLM_PROVIDER: "openai-compatible", LLM_MODEL: "any", EMBEDDINGS_PROVIDER: "none" };
-  const args = ["--local", "--persist-to", state, "--show-interactive-dev-session=false"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  worker = startWorker(port, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  worker.stdout?.on("data", (d) => (output += d));
-  worker.stderr?.on("data", (d) => (output += d));
-  // /health answers 503 here: any JSON answer means the Worker is up.
-  for (let i = 0; i < 240; i++) {
-    if (worker.exitCode !== null) throw new Error(`wrangler dev exited with ${worker.exitCode}\n${output.slice(-3000)}`);
-    if (await fetch(`${base}/health`).then((r) => r.headers.get("Content-Type")?.includes("json"), () => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`wrangler dev did not answer /health within 60 s\n${output.slice(-3000)}`);
+  worker = await startLocalWorker({ persistTo: path.join(scratch, "state"), vars });
+  base = worker.base;
 });
 
 after(() => {
-  if (worker?.pid) {
-    try {
-      process.kill(-worker.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
+  worker?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -3,16 +3,16 @@
 // mind key and a person's token in the environment), and the five lines of its README run as written.
 // Without python3 (3.9 or newer, with venv) the test is skipped loudly, except under CI=true where it fails.
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { applyMigrations, freePort, root, startWorker } from "../../scripts/local.mjs";
+import { type LocalWorker, root, startLocalWorker } from "../../scripts/local.mjs";
 
 const clientDir = path.join(root, "clients", "python");
 const admin = randomBytes(24).toString("base64url");
-let dev: ChildProcess | undefined;
+let dev: LocalWorker | undefined;
 let scratch = "";
 let base = "";
 let python = "";
@@ -55,25 +55,9 @@ async function makeVenv(): Promise<string | null> {
 }
 
 async function startTheWorker(): Promise<void> {
-  const state = path.join(scratch, "state");
-  assert.ok(await applyMigrations({ persistTo: state }), "the migrations apply to a fresh local D1");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  // The Node tests run side by side: this Worker's devtools port is its own.
-  process.env.INSPECTOR_PORT = String(await freePort());
   const vars = { ADMIN_TOKEN: admin, JWT_SECRET: randomBytes(24).toString("base64url"), LLM_PROVIDER: "none", EMBEDDINGS_PROVIDER: "none" };
-  const args = ["--local", "--persist-to", state, "--show-interactive-dev-session=false"];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  dev = startWorker(port, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  let output = "";
-  dev.stdout?.on("data", (d) => (output += d));
-  dev.stderr?.on("data", (d) => (output += d));
-  for (let i = 0; i < 240; i++) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}\n${output.slice(-4000)}`);
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`wrangler dev did not answer /health within 60 s\n${output.slice(-4000)}`);
+  dev = await startLocalWorker({ persistTo: path.join(scratch, "state"), vars });
+  base = dev.base;
 }
 
 let skipped: string | null = null;
@@ -91,13 +75,7 @@ before(async () => {
 });
 
 after(() => {
-  if (dev?.pid) {
-    try {
-      process.kill(-dev.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-  }
+  dev?.stop();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 

@@ -1,30 +1,20 @@
 // A refused body must leave its connection serving the next request: checked against a real
 // `wrangler dev` (fresh local D1 on a free port), over one kept-alive connection.
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { Agent, request } from "node:http";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { applyMigrations, freePort, root, startWorker } from "../../scripts/local.mjs";
+import { type LocalWorker, root, startLocalWorker } from "../../scripts/local.mjs";
 
 const ADMIN_TOKEN = randomBytes(24).toString("base64url");
 const LARGE = Buffer.alloc(2 * 1024 * 1024, "a");
 const SMALL = Buffer.alloc(32 * 1024, "a");
 
-let dev: ChildProcess;
+let dev: LocalWorker | undefined;
 let state: string;
 let base: string;
-
-async function waitForHealth(): Promise<void> {
-  for (let i = 0; i < 240; i++) {
-    if (dev.exitCode !== null) throw new Error(`wrangler dev exited with ${dev.exitCode}`);
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not answer /health within 60 s");
-}
 
 async function api<T>(method: string, route: string, token: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(`${base}${route}`, { method, headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -59,22 +49,12 @@ function send(agent: Agent, method: string, route: string, headers: Record<strin
 before(async () => {
   mkdirSync(path.join(root, ".tmp"), { recursive: true });
   state = mkdtempSync(path.join(root, ".tmp", "refused-bodies-"));
-  assert.ok(await applyMigrations({ persistTo: state }), "migrations applied");
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const vars = ["--var", `ADMIN_TOKEN:${ADMIN_TOKEN}`, "--var", `JWT_SECRET:${randomBytes(24).toString("base64url")}`, "--var", "LLM_PROVIDER:none"];
-  // The Node tests run side by side: this Worker's devtools port is its own, not wrangler's first free one.
-  process.env.INSPECTOR_PORT = String(await freePort());
-  dev = startWorker(port, ["--local", "--persist-to", state, "--show-interactive-dev-session=false", ...vars], { stdio: "ignore", detached: true });
-  await waitForHealth();
+  dev = await startLocalWorker({ persistTo: state, vars: { ADMIN_TOKEN, JWT_SECRET: randomBytes(24).toString("base64url"), LLM_PROVIDER: "none" } });
+  base = dev.base;
 });
 
 after(() => {
-  try {
-    process.kill(-dev.pid!, "SIGTERM");
-  } catch {
-    // already gone
-  }
+  dev?.stop();
   rmSync(state, { recursive: true, force: true });
 });
 
