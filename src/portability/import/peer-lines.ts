@@ -153,10 +153,7 @@ export interface PeerFact {
   content: string;
   tags: string[];
   context: string;
-  /**
-   * When the fact was stated. Today's archive keeps it as the memory's created_at; once memories
-   * carry observed_at ("when stated"), this is that field's value and created_at the import's.
-   */
+  /** When the fact was stated (where it goes: statedTimes). */
   stated_at: string;
   updated_at: string;
   expires_at: string | null;
@@ -168,6 +165,14 @@ export function factProblem(content: string): string | null {
   if (content.trim() === "") return "the text is empty";
   if (content.trim().length > MEMORY_CONTENT_MAX) return `the text is ${content.trim().length} characters; a memory holds at most ${MEMORY_CONTENT_MAX}`;
   return null;
+}
+
+/**
+ * Where a peer's "when stated" goes, for both peers: today the memory's created_at. The one place
+ * to switch once memories carry observed_at (it then goes there, created_at being the import's).
+ */
+function statedTimes(fact: PeerFact): Pick<Line<"memory">, "created_at" | "updated_at"> {
+  return { created_at: fact.stated_at, updated_at: fact.updated_at < fact.stated_at ? fact.stated_at : fact.updated_at };
 }
 
 /**
@@ -192,8 +197,7 @@ export class PeerMemories {
     const id = `m${++this.count}`;
     const memory: Line<"memory"> = {
       type: "memory", id, agent: fact.agent, category, key, content, tags: fact.tags, priority: fact.priority,
-      source: "agent", verified: false, confidence: 0.7, expires_at: fact.expires_at,
-      created_at: fact.stated_at, updated_at: fact.updated_at < fact.stated_at ? fact.stated_at : fact.updated_at,
+      source: "agent", verified: false, confidence: 0.7, expires_at: fact.expires_at, ...statedTimes(fact),
       ...(fact.context.trim() !== "" && { context: boundContext(fact.context) }),
     };
     const history: Line<"memory_history"> = {
