@@ -10,7 +10,7 @@ import mem0Export from "../portability/fixtures/mem0-platform-export.json?raw";
 import mem0V3 from "../portability/fixtures/mem0-platform-v3-page.json?raw";
 import { testDeps } from "../support/deps";
 import { mindState } from "../support/mind-state";
-import { mem0Thousand, namespaceOf } from "../support/peer-exports";
+import { lettaLongConversation, mem0Thousand, namespaceOf } from "../support/peer-exports";
 import { dataOf } from "../support/shards";
 
 // Imports from peers: a mem0 export and a Letta Agent File go through the one import, each
@@ -189,6 +189,33 @@ describe("a Letta Agent File", () => {
     const withContext = await call("GET", `/memory/${allotment.id}?include=context`, { token: auth.token, mind: auth.mind });
     expect(withContext.json.context).toBe('{"source":"archival_memory_insert"}\nletta passage passage-0');
     expect((await call("GET", "/cold?agent=fern", { token: auth.token, mind: auth.mind })).json.text).toContain("## memory_persona");
+  });
+  it("over a megabyte answers 202 and is written in the background, every message in its agent's session and each tool's output ephemeral", async () => {
+    const auth = await freshMind();
+    const file = lettaLongConversation(JSON.parse(lettaV2), 250, 4000);
+    const body = JSON.stringify(file, null, 2);
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    const res = await post(auth, body, "?format=letta");
+    expect(res.status, res.text).toBe(202);
+    const done = await followImport(auth.mind, auth.token, res);
+    const receipt = { ...nothingElse, cold_memory: 2, cold_versions: 2, chats: 2, sessions: 2, messages: 750 + file.agents[1].messages.length };
+    expect(done.json).toMatchObject({ state: "done", counts: receipt, error: null });
+    expect(await rowsOf(auth.mind)).toEqual(receipt);
+    const db = await dataOf(auth.mind);
+    const asked = await db
+      .prepare("select ephemeral, count(*) as n from messages where mind_id = ? and (tool = 'check_seedlings' or content like 'Bed %') group by ephemeral order by ephemeral")
+      .bind(auth.mind)
+      .all<{ ephemeral: number; n: number }>();
+    expect(asked.results).toEqual([{ ephemeral: 0, n: 250 }, { ephemeral: 1, n: 250 }]);
+  }, 120_000);
+
+  it("is counted against the mind's quotas before anything is written: its passages against max_memories", async () => {
+    const auth = await freshMind();
+    expect((await call("PATCH", `/minds/${auth.mind}`, { token: auth.token, body: { settings: { max_memories: 2 } } })).status).toBe(200);
+    const res = await post(auth, lettaPassages, "?format=letta");
+    expect(res.status).toBe(403);
+    expect(res.json.error).toMatchObject({ code: "quota_exceeded" });
+    expect(await rowsOf(auth.mind)).toEqual(nothingElse);
   });
 });
 

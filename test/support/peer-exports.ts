@@ -55,3 +55,26 @@ export const namespaceOf = (entry: Mem0Entry) => {
   const id = entry.agent_id ?? entry.user_id;
   return NAMESPACES[id] ?? id;
 };
+
+interface LettaFile {
+  agents: { messages: Record<string, unknown>[] }[];
+}
+
+/**
+ * A Letta Agent File (v2, as `file`) whose first agent's conversation is `turns` turns long: the
+ * person asks (text padded by `padding` characters), the agent calls a tool, the tool answers.
+ */
+export function lettaLongConversation<T extends LettaFile>(file: T, turns: number, padding: number): T {
+  const long = structuredClone(file);
+  const at = (i: number, step: number) => new Date(Date.UTC(2026, 4, 6) + i * 60_000 + step * 1000).toISOString();
+  const text = (value: string) => [{ type: "text", text: value, signature: null }];
+  long.agents[0]!.messages = Array.from({ length: turns }, (_, i) => [
+    { type: "message", id: `message-${3 * i}`, role: "user", content: text(`Bed ${i % 4}: how are the seedlings of week ${i}? ${"leaf ".repeat(padding / 5)}`), tool_calls: null, tool_call_id: null, created_at: at(i, 0) },
+    {
+      type: "message", id: `message-${3 * i + 1}`, role: "assistant", content: [], tool_call_id: null, created_at: at(i, 1),
+      tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "check_seedlings", arguments: JSON.stringify({ week: i }) } }],
+    },
+    { type: "message", id: `message-${3 * i + 2}`, role: "tool", content: text(`{"week": ${i}, "status": "growing"}`), name: "check_seedlings", tool_calls: null, tool_call_id: `call_${i}`, created_at: at(i, 2) },
+  ]).flat();
+  return long;
+}
