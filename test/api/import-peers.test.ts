@@ -276,6 +276,14 @@ describe("a peer's file that is malformed or not what was said", () => {
       expect(res.status, `${query} ${contentType}`).toBe(400);
       expect(res.json.error.message).toMatch(message);
     }
+    // A peer's file sent as the archive (by its media type, or with none said) is refused naming what was expected.
+    for (const contentType of ["application/x-ndjson", "application/x-www-form-urlencoded"]) {
+      for (const [name, file] of [["mem0", mem0V11], ["letta", lettaV2]] as const) {
+        const res = await post({ ...auth, mind: (await newMind(auth.token)).id }, file, "", contentType);
+        expect(res.status, `${name} as ${contentType}`).toBe(400);
+        expect(res.json.error.message, name).toMatch(/^expected edgemind's archive: JSON lines, .* said with \?format=mem0 or \?format=letta, .* \(line 1: not valid JSON\)$/);
+      }
+    }
     // The archive stays the default: an empty body is still an archive (with no header).
     const archive = await post({ ...auth, mind: (await newMind(auth.token)).id }, "", "", "application/x-ndjson");
     expect(archive.json.error.message).toBe("the archive is empty");

@@ -1,9 +1,11 @@
 import type { ImportFormat } from "../../db/schema";
 import { AppError, invalid } from "../../errors";
+import { ARCHIVE_FORMAT } from "../archive";
 import { type CheckedArchive, checkArchive } from "./check";
 import { fromLetta } from "./from-letta";
 import { fromMem0 } from "./from-mem0";
 import type { Pause } from "./pace";
+import { notThisFormat } from "./peer-lines";
 
 // What an import reads: edgemind's own archive (JSON lines, the default), a mem0 export or a
 // Letta Agent File (each one JSON document). A request says which by its Content-Type or by
@@ -57,8 +59,25 @@ export async function checkImportFile(format: ImportFormat, file: Uint8Array, no
   try {
     return { bytes, archive: await checkArchive(bytes, pause) };
   } catch (err) {
-    if (format === "archive" || !(err instanceof AppError) || err.code !== "invalid_request") throw err;
-    throw invalid(`the ${format} file converts to edgemind's archive, which is refused: ${err.message}`);
+    if (!(err instanceof AppError) || err.code !== "invalid_request") throw err;
+    if (format !== "archive") throw invalid(`the ${format} file converts to edgemind's archive, which is refused: ${err.message}`);
+    // A first line that is no archive's header: the file is something else, sent without saying what.
+    throw err.message.startsWith("line 1:") && !startsAsArchive(file) ? notThisFormat(err, ARCHIVE_EXPECTED) : err;
+  }
+}
+
+const ARCHIVE_EXPECTED =
+  `expected edgemind's archive: JSON lines, the first its header {"type":"header","format":"${ARCHIVE_FORMAT}",…}; ` +
+  `a mem0 export or a Letta Agent File is said with ?format=mem0 or ?format=letta, or the Content-Type ${FORMAT_MEDIA_TYPES.mem0} or ${FORMAT_MEDIA_TYPES.letta}`;
+
+/** Whether the file's first line is an archive's header (read only when that line was refused). */
+function startsAsArchive(file: Uint8Array): boolean {
+  const end = file.indexOf(0x0a);
+  try {
+    const first: unknown = JSON.parse(new TextDecoder().decode(end < 0 ? file : file.subarray(0, end)));
+    return typeof first === "object" && first !== null && "type" in first && first.type === "header" && "format" in first && first.format === ARCHIVE_FORMAT;
+  } catch {
+    return false;
   }
 }
 
