@@ -49,6 +49,19 @@ const KeyCreate = z.strictObject({
   name: keyName.optional().openapi({ description: "What holds the key (an agent, a tool, a machine), shown in key lists" }),
 });
 
+/**
+ * The format an import's request says; a refusal is for the mind's owner only: anyone else is
+ * answered as for any other request on that mind (the mind read only when the format is refused).
+ */
+async function importFormatFor(vars: { deps: Parameters<typeof getMind>[0]; accountId: string }, mindId: string, contentType: string | undefined, asked: string | undefined) {
+  try {
+    return importFormatOf(contentType, asked);
+  } catch (err) {
+    await getMind(vars.deps, vars.accountId, mindId);
+    throw err;
+  }
+}
+
 /** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */
 export const IMPORT_MAX_BODY_BYTES = IMPORT_MAX_BYTES;
 
@@ -202,7 +215,7 @@ mindRoutes
     async (c) => {
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const format = importFormatOf(c.req.header("Content-Type"), c.req.valid("query").format);
+      const format = await importFormatFor(c.var, id, c.req.header("Content-Type"), c.req.valid("query").format);
       const archiveImport = await importMind(c.var.deps, c.var.accountId, id, body, format);
       if (archiveImport.state === "done") return c.json({ imported: archiveImport.counts, import: archiveImport }, 200);
       c.header("Location", `/minds/${id}/import/${archiveImport.id}`);
