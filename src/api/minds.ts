@@ -5,6 +5,7 @@ import { publicOrigin } from "../auth/oauth";
 import { bearerSecurity } from "../http/router";
 import { IMPORT_MAX_BYTES, IMPORT_MAX_LINE_BYTES, IMPORT_MAX_LINES } from "../portability/archive";
 import { archiveStream, exportMind } from "../portability/export";
+import { FORMAT_MEDIA_TYPES, IMPORT_FORMATS, importFormatOf } from "../portability/import/formats";
 import { IMPORT_INLINE_MAX_BYTES, importMind } from "../portability/import/request";
 import { eraseMind, followImport } from "../portability/mind-operations";
 import { createMindKey, keyName, listMindKeys, revokeMindKey } from "../tenancy/keys";
@@ -47,6 +48,19 @@ const KeyCreate = z.strictObject({
   agent: agentName.optional(),
   name: keyName.optional().openapi({ description: "What holds the key (an agent, a tool, a machine), shown in key lists" }),
 });
+
+/**
+ * The format an import's request says; a refusal is for the mind's owner only: anyone else is
+ * answered as for any other request on that mind (the mind read only when the format is refused).
+ */
+async function importFormatFor(vars: { deps: Parameters<typeof getMind>[0]; accountId: string }, mindId: string, contentType: string | undefined, asked: string | undefined) {
+  try {
+    return importFormatOf(contentType, asked);
+  } catch (err) {
+    await getMind(vars.deps, vars.accountId, mindId);
+    throw err;
+  }
+}
 
 /** Largest archive POST /minds/:id/import accepts (every other route keeps the small default). */
 export const IMPORT_MAX_BODY_BYTES = IMPORT_MAX_BYTES;
@@ -171,31 +185,38 @@ mindRoutes
   .openapi(
     createRoute({
       method: "post", path: "/{id}/import", tags, security: bearerSecurity,
-      summary: `Restore an export into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB, ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB`,
+      summary: `Restore an export, a mem0 export or a Letta Agent File into this mind, which must be empty (409 otherwise); up to ${IMPORT_MAX_BYTES / 1024 / 1024} MB`,
       description:
-        `The archive is checked as a whole before anything is written. An archive of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB is checked by the request ` +
-        "(400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, " +
-        "then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; " +
-        "a bad line fails the import with the same error (code and message naming the line) and nothing is written. An import that fails leaves the mind as it was.",
+        `The file is checked as a whole before anything is written. An edgemind archive (JSON lines, the default) has at most ${IMPORT_MAX_LINES} lines of at most ${IMPORT_MAX_LINE_BYTES / 1024} KB. ` +
+        "A mem0 export or a Letta Agent File is one JSON document, named by its Content-Type or by ?format= (plain application/json needs ?format=); " +
+        "it is read value by value and converted into the archive's rows (README: \"Imports from mem0 and Letta\" has the mapping). " +
+        `A file of up to ${IMPORT_INLINE_MAX_BYTES / 1024 / 1024} MB is checked by the request (400 naming the first bad line, or a peer's field by its path and line) and written before the answer (200, \`imported\` per table). ` +
+        "A larger one is read as a stream and stored, then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; " +
+        "a bad line or field fails the import with the same error and nothing is written. An import that fails leaves the mind as it was.",
       request: {
         params: MindParams,
-        body: { required: true, content: { "application/x-ndjson": { schema: z.string() } } },
+        query: z.object({
+          format: z.enum(IMPORT_FORMATS).optional().openapi({ description: "What the body is: archive (the default), mem0 or letta; needed for a body sent as plain application/json" }),
+        }),
+        // A peer's file's media types are added to the document by declarePeerImports (import-body.ts).
+        body: { required: true, content: { [FORMAT_MEDIA_TYPES.archive]: { schema: z.string().openapi({ description: "edgemind's archive: JSON lines, as GET /minds/{id}/export writes them" }) } } },
       },
       responses: {
         200: jsonContent(z.object({ imported: ImportCountsSchema, import: ArchiveImportSchema }), "Written: rows restored, per table"),
         202: {
-          ...jsonContent(z.object({ import: ArchiveImportSchema }), "Stored: the archive is checked and its rows written in the background"),
+          ...jsonContent(z.object({ import: ArchiveImportSchema }), "Stored: the file is checked and its rows written in the background"),
           headers: z.object({ Location: z.string().openapi({ description: "The import: GET it to follow it" }) }),
         },
         ...guardedResponses,
         409: { description: "The mind is not empty, or an import into it is under way", content: { "application/json": { schema: ErrorSchema } } },
-        413: { description: "The archive, a line or the number of lines is over its bound", content: { "application/json": { schema: ErrorSchema } } },
+        413: { description: "The file, a line, the number of lines, or the archive a peer's file converts to is over its bound", content: { "application/json": { schema: ErrorSchema } } },
       },
     }),
     async (c) => {
       const body = c.req.raw.body ?? [];
       const id = c.req.valid("param").id;
-      const archiveImport = await importMind(c.var.deps, c.var.accountId, id, body);
+      const format = await importFormatFor(c.var, id, c.req.header("Content-Type"), c.req.valid("query").format);
+      const archiveImport = await importMind(c.var.deps, c.var.accountId, id, body, format);
       if (archiveImport.state === "done") return c.json({ imported: archiveImport.counts, import: archiveImport }, 200);
       c.header("Location", `/minds/${id}/import/${archiveImport.id}`);
       return c.json({ import: archiveImport }, 202);

@@ -2,6 +2,7 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import { z } from "@hono/zod-openapi";
 import type { AppEnv } from "../app-env";
 import { BOOKMARK_HEADER } from "../auth/middleware";
+import { declarePeerImports } from "./import-body";
 import { ErrorSchema } from "./schemas";
 
 const MIND_ID_PARAMETER = {
@@ -103,5 +104,5 @@ export function describeApi(app: OpenAPIHono<AppEnv>, { mindScoped }: ApiDescrip
     },
   };
   let document: Document | null = null;
-  app.get("/openapi.json", (c) => c.json((document ??= declareMindHeader(app.getOpenAPI31Document(config), mindScoped))));
+  app.get("/openapi.json", (c) => c.json((document ??= declarePeerImports(declareMindHeader(app.getOpenAPI31Document(config), mindScoped)))));
 }

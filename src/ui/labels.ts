@@ -26,6 +26,7 @@ export function authorLabel(t: Dictionary, author: string, accountId: string): s
   if (author === "consolidation") return t.authorConsolidation;
   if (author.startsWith("user:")) return author.slice(5) === accountId ? t.authorYou : t.authorPerson;
   if (author.startsWith("key:")) return `${t.authorKey} ${author.slice(4)}`;
+  if (author.startsWith("import:")) return `${t.authorImport} ${author.slice(7)}`;
   return author;
 }
 

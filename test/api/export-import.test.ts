@@ -158,7 +158,7 @@ describe("export and import", () => {
     const cases: [string, RegExp][] = [
       [[...lines.slice(0, 5), "{not json", ...lines.slice(5)].join("\n"), /^line 6: not valid JSON$/],
       [[...lines, JSON.stringify({ type: "memory", id: "x" })].join("\n"), new RegExp(`^line ${lines.length + 1}: `)],
-      [lines.slice(1).join("\n"), /^line 1: .*header must be the first line/],
+      [lines.slice(1).join("\n"), /^expected edgemind's archive: JSON lines, the first its header .* \(line 1: .*header must be the first line/],
       [[lines[0], JSON.stringify({ type: "wizard" })].join("\n"), /^line 2: /],
       ["", /archive is empty/],
       [[...lines.filter((l) => !l.includes('"type":"chat"'))].join("\n"), /not in the archive/],

@@ -11,12 +11,12 @@ const SEED = 20261203;
 const CASES = 300;
 
 describe("fuzzed requests", () => {
-  it("every route, MCP tool and import answers below 500, leaks no stack or SQL, and the Worker keeps answering", async () => {
+  it("every route, MCP tool, import and peer's file answers below 500, leaks no stack or SQL, and the Worker keeps answering", async () => {
     const result = await runFuzz({ seed: SEED, count: CASES });
     expect(result.failures).toEqual([]);
     expect(result.cases).toBe(CASES);
-    // The run reaches the routes, the MCP tools and imports, and some inputs get through.
-    expect(Object.keys(result.byKind).sort()).toEqual(["import", "mcp", "route"]);
+    // The run reaches the routes, the MCP tools, imports of archives and of peers' files, and some inputs get through.
+    expect(Object.keys(result.byKind).sort()).toEqual(["import", "mcp", "peer-import", "route"]);
     expect(Object.keys(result.statuses).some((s) => s.startsWith("2"))).toBe(true);
   }, 300_000);
 

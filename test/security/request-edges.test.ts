@@ -219,7 +219,9 @@ describe("a lone surrogate in JSON text is refused, naming the field, on every f
       const mind = pattern.includes("/minds/:id") ? (await newMind(t.token)).id : t.mind.id;
       const path = pattern.replace("/minds/:id", `/minds/${mind}`).replace(/:[a-zA-Z]+/g, "x");
       const token = path === "/mcp" ? key : /^\/(jobs|shards|auth|telegram)\b/.test(path) ? ADMIN_TOKEN : t.token;
-      const res = await call(method, path, { token, mind, rawBody: body, headers: { "Content-Type": "application/json" } });
+      // The import reads its body as the archive's lines (a JSON body must say which peer's file it is).
+      const contentType = route === "POST /minds/:id/import" ? "application/x-ndjson" : "application/json";
+      const res = await call(method, path, { token, mind, rawBody: body, headers: { "Content-Type": contentType } });
       expect(res.status, `${route}: ${res.text}`).toBe(400);
       expect(res.json?.error?.message ?? res.json?.error_description, route).toMatch(/holds a lone surrogate/);
     }

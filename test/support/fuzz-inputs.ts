@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import type { RouteOfDocument } from "./openapi";
 
-// What the fuzzer (./fuzz.ts) sends: valid requests of the OpenAPI document, the MCP tools and
-// the import format, mutated by fast-check arbitraries (deterministic for a seed).
+// What the fuzzer (./fuzz.ts) sends: valid requests of the OpenAPI document, the MCP tools, the
+// import format and the peers' files an import takes (a mem0 export, a Letta Agent File),
+// mutated by fast-check arbitraries (deterministic for a seed).
 
 /** What a fuzzed request may carry in place of a valid value. */
 const SPECIAL_STRINGS = [
@@ -79,7 +80,8 @@ const caller: fc.Arbitrary<Caller> = fc.oneof(
 export type FuzzCase =
   | { kind: "route"; route: number; caller: Caller; params: (string | null)[]; query: [string, string][]; body: BodyMutation; contentType: string | null }
   | { kind: "mcp"; tool: number; body: BodyMutation }
-  | { kind: "import"; mutations: ArchiveMutation[] };
+  | { kind: "import"; mutations: ArchiveMutation[] }
+  | { kind: "peer-import"; format: "mem0" | "letta"; body: BodyMutation; said: "query" | "media-type" | "nowhere" };
 
 export type ArchiveMutation =
   | { kind: "field"; line: number; pick: number; value: unknown }
@@ -120,7 +122,13 @@ export function fuzzCase(routes: RouteOfDocument[], tools: number): fc.Arbitrary
   });
   const mcpCase = fc.record({ kind: fc.constant("mcp" as const), tool: fc.nat({ max: Math.max(0, tools - 1) }), body: bodyMutation });
   const importCase = fc.record({ kind: fc.constant("import" as const), mutations: fc.array(archiveMutation, { minLength: 1, maxLength: 3 }) });
-  return fc.oneof({ weight: 14, arbitrary: routeCase }, { weight: 3, arbitrary: mcpCase }, { weight: 2, arbitrary: importCase });
+  const peerImportCase = fc.record({
+    kind: fc.constant("peer-import" as const),
+    format: fc.constantFrom("mem0" as const, "letta" as const),
+    body: bodyMutation,
+    said: fc.constantFrom("query" as const, "media-type" as const, "nowhere" as const),
+  });
+  return fc.oneof({ weight: 14, arbitrary: routeCase }, { weight: 3, arbitrary: mcpCase }, { weight: 2, arbitrary: importCase }, { weight: 2, arbitrary: peerImportCase });
 }
 
 type Json = Record<string, unknown>;

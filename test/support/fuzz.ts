@@ -1,14 +1,20 @@
 import { env, exports } from "cloudflare:workers";
 import fc from "fast-check";
+import { FORMAT_MEDIA_TYPES } from "../../src/portability/import/formats";
+import lettaFile from "../portability/fixtures/letta-v2-garden-companion.af?raw";
+import mem0File from "../portability/fixtures/mem0-get-all-v1.1.json?raw";
 import { fuzzCase, mutateArchive, mutateBody } from "./fuzz-inputs";
 import type { FuzzResult } from "./fuzz-result";
 import { type JsonSchema, readApiDocument, sample } from "./openapi";
 
-// Fuzzing every route of the Worker's own OpenAPI document, every MCP tool it lists and the
-// import format (./fuzz-inputs.ts). The Worker must answer every request below 500, with no
+// Fuzzing every route of the Worker's own OpenAPI document, every MCP tool it lists, the
+// import format and the peers' files an import takes (./fuzz-inputs.ts). The Worker must answer every request below 500, with no
 // stack or SQL text, and keep answering.
 
 type Json = Record<string, unknown>;
+
+/** A valid file of each peer's, spoiled by a case's body mutation. */
+const PEER_FILES = { mem0: mem0File, letta: lettaFile };
 
 /** Text no answer may hold: a stack frame, an engine error's name, or a database's words. */
 export const LEAK = /\n\s+at |\bat (async )?[\w$.<>]+ \(|D1_ERROR|SQLITE_|SqliteError|no such (table|column)|constraint failed|near "[^"]*": syntax|\b(TypeError|RangeError|ReferenceError|SyntaxError)\b|Cannot read propert|is not a function|drizzle/i;
@@ -134,12 +140,18 @@ export async function runFuzz(options: {
       const valid = { jsonrpc: "2.0", id: n, method: "tools/call", params: { name: tool.name, arguments: sample(tool.inputSchema, {}) } };
       body = mutateBody(valid, c.body);
       label = `MCP ${tool.name}, body ${c.body.kind}`;
-    } else {
+    } else if (c.kind === "import") {
       const { id } = await json<{ id: string }>("POST", "/minds", target.token, { name: `fuzz-import-${n}` });
       path = `/minds/${id}/import`;
       headers = { Authorization: `Bearer ${target.token}`, "Content-Type": "application/x-ndjson" };
       body = mutateArchive(archive, c.mutations);
       label = `import, ${c.mutations.map((m) => m.kind).join("+")}`;
+    } else {
+      const { id } = await json<{ id: string }>("POST", "/minds", target.token, { name: `fuzz-import-${n}` });
+      path = `/minds/${id}/import${c.said === "query" ? `?format=${c.format}` : ""}`;
+      headers = { Authorization: `Bearer ${target.token}`, "Content-Type": c.said === "media-type" ? FORMAT_MEDIA_TYPES[c.format] : "application/json" };
+      body = mutateBody(JSON.parse(PEER_FILES[c.format]), c.body);
+      label = `${c.format} import (said in the ${c.said}), body ${c.body.kind}`;
     }
     options.trace?.(wellFormed(`case ${n} (${label}): ${method} ${path.slice(0, 120)}, ${body?.length ?? 0} bytes`));
     const t0 = performance.now();

@@ -231,6 +231,27 @@ describe("UI pages", () => {
     expect(left.json.minds.map((m: { name: string }) => m.name)).not.toContain("restored");
   });
 
+  it("imports a mem0 export chosen as such, and a memory's history says it was imported and how it was filed", async () => {
+    const { b } = await signedIn();
+    const minds = await b.get("/ui/minds");
+    await b.post("/ui/minds", { _csrf: csrfOf(minds.text), name: "from mem0" });
+    const data = await b.get("/ui/data");
+    expect(data.text).toContain('<option value="mem0">a mem0 export (.json)</option>');
+    const form = new FormData();
+    form.set("_csrf", csrfOf(data.text));
+    form.set("format", "mem0");
+    form.set("archive", new File([JSON.stringify({ results: [{ id: "m-1", memory: "I prefer green tea", user_id: "alice", created_at: "2026-01-02T03:04:05Z" }] })], "mem0.json"));
+    const posted = await b.postForm("/ui/import", form);
+    expect(posted.status).toBe(303);
+    expect((await b.get(posted.headers.get("Location")!)).text).toContain("Memories: 1");
+    const list = await b.get("/ui/memories");
+    const id = /href="\/ui\/memories\/(mem_[0-9a-z]+)"/.exec(list.text)![1];
+    const memory = await b.get(`/ui/memories/${id}`);
+    expect(memory.text).toContain("import from mem0");
+    expect(memory.text).toContain("imported");
+    expect(memory.text).toContain('<li data-field="category">Category: — → preference</li>');
+  });
+
   it("speaks Russian by Accept-Language or the switch, and is readable on a phone", async () => {
     const { b } = await signedIn("ru-RU,ru;q=0.9,en;q=0.5");
     const ru = await b.get("/ui/memories");

@@ -10,6 +10,13 @@ from edgemind.errors import EdgemindError
 from edgemind.results import ImportResult
 from edgemind.types import ArchiveImport, ErasureReceipt, Locale, LoginLink, Mind, MindKey, MindSettings, NewMindKey
 
+# The media type that names each format an import takes.
+_IMPORT_MEDIA_TYPES = {
+    "archive": "application/x-ndjson",
+    "mem0": "application/vnd.mem0+json",
+    "letta": "application/vnd.letta.agent-file+json",
+}
+
 
 def _mind_path(transport: Transport, mind_id: Optional[str]) -> str:
     """`/minds/{id}` of the mind named, else the client's own."""
@@ -66,11 +73,15 @@ class MindsResource:
         """The mind as JSONL: memories with history, notes, cold memory with versions, chats, sessions, messages."""
         return self._t.request("GET", f"{_mind_path(self._t, mind_id)}/export").text()
 
-    def import_(self, archive: Union[str, bytes], mind_id: Optional[str] = None) -> ImportResult:
-        """Restores an export into an empty mind: a small archive is written before the answer
-        (``imported`` per table); a large one in the background (follow it with ``get_import``)."""
+    def import_(self, archive: Union[str, bytes], mind_id: Optional[str] = None, format: Optional[str] = None) -> ImportResult:
+        """Restores an export (or a mem0 export, or a Letta Agent File: ``format`` "mem0" or "letta";
+        None or "archive" is edgemind's own) into an empty mind: a small file is written before the
+        answer (``imported`` per table); a large one in the background (follow it with ``get_import``)."""
         data = archive.encode("utf-8") if isinstance(archive, str) else archive
-        answer = self._t.request("POST", f"{_mind_path(self._t, mind_id)}/import", data=data, content_type="application/x-ndjson").json()
+        said = format if format is not None else "archive"
+        if said not in _IMPORT_MEDIA_TYPES:
+            raise ValueError(f"format must be one of {', '.join(_IMPORT_MEDIA_TYPES)}")
+        answer = self._t.request("POST", f"{_mind_path(self._t, mind_id)}/import", data=data, content_type=_IMPORT_MEDIA_TYPES[said]).json()
         return {"import": answer["import"], "imported": answer.get("imported")}
 
     def get_import(self, import_id: str, mind_id: Optional[str] = None) -> ArchiveImport:

@@ -2,6 +2,16 @@ import { type Api, answered, dataOf } from "./call.js";
 import { EdgemindError } from "./errors.js";
 import type { ArchiveImport, ImportCounts } from "./types.js";
 
+/** What an import takes: edgemind's own archive (JSONL), a mem0 export or a Letta Agent File (JSON). */
+export type ImportFormat = "archive" | "mem0" | "letta";
+
+/** The media type that names each format. */
+const MEDIA_TYPES: Record<ImportFormat, string> = {
+  archive: "application/x-ndjson",
+  mem0: "application/vnd.mem0+json",
+  letta: "application/vnd.letta.agent-file+json",
+};
+
 /** A mind's export and import (a human's token: they are the owner's). */
 export function mindsResource(api: Api, defaultMind: string | undefined) {
   const mind = (id: string | undefined) => {
@@ -16,16 +26,18 @@ export function mindsResource(api: Api, defaultMind: string | undefined) {
       return new TextDecoder().decode(bytes);
     },
     /**
-     * Restores an export into an empty mind. A small archive is written before the answer
-     * (`imported` per table); a large one is written in the background: follow `import` with getImport.
+     * Restores an export (or a mem0 export, or a Letta Agent File: `format`) into an empty mind. A
+     * small file is written before the answer (`imported` per table); a large one is written in
+     * the background: follow `import` with getImport.
      */
-    async import(archive: string, mindId?: string): Promise<{ import: ArchiveImport; imported: ImportCounts | null }> {
+    async import(file: string, mindId?: string, format: ImportFormat = "archive"): Promise<{ import: ArchiveImport; imported: ImportCounts | null }> {
       const { data } = await answered(
         api.POST("/minds/{id}/import", {
           params: mind(mindId),
-          body: archive,
-          bodySerializer: (body: string) => body,
-          headers: { "Content-Type": "application/x-ndjson" },
+          body: file,
+          // The file goes as it is, whichever format it is in.
+          bodySerializer: (body: unknown) => String(body),
+          headers: { "Content-Type": MEDIA_TYPES[format] },
         }),
       );
       return { import: data.import, imported: "imported" in data ? data.imported : null };

@@ -237,7 +237,12 @@ export const imports = sqliteTable("imports", {
   finishedAt: text("finished_at"),
   /** The checking attempt that owns the staged rows (migrations/0019_import_archive.sql). */
   stagedBy: text("staged_by"),
+  /** What the stored file is: edgemind's archive, or a peer's file it is converted from (migrations/0026_import_formats.sql). */
+  format: text("format").$type<ImportFormat>().notNull().default("archive"),
 });
+
+/** An import's file: edgemind's own archive, a mem0 export or a Letta Agent File. */
+export type ImportFormat = "archive" | "mem0" | "letta";
 
 /** staging (the request stores the archive) → checking → queued → running → done; or → undoing → failed. */
 export type ImportState = "staging" | "checking" | "queued" | "running" | "undoing" | "done" | "failed";

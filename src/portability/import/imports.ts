@@ -14,7 +14,7 @@ import { copySettingsToDirectory, getMind, getMindById } from "../../tenancy/min
 import { checkQuota, readUsage, writeWithinStoredQuota } from "../../tenancy/quotas";
 import { DEFAULT_ROW_BOUNDS, eraseMindRows } from "../move/shard-rows";
 import { type ArchiveBody, ArchiveReader, dropArchive, IMPORT_INLINE_MAX_BYTES, joinChunks, storeArchive } from "./archive-parts";
-import { checkArchive } from "./check";
+import { checkImportFile, type ImportFormat } from "./formats";
 import { type Pause, yieldToOthers } from "./pace";
 import { dropStagedRows, stageArchive } from "./stage";
 import { nextOutsideSlice, type SliceRow, sliceStatements } from "./write";
@@ -95,13 +95,16 @@ const toCounts = (kinds: Record<string, number>): ImportCounts => ({
 
 /**
  * The request's part of an import into an empty mind of the account: the body is read as a
- * stream and stored as the import's archive, in parts; the mind's emptiness is checked first. An
- * archive up to IMPORT_INLINE_MAX_BYTES is also checked as a whole, with the mind's quotas,
- * before anything is stored (a bad line is a 400 naming it); a larger one is checked by its
- * operation, which fails with that error. Answers the queued import; nothing of the mind has changed yet.
- * A failure (a body past IMPORT_MAX_BYTES is a 413) removes what was stored.
+ * stream and stored as the import's file, in parts; the mind's emptiness is checked first. A
+ * file up to IMPORT_INLINE_MAX_BYTES is also checked as a whole (a peer's converted into the
+ * archive's lines first), with the mind's quotas, before anything is stored (a bad line or field
+ * is a 400 naming it); a larger one is checked by its operation, which fails with that error.
+ * Answers the queued import; nothing of the mind has changed yet. A failure (a body past
+ * IMPORT_MAX_BYTES is a 413) removes what was stored.
  */
-export async function acceptImport(directoryDeps: ImportDeps, accountId: string, mindId: string, body: ArchiveBody): Promise<{ archiveImport: ArchiveImport; bytes: number }> {
+export async function acceptImport(
+  directoryDeps: ImportDeps, accountId: string, mindId: string, body: ArchiveBody, format: ImportFormat = "archive",
+): Promise<{ archiveImport: ArchiveImport; bytes: number }> {
   const mind = await getMind(directoryDeps, accountId, mindId);
   if (mind.moving) throw mindMoving();
   const db = directoryDeps.shards.db(mind.shard);
@@ -112,8 +115,7 @@ export async function acceptImport(directoryDeps: ImportDeps, accountId: string,
   const head = await reader.readUpTo(IMPORT_INLINE_MAX_BYTES);
   try {
     if (head.ended) {
-      const bytes = joinChunks(head.chunks);
-      const archive = await checkArchive(bytes);
+      const { bytes, archive } = await checkImportFile(format, joinChunks(head.chunks), deps.clock.now().toISOString());
       const { settings, usage } = await readUsage(deps, mindId);
       checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
     }
@@ -127,7 +129,7 @@ export async function acceptImport(directoryDeps: ImportDeps, accountId: string,
   const id = newId("imp");
   const restore = { locale: before.locale, retentionHours: before.retentionHours, settings: before.settings };
   try {
-    await claimMind(db, mindId, id, now, restore);
+    await claimMind(db, mindId, { id, format }, now, restore);
     const bytes = await storeArchive(db, id, head.chunks, reader);
     const [queued] = await db
       .update(imports)
@@ -148,7 +150,7 @@ export async function acceptImport(directoryDeps: ImportDeps, accountId: string,
  * mind empty too), and none once a move has closed the mind's rows here (the move checks for an
  * import in the same way).
  */
-async function claimMind(db: Db, mindId: string, id: string, now: string, restore: ImportRecord["restore"]): Promise<void> {
+async function claimMind(db: Db, mindId: string, { id, format }: Pick<ImportRecord, "id" | "format">, now: string, restore: ImportRecord["restore"]): Promise<void> {
   const claimed = await db
     .insert(imports)
     .select(
@@ -159,7 +161,7 @@ async function claimMind(db: Db, mindId: string, id: string, now: string, restor
           slicesWritten: sql<number>`0`.as("slices_written"), counts: sql<string>`'{}'`.as("counts"), restore: sql<string>`${JSON.stringify(restore)}`.as("restore"),
           errorCode: sql<null>`null`.as("error_code"), errorMessage: sql<null>`null`.as("error_message"),
           createdAt: sql<string>`${now}`.as("created_at"), updatedAt: sql<string>`${now}`.as("updated_at"), finishedAt: sql<null>`null`.as("finished_at"),
-          stagedBy: sql<null>`null`.as("staged_by"),
+          stagedBy: sql<null>`null`.as("staged_by"), format: sql<string>`${format}`.as("format"),
         })
         .from(minds)
         .where(and(eq(minds.id, mindId), eq(minds.writes, "open"), notExists(unfinishedImportOf(db, mindId, now)))),

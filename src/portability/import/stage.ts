@@ -11,7 +11,8 @@ import type { Line } from "../archive";
 import { DEFAULT_ROW_BOUNDS } from "../move/shard-rows";
 import { parseLine } from "./archive-lines";
 import { dropArchive, readArchive } from "./archive-parts";
-import { type CheckedArchive, checkArchive, importedChat } from "./check";
+import { type CheckedArchive, importedChat } from "./check";
+import { checkImportFile } from "./formats";
 import { type Pause, yieldToOthers } from "./pace";
 
 // The first step of an import's object: the archive its request stored is checked as a whole
@@ -37,10 +38,11 @@ export async function stageArchive(deps: Pick<InShard, "shard" | "clock">, recor
     .returning({ id: imports.id });
   if (taken.length === 0) return false;
   await dropStagedRows(shard, record.id);
-  const bytes = await readArchive(shard, record.id);
+  let bytes: Uint8Array;
   let archive: CheckedArchive;
   try {
-    archive = await checkArchive(bytes, pause);
+    // A peer's file becomes the archive's lines here; only the converted archive is kept.
+    ({ bytes, archive } = await checkImportFile(record.format, await readArchive(shard, record.id), record.createdAt, pause));
     // The archive's size bounds the text it stores: an over-estimate that costs no second pass.
     const { settings, usage } = await readUsage(deps, record.mindId);
     checkQuota(settings, usage, { memories: archive.lines.memory.length, notes: archive.lines.note.length, bytes: bytes.length });
@@ -51,7 +53,7 @@ export async function stageArchive(deps: Pick<InShard, "shard" | "clock">, recor
     await shard.batch([failed, dropArchive(shard, record.id)] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
     return true;
   }
-  const totals = await stageRows(shard, record.id, attempt, stagedRows(bytes, archive), pause);
+  const totals = await stageRows(shard, record.id, attempt, stagedRows(bytes, archive, { settings: record.format === "archive" }), pause);
   const queued = shard
     .update(imports)
     .set({ state: "queued", rowsTotal: totals.rows, slicesTotal: totals.slices, counts: totals.counts, updatedAt: deps.clock.now().toISOString() })
@@ -91,8 +93,11 @@ const STAGE_BATCH_BYTES = 1024 * 1024;
 const ROWS_PER_PAUSE = 50;
 const BYTES_PER_PAUSE = 64 * 1024;
 
-/** The archive's rows in write order, reading each line again, with fresh ids in place of the old. */
-export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generator<StagedRow> {
+/**
+ * The archive's rows in write order, reading each line again, with fresh ids in place of the old.
+ * The archive's settings are written unless `settings` is false (a peer's file brings none).
+ */
+export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive, { settings: withSettings = true } = {}): Generator<StagedRow> {
   const { header, lines, ids, extracted } = archive;
   const each = function* <T extends keyof CheckedArchive["lines"]>(type: T): Generator<Line<T>> {
     for (const ref of lines[type]) yield parseLine(bytes, ref) as Line<T>;
@@ -133,6 +138,7 @@ export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive): Generat
   for (const c of each("cold_memory")) yield { kind: "cold_memory", data: c };
   for (const v of each("cold_version")) yield { kind: "cold_version", data: v };
   // Last, so an import undone leaves the mind's settings as they were.
+  if (!withSettings) return;
   const { locale, retention_hours, settings } = header.mind;
   yield { kind: "settings", data: { locale, retention_hours, settings: resolveSettings(settings) } };
 }

@@ -1,6 +1,7 @@
 import { type Context, Hono } from "hono";
 import { AppError, invalid } from "../../errors";
 import { archiveStream, exportMind } from "../../portability/export";
+import { IMPORT_FORMATS, importFormatOf } from "../../portability/import/formats";
 import { mindIsEmpty } from "../../portability/import/imports";
 import { type ArchiveImport, importMind } from "../../portability/import/request";
 import { eraseMind, followImport } from "../../portability/mind-operations";
@@ -35,7 +36,12 @@ function DataPage({ v, empty }: { v: UiEnv["Variables"]; empty: boolean }) {
             <p>{t.importHelp}</p>
             <form method="post" action="/ui/import" enctype="multipart/form-data">
               <CsrfField token={csrf} />
-              <input type="file" name="archive" accept=".jsonl,application/x-ndjson,application/json" required />
+              <input type="file" name="archive" accept=".jsonl,.json,.af,application/x-ndjson,application/json" required />
+              <label>
+                {t.importFormat}
+                <br />
+                <select name="format">{IMPORT_FORMATS.map((format) => <option value={format}>{label(t, "format", format)}</option>)}</select>
+              </label>
               <div class="actions"><button type="submit">{t.importButton}</button></div>
             </form>
           </>
@@ -74,11 +80,13 @@ dataPages.get("/export", async (c) => {
 
 dataPages.post("/import", async (c) => {
   const { deps, session, mindContext: { mind } } = c.var;
-  const file = (await c.req.parseBody())["archive"];
+  const form = await c.req.parseBody();
+  const file = form["archive"];
   try {
-    if (!(file instanceof File)) throw invalid("choose an export file (.jsonl)");
+    if (!(file instanceof File)) throw invalid("choose an export file (.jsonl), a mem0 export (.json) or a Letta agent file (.af)");
+    const format = importFormatOf(null, typeof form["format"] === "string" ? form["format"] : null);
     // The form's file is read as a stream, not copied whole once more.
-    const archiveImport = await importMind(deps, session.accountId, mind.id, file.stream());
+    const archiveImport = await importMind(deps, session.accountId, mind.id, file.stream(), format);
     // To the import's own page: reloading it shows the progress instead of posting the archive again.
     return c.redirect(`/ui/import/${archiveImport.id}`, 303);
   } catch (err) {

@@ -201,6 +201,7 @@ function shownValue(v: Pick<UiEnv["Variables"], "t" | "locale">, field: string, 
   const { t } = v;
   if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) return "—";
   if (field === "priority") return label(t, "priority", String(value));
+  if (field === "category") return label(t, "category", String(value));
   if (field === "source") return value === "user" ? t.user : t.agent;
   if (field === "verified") return value ? t.verified : t.unverified;
   if (field === "tags" && Array.isArray(value)) return value.map((tag) => `#${String(tag)}`).join(" ");

@@ -547,12 +547,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore an export into this mind, which must be empty (409 otherwise); up to 32 MB, 200000 lines of at most 1504 KB
-         * @description The archive is checked as a whole before anything is written. An archive of up to 1 MB is checked by the request (400 naming the first bad line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; a bad line fails the import with the same error (code and message naming the line) and nothing is written. An import that fails leaves the mind as it was.
+         * Restore an export, a mem0 export or a Letta Agent File into this mind, which must be empty (409 otherwise); up to 32 MB
+         * @description The file is checked as a whole before anything is written. An edgemind archive (JSON lines, the default) has at most 200000 lines of at most 1504 KB. A mem0 export or a Letta Agent File is one JSON document, named by its Content-Type or by ?format= (plain application/json needs ?format=); it is read value by value and converted into the archive's rows (README: "Imports from mem0 and Letta" has the mapping). A file of up to 1 MB is checked by the request (400 naming the first bad line, or a peer's field by its path and line) and written before the answer (200, `imported` per table). A larger one is read as a stream and stored, then checked and written in the background: 202 with the import, whose progress GET /minds/{id}/import/{importId} (the Location header) shows; a bad line or field fails the import with the same error and nothing is written. An import that fails leaves the mind as it was.
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description What the body is: archive (the default), mem0 or letta; needed for a body sent as plain application/json */
+                    format?: "archive" | "mem0" | "letta";
+                };
                 header?: never;
                 path: {
                     id: string;
@@ -562,6 +565,257 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/x-ndjson": string;
+                    "application/vnd.mem0+json": {
+                        results: {
+                            id?: string;
+                            /** @description The memory's text (→ content) */
+                            memory?: string;
+                            /** @description The text, as the platform's export names it */
+                            content?: string;
+                            /** @description → the agent namespace, when agent_id is not given */
+                            user_id?: string | null;
+                            /** @description → the agent namespace */
+                            agent_id?: string | null;
+                            run_id?: string | null;
+                            app_id?: string | null;
+                            /** @description → the memory's context (as JSON) */
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description → tags */
+                            categories?: string[] | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was stated (→ created_at)
+                             */
+                            created_at?: string | null;
+                            /** Format: date-time */
+                            updated_at?: string | null;
+                            /** @description → expires_at, the next midnight (UTC) after the date */
+                            expiration_date?: string | null;
+                        }[];
+                    } | {
+                        id?: string;
+                        /** @description The memory's text (→ content) */
+                        memory?: string;
+                        /** @description The text, as the platform's export names it */
+                        content?: string;
+                        /** @description → the agent namespace, when agent_id is not given */
+                        user_id?: string | null;
+                        /** @description → the agent namespace */
+                        agent_id?: string | null;
+                        run_id?: string | null;
+                        app_id?: string | null;
+                        /** @description → the memory's context (as JSON) */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description → tags */
+                        categories?: string[] | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (→ created_at)
+                         */
+                        created_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                        /** @description → expires_at, the next midnight (UTC) after the date */
+                        expiration_date?: string | null;
+                    }[] | {
+                        memories: {
+                            id?: string;
+                            /** @description The memory's text (→ content) */
+                            memory?: string;
+                            /** @description The text, as the platform's export names it */
+                            content?: string;
+                            /** @description → the agent namespace, when agent_id is not given */
+                            user_id?: string | null;
+                            /** @description → the agent namespace */
+                            agent_id?: string | null;
+                            run_id?: string | null;
+                            app_id?: string | null;
+                            /** @description → the memory's context (as JSON) */
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description → tags */
+                            categories?: string[] | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was stated (→ created_at)
+                             */
+                            created_at?: string | null;
+                            /** Format: date-time */
+                            updated_at?: string | null;
+                            /** @description → expires_at, the next midnight (UTC) after the date */
+                            expiration_date?: string | null;
+                        }[];
+                        total?: number;
+                    };
+                    "application/vnd.letta.agent-file+json": {
+                        agents?: {
+                            id?: string;
+                            /** @description → the agent namespace */
+                            name?: string;
+                            /** @description Its memory blocks (→ sections of the namespace's cold memory) */
+                            block_ids?: string[];
+                            memory_blocks?: {
+                                id?: string;
+                                label: string;
+                                value: string;
+                            }[];
+                            /** @description → one session of the namespace's default chat; a tool's output is ephemeral */
+                            messages?: {
+                                role: string;
+                                content?: unknown;
+                                tool_calls?: unknown;
+                                tool_call_id?: string | null;
+                                /** Format: date-time */
+                                created_at?: string | null;
+                            }[];
+                            /** @description Archival passages (not in the published schema yet; read where a file carries them) → memories */
+                            passages?: {
+                                text: string;
+                                tags?: string[];
+                                metadata?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: date-time */
+                                created_at?: string | null;
+                            }[];
+                        }[];
+                        blocks?: {
+                            id?: string;
+                            label: string;
+                            value: string;
+                        }[];
+                        tools?: Record<string, never>[];
+                    };
+                    "application/json": ({
+                        results: {
+                            id?: string;
+                            /** @description The memory's text (→ content) */
+                            memory?: string;
+                            /** @description The text, as the platform's export names it */
+                            content?: string;
+                            /** @description → the agent namespace, when agent_id is not given */
+                            user_id?: string | null;
+                            /** @description → the agent namespace */
+                            agent_id?: string | null;
+                            run_id?: string | null;
+                            app_id?: string | null;
+                            /** @description → the memory's context (as JSON) */
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description → tags */
+                            categories?: string[] | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was stated (→ created_at)
+                             */
+                            created_at?: string | null;
+                            /** Format: date-time */
+                            updated_at?: string | null;
+                            /** @description → expires_at, the next midnight (UTC) after the date */
+                            expiration_date?: string | null;
+                        }[];
+                    } | {
+                        id?: string;
+                        /** @description The memory's text (→ content) */
+                        memory?: string;
+                        /** @description The text, as the platform's export names it */
+                        content?: string;
+                        /** @description → the agent namespace, when agent_id is not given */
+                        user_id?: string | null;
+                        /** @description → the agent namespace */
+                        agent_id?: string | null;
+                        run_id?: string | null;
+                        app_id?: string | null;
+                        /** @description → the memory's context (as JSON) */
+                        metadata?: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description → tags */
+                        categories?: string[] | null;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (→ created_at)
+                         */
+                        created_at?: string | null;
+                        /** Format: date-time */
+                        updated_at?: string | null;
+                        /** @description → expires_at, the next midnight (UTC) after the date */
+                        expiration_date?: string | null;
+                    }[] | {
+                        memories: {
+                            id?: string;
+                            /** @description The memory's text (→ content) */
+                            memory?: string;
+                            /** @description The text, as the platform's export names it */
+                            content?: string;
+                            /** @description → the agent namespace, when agent_id is not given */
+                            user_id?: string | null;
+                            /** @description → the agent namespace */
+                            agent_id?: string | null;
+                            run_id?: string | null;
+                            app_id?: string | null;
+                            /** @description → the memory's context (as JSON) */
+                            metadata?: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description → tags */
+                            categories?: string[] | null;
+                            /**
+                             * Format: date-time
+                             * @description When it was stated (→ created_at)
+                             */
+                            created_at?: string | null;
+                            /** Format: date-time */
+                            updated_at?: string | null;
+                            /** @description → expires_at, the next midnight (UTC) after the date */
+                            expiration_date?: string | null;
+                        }[];
+                        total?: number;
+                    }) | {
+                        agents?: {
+                            id?: string;
+                            /** @description → the agent namespace */
+                            name?: string;
+                            /** @description Its memory blocks (→ sections of the namespace's cold memory) */
+                            block_ids?: string[];
+                            memory_blocks?: {
+                                id?: string;
+                                label: string;
+                                value: string;
+                            }[];
+                            /** @description → one session of the namespace's default chat; a tool's output is ephemeral */
+                            messages?: {
+                                role: string;
+                                content?: unknown;
+                                tool_calls?: unknown;
+                                tool_call_id?: string | null;
+                                /** Format: date-time */
+                                created_at?: string | null;
+                            }[];
+                            /** @description Archival passages (not in the published schema yet; read where a file carries them) → memories */
+                            passages?: {
+                                text: string;
+                                tags?: string[];
+                                metadata?: {
+                                    [key: string]: unknown;
+                                } | null;
+                                /** Format: date-time */
+                                created_at?: string | null;
+                            }[];
+                        }[];
+                        blocks?: {
+                            id?: string;
+                            label: string;
+                            value: string;
+                        }[];
+                        tools?: Record<string, never>[];
+                    };
                 };
             };
             responses: {
@@ -577,7 +831,7 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Stored: the archive is checked and its rows written in the background */
+                /** @description Stored: the file is checked and its rows written in the background */
                 202: {
                     headers: {
                         /** @description The import: GET it to follow it */
@@ -635,7 +889,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The archive, a line or the number of lines is over its bound */
+                /** @description The file, a line, the number of lines, or the archive a peer's file converts to is over its bound */
                 413: {
                     headers: {
                         [name: string]: unknown;
