@@ -9,8 +9,10 @@ import { hasTag, inScope, notExpired } from "./filters";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
 import { type Category, type Memory, toMemoryWithContext } from "./rows";
+import { expiryTime, inTime, type TimeView } from "./time";
 
-export interface SearchOptions {
+/** What to search for; `asOf` and `includeSuperseded` (memory/time.ts) choose which statements count: by default those valid now. */
+export interface SearchOptions extends TimeView {
   q: string;
   tag?: string;
   category?: Category;
@@ -128,7 +130,8 @@ async function rankedRows({ shard, clock, scope }: MindContext, options: SearchO
   const ranked = (words: SQL) => sql<number>`(${words} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
   const wanted = and(
     inScope(scope),
-    notExpired(now),
+    notExpired(expiryTime(options, now)),
+    inTime(options),
     options.category && eq(memories.category, options.category),
     options.tag !== undefined ? hasTag(options.tag) : undefined,
   )!;

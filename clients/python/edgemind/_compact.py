@@ -36,6 +36,11 @@ def compact_memory(memory: Mapping[str, Any]) -> Dict[str, Any]:
     if memory.get("expires_at"):
         out["expires"] = short_date(memory["expires_at"])
     out["updated"] = short_date(memory.get("updated_at"))
+    if memory.get("observed_at") and memory.get("observed_at") != memory.get("created_at"):
+        out["stated"] = short_date(memory["observed_at"])
+    if memory.get("superseded_by"):
+        out["replaced"] = short_date(memory.get("valid_until"))
+        out["superseded_by"] = memory["superseded_by"]
     return out
 
 

@@ -1,6 +1,6 @@
 import { ARGUMENT_DESCRIPTIONS, TOOL_DESCRIPTIONS } from "@edgemind/client/tool-descriptions";
 import { z } from "zod";
-import { countWithin, memoryInput } from "../../memory/fields";
+import { asOfArgument, countWithin, memoryInput } from "../../memory/fields";
 import { RECALL_LIMIT, RECALL_TOKENS } from "../../memory/limits";
 import { recallMemories } from "../../memory/recall";
 import { jsonResult, type RegisterTool, runTool } from "../tool-context";
@@ -14,11 +14,14 @@ export const register: RegisterTool = (server, mindContext) =>
         limit: countWithin(RECALL_LIMIT).optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.limit),
         category: memoryInput.shape.category.optional(),
         max_tokens: z.number().int().min(RECALL_TOKENS.min).max(RECALL_TOKENS.max).optional(),
+        as_of: asOfArgument.optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.as_of),
+        include_superseded: z.boolean().optional().describe(ARGUMENT_DESCRIPTIONS.memory_recall.include_superseded),
       },
     },
-    ({ limit, category, max_tokens }) =>
+    ({ limit, category, max_tokens, as_of, include_superseded }) =>
       runTool(async () => {
-        const recall = await recallMemories(mindContext, { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens });
+        const options = { limit: limit ?? RECALL_LIMIT.default, category, maxTokens: max_tokens, asOf: as_of, includeSuperseded: include_superseded };
+        const recall = await recallMemories(mindContext, options);
         return jsonResult({ count: recall.memories.length, tokens: recall.tokens, text: recall.text }, recall.text);
       }),
   );

@@ -1,9 +1,10 @@
 import { Hono } from "hono";
 import { describeZodError, invalid } from "../../errors";
 import { memoryInput } from "../../memory/fields";
+import { memoryHistoryOf } from "../../memory/history";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
-import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
+import { deleteMemory, getMemory, listMemories, updateMemory, verifyMemory } from "../../memory/memories";
 import { CATEGORIES, type Category, type Memory, memoryTitle, PRIORITIES, SOURCES, type Source, TAG_MAX } from "../../memory/rows";
 import type { MindContext } from "../../tenancy/mind-context";
 import type { Dictionary } from "../i18n";

@@ -1042,6 +1042,10 @@ export interface paths {
                     tag?: string;
                     source?: "user" | "agent";
                     verified?: "true" | "false";
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                     limit?: number;
@@ -1111,7 +1115,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Store a memory; updates in place when (category, key) exists in the namespace */
+        /** Store a memory; when (category, key) exists in the namespace it becomes its newest statement, the old one kept as replaced */
         post: {
             parameters: {
                 query?: {
@@ -1149,12 +1153,22 @@ export interface paths {
                         expires_at?: string | null;
                         /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+                         */
+                        observed_at?: string;
+                        /** @description The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one */
+                        supersedes?: string;
                         id?: unknown;
                         mind_id?: unknown;
                         source?: unknown;
                         verified?: unknown;
                         created_at?: unknown;
                         updated_at?: unknown;
+                        valid_from?: unknown;
+                        valid_until?: unknown;
+                        superseded_by?: unknown;
                     };
                 };
             };
@@ -1228,13 +1242,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plain-text recall: critical → low, then most recent; expired hidden */
+        /** Plain-text recall of what is valid now (or as_of): critical → low, then most recent, each with its date; expired hidden */
         get: {
             parameters: {
                 query?: {
                     limit?: number;
                     category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
                     max_tokens?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1311,7 +1329,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full-text search (Russian and English, stemmed) ranked by relevance, priority and recency */
+        /** Full-text search (Russian and English, stemmed) of what is valid now (or as_of), ranked by relevance, priority and recency */
         get: {
             parameters: {
                 query: {
@@ -1319,8 +1337,10 @@ export interface paths {
                     tag?: string;
                     category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
                     limit?: number;
-                    /** @description context: return each memory's context */
-                    include?: "context";
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1406,12 +1426,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unexpired memories with a tag */
+        /** Unexpired memories with a tag, valid now (or as_of) */
         get: {
             parameters: {
                 query: {
                     tag: string;
                     limit?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1574,7 +1598,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a memory */
+        /** Get a memory, current or a past version */
         get: {
             parameters: {
                 query?: {
@@ -1643,7 +1667,7 @@ export interface paths {
                 };
             };
         };
-        /** Change a memory's fields */
+        /** Correct a current memory's fields in place (its history keeps the change); a past version is 409 */
         put: {
             parameters: {
                 query?: {
@@ -1679,12 +1703,22 @@ export interface paths {
                         expires_at?: string | null;
                         /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+                         */
+                        observed_at?: string;
+                        /** @description The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one */
+                        supersedes?: string;
                         id?: unknown;
                         mind_id?: unknown;
                         source?: unknown;
                         verified?: unknown;
                         created_at?: unknown;
                         updated_at?: unknown;
+                        valid_from?: unknown;
+                        valid_until?: unknown;
+                        superseded_by?: unknown;
                     };
                 };
             };
@@ -5059,6 +5093,23 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was stated: the writer's time unless it said otherwise (a dated chat, an import)
+             */
+            observed_at: string;
+            /**
+             * Format: date-time
+             * @description From when it holds
+             */
+            valid_from: string;
+            /**
+             * Format: date-time
+             * @description Until when it held; null while it is current
+             */
+            valid_until: string | null;
+            /** @description The memory that replaced it; null while it is current */
+            superseded_by: string | null;
             /** @description Where the memory came from; only when asked for (include=context), never as its content */
             context?: string;
         };
