@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { usageSince } from "../../src/llm/ledger";
-import { consolidateNotes } from "../../src/notes/consolidate";
 import { storeMemory } from "../../src/memory/memories";
+import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
 import { tokenAccountOf } from "../../src/tenancy/mind-context";
 import { foldingTurn } from "../../test/support/long-term";

@@ -4,6 +4,7 @@ import { reciprocalRankFusion } from "../memory/fusion";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { queryMeaning } from "../memory/query-meaning";
 import { recallMemories } from "../memory/recall";
+import { asksAboutTime } from "../memory/time";
 import { getCold } from "../notes/cold-store";
 import { retrieveNotes } from "../notes/hybrid-search";
 import type { Message } from "../sessions/rows";
@@ -119,7 +120,7 @@ async function gather(
     sessionId ? dialogueOf(mindContext, sessionId, given) : Promise.resolve(NO_DIALOGUE),
     recallMemories(mindContext, { limit: CONTEXT_RECALL_LIMIT }),
     q
-      ? retrieveMemories(mindContext, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
+      ? retrieveMemories(mindContext, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback, ...timeOf(q) }, meaning)
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     q ? retrieveNotes(mindContext, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(mindContext),
@@ -128,6 +129,9 @@ async function gather(
 }
 
 type Found = Awaited<ReturnType<typeof gather>>;
+
+/** A question about time (when, how long ago, which came first) is given replaced statements too, marked, with their dates. */
+const timeOf = (q: string) => (asksAboutTime(q) ? { includeSuperseded: true } : {});
 
 /**
  * The dialogue, newest first, offered up to its share of the budget (the latest message always).

@@ -50,6 +50,21 @@ export function statementTime(observedAt: string | undefined, nowIso: string): s
 /** Until when a replaced statement held: until the replacing one holds, never before it began itself. */
 export const validUntilReplacedBy = (replacingFrom: string) => sql<string>`max(${validFrom}, ${replacingFrom})`;
 
+const TIME_QUESTION = new RegExp(
+  [
+    "\\b(when|how long|since when|which (came|happened|was) (first|earlier|later|last)|before or after|what (date|year|month|day|time))\\b",
+    "\\b(used? to|anymore|no longer|still|changed?|previous(ly)?|before|earlier|originally|at first)\\b",
+    "(?<![\\p{L}])(когда|как давно|сколько (времени|лет|дней)|раньше|прежде|до того|сначала|всё ещё|все еще|больше не|изменил)",
+  ].join("|"),
+  "iu",
+);
+
+/**
+ * Whether a question is about time (when, how long ago, which came first, what it used to be):
+ * it needs statements a later one replaced as well, each with its dates.
+ */
+export const asksAboutTime = (question: string) => TIME_QUESTION.test(question.normalize("NFC"));
+
 const DAY_FORMAT = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric", timeZone: "UTC" });
 
 /** A day as people write it, "21 May 2023" (UTC): how dates reach a model in recall and context. */
