@@ -64,7 +64,7 @@ function statedItem(s: Stated, render: Render): PackedItem {
   const lines = render.notices;
   const notices = lines === null ? [] : (["unverified", "replaced", "cut"] as const).filter((m) => s.marks[m]).map((m) => lines[m]);
   const heading = s.heading !== undefined && render.knobs.groupLabels ? { text: s.heading, tokens: render.count(s.heading) + 1 } : undefined;
-  const day = heading && render.knobs.dates && s.statedAt !== undefined ? dayLine(s.statedAt, render) : undefined;
+  const day = heading && render.knobs.dates && s.statedAt !== undefined ? dayLine(s.statedAt, heading.text, render) : undefined;
   return {
     ...{ part, ref, verified, text, tokens: s.tokens ?? render.count(text) + 1, included: false, reason: "fits", fact },
     ...(notices.length > 0 ? { notices } : {}),
@@ -73,9 +73,17 @@ function statedItem(s: Stated, render: Render): PackedItem {
   };
 }
 
-/** The line saying the day items under a heading were stated, with its tokens and the time it orders them by. */
-function dayLine(statedAt: string, render: Render): SharedLine & { at: string } {
-  const text = `#### ${dayOf(statedAt)}`;
+/** Text in lower case with every word cut to three letters: "8 June 2023" and "8 Jun 2023" read alike. */
+const monthsShort = (text: string) => text.toLowerCase().replace(/(?<=\b[a-z]{3})[a-z]+/g, "");
+
+/**
+ * The line saying the day items under a heading were stated, with its tokens and the time it
+ * orders them by; none when the heading says that day already (a dated chat's tag).
+ */
+function dayLine(statedAt: string, heading: string, render: Render): (SharedLine & { at: string }) | undefined {
+  const day = dayOf(statedAt);
+  if (monthsShort(heading) === monthsShort(`### ${day}`)) return undefined;
+  const text = `#### ${day}`;
   // Ordered by the day alone: within a day the items keep the order they came in.
   return { text, tokens: render.count(text) + 1, at: statedAt.slice(0, 10) };
 }

@@ -14,8 +14,8 @@ async function coffeeMind() {
   await store(auth, { category: "preference", key: "coffee_order", content: "Orders a flat white", tags: ["coffee"], observed_at: "2023-05-21T10:00:00Z" });
   await store(auth, { category: "preference", key: "coffee_order", content: "Orders an oat latte", tags: ["coffee"], observed_at: "2023-06-03T09:30:00Z" });
   await store(auth, { category: "preference", key: "coffee_cup", content: "Brings a green cup for the coffee", tags: ["coffee"], observed_at: "2023-04-02T08:00:00Z" });
-  const contextFor = async (q: string) => {
-    const res = await call("GET", `/sessions/${s.id}/context?q=${encodeURIComponent(q)}`, auth);
+  const contextFor = async (q: string, time = "") => {
+    const res = await call("GET", `/sessions/${s.id}/context?q=${encodeURIComponent(q)}${time}`, auth);
     expect(res.status).toBe(200);
     return res.json as { system: string };
   };
@@ -38,5 +38,14 @@ describe("dates in the assembled context", () => {
     const block = memoryBlock(context.system);
     expect(block).toContain("#### 3 Jun 2023\n- coffee_order: Orders an oat latte\n#### 21 May 2023\n- [replaced 3 Jun 2023] coffee_order: Orders a flat white");
     expect(context.system).toContain("[replaced <day>] items held until a later item replaced them on that day.");
+  });
+
+  it("as_of gives what held then, recall as well as search; include=superseded every statement, marked", async () => {
+    const { contextFor } = await coffeeMind();
+    const then = memoryBlock((await contextFor("what coffee do I order?", "&as_of=2023-05-30")).system);
+    expect(then).toContain("#### 21 May 2023\n- [replaced 3 Jun 2023] coffee_order: Orders a flat white");
+    expect(then).not.toContain("oat latte");
+    const history = memoryBlock((await contextFor("what coffee do I order?", "&include=superseded")).system);
+    expect(history).toContain("#### 3 Jun 2023\n- coffee_order: Orders an oat latte\n#### 21 May 2023\n- [replaced 3 Jun 2023] coffee_order: Orders a flat white");
   });
 });

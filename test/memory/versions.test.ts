@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import type { Memory } from "../../src/memory/rows";
+import { CLOSE, statedLaterFirst } from "../../src/memory/stated-later";
 import { call, newTenant, store } from "../helpers";
 
 // A memory is a statement made at a time: a later statement replaces it (a write with the same
@@ -143,5 +145,38 @@ describe("a replaced statement", () => {
     const res = await call("POST", "/memory", { ...auth, body: { category: "fact", key: "later", content: "x", observed_at: "2999-01-01T00:00:00Z" } });
     expect(res.status).toBe(400);
     expect(res.json.error.message).toContain("observed_at");
+  });
+});
+
+describe("hits saying different things about one subject", () => {
+  const hit = (id: string, key: string, content: string, observed_at: string, score: number) => ({
+    memory: { id, agent: "default", category: "fact", key, content, tags: [], observed_at } as unknown as Memory,
+    score,
+  });
+
+  it("rank the one stated later first, in the places and with the scores the group had; other hits stay", () => {
+    const q = "personal best for the 5k run";
+    const hits = [
+      hit("earlier", "pb", "Personal best for the 5k run is 26 minutes", MAY, 10),
+      hit("other", "shoes", "Runs in blue shoes", MAY, 9.5),
+      hit("later", "new_pb", "New personal best on the 5k run: 24 minutes", JUNE, 9),
+      // The same terms, but scoring far below the best of them: another matter.
+      hit("far", "pb_old", "Personal best 5k run of the club, long ago", "2024-01-01T00:00:00.000Z", 10 * CLOSE - 1),
+    ];
+    const ranked = statedLaterFirst(hits, q);
+    expect(ranked.map((h) => [h.memory.id, h.score])).toEqual([["later", 10], ["other", 9.5], ["earlier", 9], ["far", 7]]);
+  });
+
+  it("rank a memory's versions newest statement first, whatever their words", () => {
+    const ranked = statedLaterFirst([hit("old", "plan", "Plan A for the launch", MAY, 5), hit("new", "plan", "Plan B", JUNE, 1)], "launch plan");
+    expect(ranked.map((h) => h.memory.id)).toEqual(["new", "old"]);
+  });
+
+  it("come stated later first from search, though the earlier one matches better and was written last", async () => {
+    const auth = await tenant();
+    const later = await store(auth, { key: "run_record_new", content: "A new personal best for the 5k run today: 24 minutes 10 seconds", observed_at: JUNE });
+    const earlier = await store(auth, { key: "run_record", content: "Personal best for the 5k run: 26 minutes", observed_at: MAY });
+    const found = await searched(auth, "q=personal+best+5k+run");
+    expect(found.map((m) => m.id)).toEqual([later.id, earlier.id]);
   });
 });

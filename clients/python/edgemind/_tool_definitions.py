@@ -219,7 +219,7 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
     },
     {
         "name": "session_context",
-        "description": "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the conversation; `parts` says what was included or dropped, why, and its token cost.",
+        "description": "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and fitted to `max_tokens`. `system` holds the memory as a data block, each memory under the day it was stated (unverified and replaced facts marked), `prompt` the conversation; `parts` says what was included or dropped, why, and its token cost.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -239,6 +239,25 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
                     "type": "integer",
                     "minimum": 300,
                     "maximum": 32000,
+                },
+                "as_of": {
+                    "description": "Show what was valid at this time instead of now: ISO 8601, or a date such as 2023-05-21",
+                    "anyOf": [
+                        {
+                            "type": "string",
+                            "format": "date-time",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
+                        },
+                        {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
+                        },
+                    ],
+                },
+                "include_superseded": {
+                    "description": "Also show statements a later one replaced, each with valid_until and superseded_by: the history of a fact",
+                    "type": "boolean",
                 },
             },
             "required": [

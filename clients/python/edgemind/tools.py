@@ -66,7 +66,7 @@ def _dispatcher(client: Edgemind) -> Callable[[str, Arguments], str]:
         "memory_search": lambda a: compact_search(client.memory.search(**_superseded(a))),
         "memory_store": lambda a: compact_stored(client.memory.store(**a)),
         "memory_recall": lambda a: compact_recall(client.memory.recall(**_superseded(a))),
-        "session_context": lambda a: compact_context(client.sessions.context(a.pop("sessionId"), **a)),
+        "session_context": lambda a: compact_context(client.sessions.context(a.pop("sessionId"), **_superseded(a))),
     }
     parameters = {d["name"]: d["parameters"] for d in TOOL_DEFINITIONS}
 

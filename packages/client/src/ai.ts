@@ -54,6 +54,8 @@ const contextInput = z.object({
   sessionId: z.string().trim().min(1).max(100).describe(ARGS.session_context.sessionId),
   q: z.string().trim().max(2000).optional().describe(ARGS.session_context.q),
   max_tokens: z.number().int().min(300).max(32_000).optional().describe(ARGS.session_context.max_tokens),
+  as_of: asOfSchema.optional().describe(ARGS.session_context.as_of),
+  include_superseded: z.boolean().optional().describe(ARGS.session_context.include_superseded),
 });
 
 /** The REST query a tool's `include_superseded` stands for. */
@@ -106,7 +108,8 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindT
     session_context: tool({
       description: TOOL_DESCRIPTIONS.session_context,
       inputSchema: contextInput,
-      execute: ({ sessionId, q, max_tokens }) => client.sessions.context(sessionId, { q, max_tokens }),
+      execute: ({ sessionId, q, max_tokens, as_of, include_superseded }) =>
+        client.sessions.context(sessionId, { q, max_tokens, as_of, ...(include_superseded ? { include: "superseded" as const } : {}) }),
     }),
   };
 }

@@ -18,7 +18,8 @@ export const TOOL_DESCRIPTIONS = {
   session_context:
     "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent " +
     "conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and " +
-    "fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the " +
+    "fitted to `max_tokens`. `system` holds the memory as a data block, each memory under the day it was stated " +
+    "(unverified and replaced facts marked), `prompt` the " +
     "conversation; `parts` says what was included or dropped, why, and its token cost.",
 } as const;
 
@@ -51,5 +52,7 @@ export const ARGUMENT_DESCRIPTIONS = {
     sessionId: "The session's id, ses_…",
     q: "The message being answered: memories matching it are searched for",
     max_tokens: "Token budget (default 4000)",
+    as_of: AS_OF,
+    include_superseded: INCLUDE_SUPERSEDED,
   },
 } as const satisfies Record<ToolName, Record<string, string>>;

@@ -2678,13 +2678,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens */
+        /** The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens; memories valid now, or as_of */
         get: {
             parameters: {
                 query?: {
                     /** @description The current message: memory related to it is searched */
                     q?: string;
                     max_tokens?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description superseded: memories a later statement replaced too, each marked with the day it was */
+                    include?: "superseded";
                 };
                 header?: {
                     /** @description The mind to work in: required with a human's JWT, implied by a mind key (which may only repeat its own mind) */
