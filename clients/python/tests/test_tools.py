@@ -91,6 +91,10 @@ class CompactTest(unittest.TestCase):
         }
         compact = compact_context(context)  # type: ignore[arg-type]
         self.assertEqual(compact, {"system": "<memory>…</memory>", "prompt": "user: tea?", "tokens": 40, "budget": 300, "left_out": {"duplicate": 1}})
+        with StubServer(Scripted(200, context)) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            tools.dispatch("session_context", {"sessionId": "ses_1", "q": "tea", "as_of": "2026-12-01", "include_superseded": True})
+        self.assertEqual(stub.received[0].path, "/sessions/ses_1/context?q=tea&as_of=2026-12-01&include=superseded")
 
 
 class DispatchTest(unittest.TestCase):
