@@ -56,8 +56,8 @@ function similarity(a: Set<string>, b: Set<string>): number {
 /**
  * A part's items as lines: those under no heading first, then each heading (in the order its
  * first item came) over its items, so a heading is said once however many items share it. Under
- * a heading, dated items go by the day they were stated, newest first (in the order they came
- * within a day), each day said once over its items.
+ * a heading, items go by the day they were stated, newest first (in the order they came within
+ * a day), each day said once over its items.
  */
 export function groupLines(items: readonly PackedItem[]): string[] {
   const groups = new Map<string, PackedItem[]>();
@@ -70,9 +70,13 @@ export function groupLines(items: readonly PackedItem[]): string[] {
   return [...loose, ...[...groups].flatMap(([heading, grouped]) => [heading, ...datedLines(grouped)])];
 }
 
-/** Items of one heading, newest day first, each day's line over its items; undated items keep their place after them. */
+/**
+ * Items of one heading, newest day first, each day's line over its items. Items with no day line
+ * (undated, or on the day the heading names) come first, right under the heading, in their order.
+ */
 function datedLines(items: PackedItem[]): string[] {
-  const byDay = [...items].sort((a, b) => (b.day?.at ?? "").localeCompare(a.day?.at ?? ""));
+  const at = (item: PackedItem) => item.day?.at ?? "9999-12-31";
+  const byDay = [...items].sort((a, b) => (at(a) === at(b) ? 0 : at(a) < at(b) ? 1 : -1));
   const lines: string[] = [];
   let day: string | undefined;
   for (const item of byDay) {

@@ -51,11 +51,14 @@ function subjects(hits: readonly Ranked[], q: string): number[][] {
   return [...groups.values()].filter((g) => g.length > 1);
 }
 
+/** ISO 8601 times, the later first (compared as text: the stored form sorts by time). */
+const laterFirst = (a: string, b: string) => (a === b ? 0 : a < b ? 1 : -1);
+
 /** The hits with each subject's statements dealt back into its places newest first, each taking the place's score. */
 export function statedLaterFirst<T extends Ranked>(hits: readonly T[], q: string): T[] {
   const out = [...hits];
   for (const places of subjects(hits, q)) {
-    const newestFirst = places.map((i) => hits[i]!).sort((a, b) => b.memory.observed_at.localeCompare(a.memory.observed_at));
+    const newestFirst = places.map((i) => hits[i]!).sort((a, b) => laterFirst(a.memory.observed_at, b.memory.observed_at));
     places.forEach((place, k) => {
       out[place] = { ...newestFirst[k]!, score: hits[place]!.score };
     });

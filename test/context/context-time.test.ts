@@ -48,4 +48,15 @@ describe("dates in the assembled context", () => {
     const history = memoryBlock((await contextFor("what coffee do I order?", "&include=superseded")).system);
     expect(history).toContain("#### 3 Jun 2023\n- coffee_order: Orders an oat latte\n#### 21 May 2023\n- [replaced 3 Jun 2023] coffee_order: Orders a flat white");
   });
+
+  it("says no day under a heading that names it already: a dated chat's tag", async () => {
+    const auth = await newAuth();
+    const s = await openSession(auth);
+    await store(auth, { category: "context", key: "d1_1", content: "Anna: I finally went to the pottery class", tags: ["8 May 2023"], observed_at: "2023-05-08T13:56:00Z" });
+    await store(auth, { category: "context", key: "d2_1", content: "Anna: The pottery class fired my bowl", tags: ["8 May 2023"], observed_at: "2023-06-12T09:00:00Z" });
+    const res = await call("GET", `/sessions/${s.id}/context?q=${encodeURIComponent("pottery class")}`, auth);
+    const block = memoryBlock(res.json.system);
+    // The heading's own day comes first, under it; a later day after, under its line.
+    expect(block).toContain("### 8 may 2023\n- Anna: I finally went to the pottery class\n#### 12 Jun 2023\n- Anna: The pottery class fired my bowl");
+  });
 });
