@@ -154,17 +154,19 @@ describe("hits saying different things about one subject", () => {
     score,
   });
 
-  it("rank the one stated later first, in the places and with the scores the group had; other hits stay", () => {
+  it("rank the one stated later first, in the places and with the scores the run had; other hits stay", () => {
     const q = "personal best for the 5k run";
+    const AUTUMN = "2024-01-01T00:00:00.000Z";
     const hits = [
       hit("earlier", "pb", "Personal best for the 5k run is 26 minutes", MAY, 10),
-      hit("other", "shoes", "Runs in blue shoes", MAY, 9.5),
       hit("later", "new_pb", "New personal best on the 5k run: 24 minutes", JUNE, 9),
-      // The same terms, but scoring far below the best of them: another matter.
-      hit("far", "pb_old", "Personal best 5k run of the club, long ago", "2024-01-01T00:00:00.000Z", 10 * CLOSE - 1),
+      hit("other", "shoes", "Runs in blue shoes", AUTUMN, 8.9),
+      // The same terms, but not next to the run: another matter, as is one scoring far below the hit before it.
+      hit("apart", "pb_club", "Personal best 5k run of the club", "2023-01-01T00:00:00.000Z", 8.8),
+      hit("low", "pb_old", "Personal best 5k run, long ago", AUTUMN, 8.8 * CLOSE - 1),
     ];
     const ranked = statedLaterFirst(hits, q);
-    expect(ranked.map((h) => [h.memory.id, h.score])).toEqual([["later", 10], ["other", 9.5], ["earlier", 9], ["far", 7]]);
+    expect(ranked.map((h) => [h.memory.id, h.score])).toEqual([["later", 10], ["earlier", 9], ["other", 8.9], ["apart", 8.8], ["low", 8.8 * CLOSE - 1]]);
   });
 
   it("rank a memory's versions newest statement first, whatever their words", () => {
