@@ -1,7 +1,9 @@
 // What the stand-in model answers, kept apart from its server so the Worker's tests can check
 // that it still understands the requests edgemind sends (scripts/model-stand-in.mjs serves it).
 // It recognises edgemind's three kinds of request by their instructions:
-//   extraction    every line the person said becomes a note (JSON {"notes":[…]})
+//   extraction    every line the person said becomes a note (JSON {"notes":[…]}); of the known
+//                 memories shown, a line saying one's content is "same", a line holding every word
+//                 of one's key (a coffee_order: "my coffee order is …") "replaces" it
 //   consolidation the current document's facts plus every new note, by section (JSON)
 //   chat          a short reply that shows what the model was given (memory block, dialogue)
 // and an agent's: offered edgemind's memory_search tool, it searches for the person's last
@@ -23,8 +25,29 @@ const between = (text, open, close) => {
   return start < 0 || end < 0 ? "" : text.slice(start + open.length, end);
 };
 
-/** Each line the person said, as a note. */
+const wordsOf = (text) => text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+
+/** The memories the prompt shows, as the stand-in compares lines with them: their key and content. */
+function knownMemories(prompt) {
+  return between(prompt, "<memories>", "</memories>")
+    .split("\n")
+    .map((line) => /^- ([a-z0-9_]+): (.*) \([^)]*\)$/.exec(line.trim()))
+    .filter((m) => m !== null)
+    .map(([, key, content]) => ({ key, content: wordsOf(content).join(" ") }));
+}
+
+/** What a line says of the known memories: the same as one, replacing one (it holds every word of its key), or nothing. */
+function verdict(text, known) {
+  const said = wordsOf(text);
+  const same = known.find((m) => m.content === said.join(" "));
+  if (same) return { same: same.key };
+  const replaced = known.find((m) => m.key.split("_").every((part) => said.includes(part)));
+  return replaced ? { replaces: replaced.key } : {};
+}
+
+/** Each line the person said, as a note, said to be the same as or to replace a known memory where it is. */
 function extract(prompt) {
+  const known = knownMemories(prompt);
   const notes = between(prompt, "<conversation>", "</conversation>")
     .split("\n\n")
     .map((turn) => /^(?:#(\d+) )?user: ([\s\S]*)$/.exec(turn.trim()))
@@ -38,6 +61,7 @@ function extract(prompt) {
       section: /\b(never|don't|do not|avoid)\b|никогда|не используй/i.test(text) ? "avoid" : "context",
       signal: /\b(never|don't|do not)\b|никогда|не /i.test(text) ? "prohibition" : "fact",
       confidence: 0.8,
+      ...verdict(text, known),
     }));
   return { notes };
 }

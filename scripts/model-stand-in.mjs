@@ -1,7 +1,8 @@
 // A stand-in OpenAI-compatible model server, for trying every model feature offline in a
 // minute: it answers POST /v1/chat/completions with no model behind it. It recognises
 // edgemind's three kinds of request by their instructions and answers each in the shape asked:
-//   extraction    every line the person said becomes a note (JSON {"notes":[…]})
+//   extraction    every line the person said becomes a note (JSON {"notes":[…]}), said to be the
+//                 same as a known memory it repeats, or to replace one whose key's words it holds
 //   consolidation the current document's facts plus every new note, by section (JSON)
 //   chat          a short reply that shows what the model was given (memory block, dialogue)
 // and calls edgemind's memory_search tool first when an agent offers it (an AI SDK agent).

@@ -9,7 +9,7 @@ import { embedPending, markMissing } from "../../src/memory/vectors";
 import { bindMind, type MindContext, resolveMindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import { memoryIndex } from "../../test/support/semantic";
-import { type Conversation, dateTag, type Turn, turnContent } from "../lib/dataset";
+import { type Conversation, dateTag, type Turn, turnContent, turnTime } from "../lib/dataset";
 import type { Endpoint } from "../lib/endpoint";
 
 export interface BenchDepsOptions {
@@ -57,7 +57,7 @@ export function turnContext(turns: readonly Turn[], i: number): string {
     .join("\n");
 }
 
-/** Writes every turn as a memory through storeMemory; returns each write's time in ms. */
+/** Writes every turn as a memory through storeMemory, stated when its session was; returns each write's time in ms. */
 export async function ingestConversation(deps: Deps, scope: MindContext, conversation: Conversation): Promise<number[]> {
   const times: number[] = [];
   for (const [i, turn] of conversation.turns.entries()) {
@@ -68,6 +68,7 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
       content: turnContent(turn),
       tags: [dateTag(turn)],
       context: turnContext(conversation.turns, i),
+      observed_at: turnTime(turn),
     });
     times.push(Date.now() - t0);
   }

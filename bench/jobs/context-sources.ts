@@ -13,6 +13,7 @@ const WITHOUT: Record<string, Partial<PackingKnobs>> = {
   "− after the hits, what was said around those beyond the leading ones, and only then hits scoring under 5 % of the best (all in rank order, as before)": { weakShare: 0 },
   "− search asked again with the words its ten best hits share, at 0.3 of a question word's weight, what it finds after those ten (pseudo-relevance feedback)": { feedback: false },
   "− duplicates folded": { fold: false },
+  "− each memory's day said over it under its heading, newest first (no dates)": { dates: false },
   "− headings, and the instructions' lines on what a mark means, paid only when used (all paid up front)": { lazyHeadings: false },
   "+ no instructions at all (what they cost)": { instructions: false },
   "as before: every text over 80 characters cut, category headings, no neighbours, headings up front": {

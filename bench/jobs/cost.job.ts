@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { it } from "vitest";
 import { usageSince } from "../../src/llm/ledger";
+import { storeMemory } from "../../src/memory/memories";
 import { consolidateNotes } from "../../src/notes/consolidate";
 import { extractNotes, type PlainMessage, saveExtraction } from "../../src/notes/extraction";
 import { tokenAccountOf } from "../../src/tenancy/mind-context";
@@ -23,11 +24,22 @@ const extractionTurn = (prompt: string) =>
       .map((m) => ({ text: m[2]!.slice(0, 394), section: "context", signal: "fact", from: [Number(m[1])] })),
   });
 
-/** Extraction every `extractEvery` messages over a scripted conversation, then one consolidation. */
+/** Memories the mind holds before the conversation: the same conversation's later turns, so each extraction is shown some. */
+const HELD_MEMORIES = 200;
+
+/**
+ * Extraction every `extractEvery` messages over a scripted conversation, then one consolidation,
+ * in a mind that already holds memories on the same subjects: each extraction is shown those its
+ * messages bring up, as many as its bound allows (src/notes/known-memories.ts).
+ */
 async function scriptedConversation() {
   const deps = benchDeps();
   const scope = await newMindScope("scripted", deps);
-  const turns = input.conversations[0]!.turns.slice(0, input.messages);
+  const all = input.conversations[0]!.turns;
+  for (const turn of all.slice(input.messages, input.messages + HELD_MEMORIES)) {
+    await storeMemory(inMind(deps, scope), { category: "context", key: turn.id.toLowerCase().replace(/[^a-z0-9]+/g, "_"), content: turn.text });
+  }
+  const turns = all.slice(0, input.messages);
   const messages: PlainMessage[] = turns.map((t, i) => ({
     id: `m${String(i).padStart(4, "0")}`,
     role: i % 2 === 0 ? "user" : "assistant",
@@ -48,7 +60,7 @@ async function scriptedConversation() {
   const outcome = await consolidateNotes(inMind({ ...deps, model: () => consolidation.model }, scope));
   if (outcome.status !== "done") throw new Error(`consolidation: ${outcome.status}`);
   const ledger = await usageSince(inMind(deps, scope), tokenAccountOf(scope), "2000-01-01");
-  return { messages: messages.length, extractEvery: input.extractEvery, notes, foldedNotes: outcome.foldedNotes, ledger };
+  return { messages: messages.length, extractEvery: input.extractEvery, heldMemories: HELD_MEMORIES, notes, foldedNotes: outcome.foldedNotes, ledger };
 }
 
 it("model cost", async () => {

@@ -7,6 +7,7 @@ interface JobResult {
   scripted: {
     messages: number;
     extractEvery: number;
+    heldMemories: number;
     notes: number;
     foldedNotes: number;
     ledger: { purpose: string; calls: number; inputTokens: number; outputTokens: number }[];
@@ -25,7 +26,7 @@ export const cost: Part = {
       { calls: 0, input: 0, output: 0 },
     );
     const markdown = [
-      `Model calls for a scripted conversation of ${r.scripted.messages} messages (LoCoMo turns): extraction every ${r.scripted.extractEvery} messages (\`extractNotes\` + \`saveExtraction\`, src/notes/extraction.ts), then one consolidation (\`consolidateNotes\`, src/notes/consolidate.ts), through the AI SDK with the scripted model of test/support/scripted-model.ts counting the tokens it is sent and answers; figures read back from the \`llm_usage\` ledger. ${r.scripted.notes} notes written, ${r.scripted.foldedNotes} folded into cold memory.`,
+      `Model calls for a scripted conversation of ${r.scripted.messages} messages (LoCoMo turns): extraction every ${r.scripted.extractEvery} messages (\`extractNotes\` + \`saveExtraction\`, src/notes/extraction.ts), then one consolidation (\`consolidateNotes\`, src/notes/consolidate.ts), through the AI SDK with the scripted model of test/support/scripted-model.ts counting the tokens it is sent and answers; figures read back from the \`llm_usage\` ledger. The mind already holds ${r.scripted.heldMemories} memories (the conversation's next turns), so each extraction is shown those on what its messages talk about, within its bound (src/notes/known-memories.ts). ${r.scripted.notes} notes written, ${r.scripted.foldedNotes} folded into cold memory.`,
       "",
       table(
         ["purpose", "calls", "input tokens", "output tokens", "calls per 100 messages", "tokens per 100 messages"],

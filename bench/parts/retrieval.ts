@@ -65,7 +65,7 @@ export const retrieval: Part = {
     const lines = [
       `Data: \`${LOCOMO_PATH.replace(/^.*\/shared\//, "shared/")}\` — ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions; ${locomo.malformedEvidence.length} malformed evidence ids skipped (${locomo.malformedEvidence.map((m) => `\`${m.id}\``).join(", ")}), ${locomo.questionsWithoutEvidence} questions left without evidence and not scored.`,
       "",
-      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date, context = the turns before and after it in its session (the memory's `context` field, indexed at half weight). Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
+      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date, stated (`observed_at`) at the session's date and time, context = the turns before and after it in its session (the memory's `context` field, indexed at half weight). Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
       "",
       table(header, [
         recallRow("edgemind (storeMemory + searchMemories)", e),

@@ -4,7 +4,7 @@ import { assembleContext, MAX_CONTEXT_TOKENS, MIN_CONTEXT_TOKENS } from "../cont
 import { assembledContextRecord } from "../context/fields";
 import { invalid } from "../errors";
 import { bearerSecurity } from "../http/router";
-import { contextQuery, searchQuery } from "../memory/fields";
+import { asOfQuery, contextQuery, searchQuery } from "../memory/fields";
 import { SEARCH_LIMIT } from "../memory/limits";
 import { deleteChat, listChats } from "../sessions/chats";
 import {
@@ -185,19 +185,22 @@ sessionRoutes
   .openapi(
     createRoute({
       method: "get", path: "/{id}/context", tags, security: bearerSecurity,
-      summary: "The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens",
+      summary: "The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens; memories valid now, or as_of",
       request: {
         params: IdParams,
         query: z.object({
           q: contextQuery.optional().openapi({ description: "The current message: memory related to it is searched" }),
           max_tokens: z.coerce.number().int().min(MIN_CONTEXT_TOKENS).max(MAX_CONTEXT_TOKENS).optional(),
+          as_of: asOfQuery.optional(),
+          include: z.enum(["superseded"]).optional().openapi({ description: "superseded: memories a later statement replaced too, each marked with the day it was" }),
         }),
       },
       responses: { 200: jsonContent(ContextSchema, "Parts with their token cost, and the prompt as sent"), ...guarded },
     }),
     async (c) => {
-      const { q, max_tokens } = c.req.valid("query");
-      const context = await assembleContext(c.var.mindContext, { session_id: c.req.valid("param").id, q, max_tokens });
+      const { q, max_tokens, as_of, include } = c.req.valid("query");
+      const request = { session_id: c.req.valid("param").id, q, max_tokens, as_of, include_superseded: include === "superseded" };
+      const context = await assembleContext(c.var.mindContext, request);
       return c.json(context, 200);
     },
   )

@@ -4,6 +4,7 @@ import { reciprocalRankFusion } from "../memory/fusion";
 import { retrieveMemories } from "../memory/hybrid-search";
 import { queryMeaning } from "../memory/query-meaning";
 import { recallMemories } from "../memory/recall";
+import { asksAboutTime, type TimeView } from "../memory/time";
 import { getCold } from "../notes/cold-store";
 import { retrieveNotes } from "../notes/hybrid-search";
 import type { Message } from "../sessions/rows";
@@ -40,6 +41,10 @@ export interface ContextRequest {
   /** The current message: search looks for memory related to it. */
   q?: string | null;
   max_tokens?: number;
+  /** ISO 8601: the memories valid then instead of now (memory/time.ts). */
+  as_of?: string;
+  /** Replaced memories too, each marked with the day it was replaced. */
+  include_superseded?: boolean;
 }
 
 /** What the model is given for one turn: its one shape is fields.ts'. */
@@ -76,7 +81,8 @@ export async function assembleContextWith(
   const sessionId = request.session_id ?? null;
   const count = await loadTokenCounter();
   const render = createRender(count, budget, q, knobs);
-  const found = await gather(mindContext, { q, sessionId, budget, knobs }, given);
+  const view = { asOf: request.as_of, includeSuperseded: request.include_superseded };
+  const found = await gather(mindContext, { q, sessionId, budget, knobs, view }, given);
   const packer: Packer = { fitter: fitterFor(budget, knobs, count), render, knobs, budget, count };
   // The dialogue first, up to its share; then memory; then older dialogue with what memory left.
   const dialogue = offerDialogue(packer, found.window);
@@ -109,7 +115,7 @@ interface Packer {
 /** What the context is assembled from, all read at once: the dialogue, recall, search hits for `q`, cold memory. */
 async function gather(
   mindContext: MindContext,
-  { q, sessionId, budget, knobs }: { q: string | null; sessionId: string | null; budget: number; knobs: PackingKnobs },
+  { q, sessionId, budget, knobs, view }: { q: string | null; sessionId: string | null; budget: number; knobs: PackingKnobs; view: TimeView },
   given: GivenDialogue,
 ) {
   const withContext = knobs.tokensPerNeighbours > 0;
@@ -117,9 +123,9 @@ async function gather(
   const meaning = queryMeaning(mindContext, q ?? "", ["memory", "note"]);
   const [{ window, ephemeral }, recall, memorySearch, noteSearch, cold] = await Promise.all([
     sessionId ? dialogueOf(mindContext, sessionId, given) : Promise.resolve(NO_DIALOGUE),
-    recallMemories(mindContext, { limit: CONTEXT_RECALL_LIMIT }),
+    recallMemories(mindContext, { limit: CONTEXT_RECALL_LIMIT, ...view }),
     q
-      ? retrieveMemories(mindContext, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback }, meaning)
+      ? retrieveMemories(mindContext, { q, limit: searchLimit(budget, knobs), withContext, feedback: knobs.feedback, ...timeOf(q, view) }, meaning)
       : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     q ? retrieveNotes(mindContext, { q, limit: NOTE_LIMIT }, meaning) : Promise.resolve({ hits: [], retrieval: "full_text" as const }),
     getCold(mindContext),
@@ -128,6 +134,9 @@ async function gather(
 }
 
 type Found = Awaited<ReturnType<typeof gather>>;
+
+/** The read's time for search: a question about time (when, how long ago, which came first) is given replaced statements too, marked, with their dates. */
+const timeOf = (q: string, view: TimeView): TimeView => ({ ...view, includeSuperseded: view.includeSuperseded || asksAboutTime(q) });
 
 /**
  * The dialogue, newest first, offered up to its share of the budget (the latest message always).

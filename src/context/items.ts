@@ -1,6 +1,7 @@
 import type { TokenCounter } from "../llm/tokens";
 import { stem, words } from "../memory/normalize";
 import type { Memory } from "../memory/rows";
+import { dayOf } from "../memory/time";
 import { oneLine } from "../notes/document";
 import type { Note } from "../notes/notes";
 import type { PackingKnobs } from "./knobs";
@@ -15,18 +16,19 @@ import { isCut, messageStems, trimToMatches } from "./trim";
 export interface Render {
   count: TokenCounter;
   budget: number;
-  knobs: Pick<PackingKnobs, "markVerified" | "groupLabels" | "tagHeadings" | "cut">;
+  knobs: Pick<PackingKnobs, "markVerified" | "groupLabels" | "tagHeadings" | "cut" | "dates">;
   stems: ReadonlySet<string>;
   /** The instruction line saying what each mark means, with its tokens; none when they are not paid for by the items shown. */
   notices: Record<Mark, SharedLine> | null;
 }
 
-/** What an item may be marked with: `[unverified]`, or `…` where a cut left words out. */
-export type Mark = "unverified" | "cut";
+/** What an item may be marked with: `[unverified]`, `[replaced …]` (a later statement replaced it), or `…` where a cut left words out. */
+export type Mark = "unverified" | "replaced" | "cut";
 
 /** The line of the instructions that says what a mark means, given only when an item shown carries it. */
 export const MARK_NOTICES: Record<Mark, string> = {
   unverified: "[unverified] items were not confirmed by the person and may be wrong.",
+  replaced: "[replaced <day>] items held until a later item replaced them on that day.",
   cut: "… marks what was left out.",
 };
 
@@ -53,18 +55,37 @@ interface Stated {
   heading?: string;
   /** Its tokens, when already counted. */
   tokens?: number;
+  /** When it was stated (ISO 8601): its day is said over it under its heading. */
+  statedAt?: string;
 }
 
 function statedItem(s: Stated, render: Render): PackedItem {
   const { part, ref, verified, text, fact } = s;
   const lines = render.notices;
-  const notices = lines === null ? [] : (["unverified", "cut"] as const).filter((m) => s.marks[m]).map((m) => lines[m]);
+  const notices = lines === null ? [] : (["unverified", "replaced", "cut"] as const).filter((m) => s.marks[m]).map((m) => lines[m]);
   const heading = s.heading !== undefined && render.knobs.groupLabels ? { text: s.heading, tokens: render.count(s.heading) + 1 } : undefined;
+  const day = heading && render.knobs.dates && s.statedAt !== undefined ? dayLine(s.statedAt, heading.text, render) : undefined;
   return {
     ...{ part, ref, verified, text, tokens: s.tokens ?? render.count(text) + 1, included: false, reason: "fits", fact },
     ...(notices.length > 0 ? { notices } : {}),
     ...(heading === undefined ? {} : { heading }),
+    ...(day === undefined ? {} : { day }),
   };
+}
+
+/** Text in lower case with every word cut to three letters: "8 June 2023" and "8 Jun 2023" read alike. */
+const monthsShort = (text: string) => text.toLowerCase().replace(/(?<=\b[a-z]{3})[a-z]+/g, "");
+
+/**
+ * The line saying the day items under a heading were stated, with its tokens and the time it
+ * orders them by; none when the heading says that day already (a dated chat's tag).
+ */
+function dayLine(statedAt: string, heading: string, render: Render): (SharedLine & { at: string }) | undefined {
+  const day = dayOf(statedAt);
+  if (monthsShort(heading) === monthsShort(`### ${day}`)) return undefined;
+  const text = `#### ${day}`;
+  // Ordered by the day alone: within a day the items keep the order they came in.
+  return { text, tokens: render.count(text) + 1, at: statedAt.slice(0, 10) };
 }
 
 /**
@@ -98,17 +119,24 @@ function headingOf(m: Memory, render: Render): string {
   return `### ${asData(render.knobs.tagHeadings && m.tags.length > 0 ? m.tags.join(", ") : m.category)}`;
 }
 
+/**
+ * A memory as an item: under its heading, its day said over it; a replaced one marked with the
+ * day it was replaced. Without grouped labels its day is on its own line.
+ */
 export function memoryItem(part: "search" | "recall", m: Memory, render: Render): PackedItem {
   const said = shown(m.content, render);
   const fact = asData(said);
+  const dated = render.knobs.dates ? ` (${dayOf(m.observed_at)})` : "";
   const label = !render.knobs.groupLabels
-    ? `${asData(m.category)}/${asData(m.key)}: `
+    ? `${asData(m.category)}/${asData(m.key)}${dated}: `
     : keyAddsWords(m.key, fact)
       ? `${asData(m.key)}: `
       : "";
-  const text = `- ${marker(render, m.verified)}${label}${fact}`;
-  const marks = { unverified: !m.verified, cut: said !== m.content };
-  return statedItem({ part, ref: m.id, verified: m.verified, text, fact, marks, heading: headingOf(m, render) }, render);
+  const replaced = m.valid_until === null ? "" : `[replaced ${dayOf(m.valid_until)}] `;
+  const text = `- ${marker(render, m.verified)}${replaced}${label}${fact}`;
+  const marks = { unverified: !m.verified, replaced: replaced !== "", cut: said !== m.content };
+  const heading = headingOf(m, render);
+  return statedItem({ part, ref: m.id, verified: m.verified, text, fact, marks, heading, statedAt: m.observed_at }, render);
 }
 
 /** A line of context longer than this share of the budget is left out rather than cut. */
@@ -122,12 +150,13 @@ const NEIGHBOUR_SHARE = 1 / 16;
 export function neighbourItems(m: Memory, render: Render): PackedItem[] {
   const lines = (m.context ?? "").split("\n").map(asData).filter((l) => l !== "");
   const heading = headingOf(m, render);
-  const marks = { unverified: !m.verified, cut: false };
+  const marks = { unverified: !m.verified, replaced: false, cut: false };
   return lines.flatMap((line, i) => {
     const text = `- ${marker(render, m.verified)}${line}`;
     const tokens = render.count(text) + 1;
     if (tokens > render.budget * NEIGHBOUR_SHARE) return [];
-    return [statedItem({ part: "search", ref: `${m.id}:context:${i + 1}`, verified: m.verified, text, tokens, fact: line, marks, heading }, render)];
+    const ref = `${m.id}:context:${i + 1}`;
+    return [statedItem({ part: "search", ref, verified: m.verified, text, tokens, fact: line, marks, heading, statedAt: m.observed_at }, render)];
   });
 }
 
@@ -136,5 +165,5 @@ export function noteItem(n: Note, render: Render): PackedItem {
   const said = shown(n.text, render);
   const fact = asData(said);
   const text = `- ${marker(render, verified)}note: ${fact}`;
-  return statedItem({ part: "search", ref: n.id, verified, text, fact, marks: { unverified: !verified, cut: said !== n.text } }, render);
+  return statedItem({ part: "search", ref: n.id, verified, text, fact, marks: { unverified: !verified, replaced: false, cut: said !== n.text } }, render);
 }

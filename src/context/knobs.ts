@@ -37,11 +37,14 @@ export interface PackingKnobs {
   instructions: boolean;
   /** Search asks again with the words its best hits share (memory/feedback.ts). */
   feedback: boolean;
+  /** Under its heading, a memory's day is said over it, newest first (a model answers when, how long ago, which came first). */
+  dates: boolean;
 }
 
 const PRODUCT_KNOBS: PackingKnobs = {
   ...{ markVerified: false, cut: "long", tokensPerHit: 16, maxHits: 200, groupLabels: true, tagHeadings: true },
   ...{ tagLift: TAG_LIFT, weakShare: WEAK_SHARE, tokensPerNeighbours: 120, neighboursFrom: 800, fold: true, lazyHeadings: true, instructions: true, feedback: true },
+  dates: true,
 };
 
 /** The product's packing, with the given departures from it (none for every front). */

@@ -23,6 +23,11 @@ export interface PackedItem extends ContextItem {
   fact?: string;
   /** The heading it is listed under (a memory's tags or category): the first item taken under it pays for it. */
   heading?: SharedLine;
+  /**
+   * The day a memory was stated, said once over the items of its heading stated that day (the
+   * first item taken pays for it), and that day (YYYY-MM-DD) to order them by: the newest first.
+   */
+  day?: SharedLine & { at: string };
   /** The lines of the instructions saying what its marks mean: the first item taken needing one pays for it, so a mark no item shows costs nothing. */
   notices?: SharedLine[];
 }
@@ -50,17 +55,36 @@ function similarity(a: Set<string>, b: Set<string>): number {
 
 /**
  * A part's items as lines: those under no heading first, then each heading (in the order its
- * first item came) over its items, so a heading is said once however many items share it.
+ * first item came) over its items, so a heading is said once however many items share it. Under
+ * a heading, items go by the day they were stated, newest first (in the order they came within
+ * a day), each day said once over its items.
  */
 export function groupLines(items: readonly PackedItem[]): string[] {
-  const groups = new Map<string, string[]>();
+  const groups = new Map<string, PackedItem[]>();
   const loose: string[] = [];
   for (const item of items) {
     const heading = item.heading?.text;
     if (heading === undefined) loose.push(item.text);
-    else groups.set(heading, [...(groups.get(heading) ?? []), item.text]);
+    else groups.set(heading, [...(groups.get(heading) ?? []), item]);
   }
-  return [...loose, ...[...groups].flatMap(([heading, lines]) => [heading, ...lines])];
+  return [...loose, ...[...groups].flatMap(([heading, grouped]) => [heading, ...datedLines(grouped)])];
+}
+
+/**
+ * Items of one heading, newest day first, each day's line over its items. Items with no day line
+ * (undated, or on the day the heading names) come first, right under the heading, in their order.
+ */
+function datedLines(items: PackedItem[]): string[] {
+  const at = (item: PackedItem) => item.day?.at ?? "9999-12-31";
+  const byDay = [...items].sort((a, b) => (at(a) === at(b) ? 0 : at(a) < at(b) ? 1 : -1));
+  const lines: string[] = [];
+  let day: string | undefined;
+  for (const item of byDay) {
+    if (item.day !== undefined && item.day.text !== day) lines.push(item.day.text);
+    day = item.day?.text;
+    lines.push(item.text);
+  }
+  return lines;
 }
 
 /** Takes items while they fit, first offered first; a repeated or nearly repeated fact is folded. */
@@ -131,13 +155,14 @@ export class Fitter {
     return this.facts.find((f) => f.stems.size >= MIN_STEMS_FOR_NEAR && similarity(stems, f.stems) >= NEAR_DUPLICATE)?.ref;
   }
 
-  /** An item's tokens, with its headings' and notices' when it is the first taken needing them. */
+  /** An item's tokens, with its headings', day's and notices' when it is the first taken needing them. */
   private cost(item: PackedItem): number {
     const heading = item.heading;
     const group = heading && !this.headings.has(`${item.part}:${heading.text}`) ? heading.tokens : 0;
+    const day = heading && item.day && !this.headings.has(`${item.part}:${heading.text}:${item.day.text}`) ? item.day.tokens : 0;
     const part = this.headings.has(item.part) ? 0 : (this.partHeadings[item.part] ?? 0);
     const notices = (item.notices ?? []).reduce((n, notice) => n + (this.notices.has(notice.text) ? 0 : notice.tokens), 0);
-    return item.tokens + group + part + notices;
+    return item.tokens + group + day + part + notices;
   }
 
   private take(item: PackedItem, reason: ContextReason): void {
@@ -146,6 +171,7 @@ export class Fitter {
     this.used += item.tokens;
     this.headings.add(item.part);
     if (heading) this.headings.add(`${item.part}:${heading.text}`);
+    if (heading && item.day) this.headings.add(`${item.part}:${heading.text}:${item.day.text}`);
     for (const notice of item.notices ?? []) this.notices.add(notice.text);
     if (item.part === "window" || item.part === "cold") return;
     this.seen.set(`fact:${factKey(factOf(item))}`, item.ref);

@@ -40,6 +40,26 @@ export const memoryKey = z
 export const memoryContent = z.string().trim().min(1).max(MEMORY_CONTENT_MAX).describe("The memory itself, one self-contained statement");
 export const memoryTag = z.string().trim().min(1).max(TAG_MAX).regex(/^[^,]+$/, "a tag cannot contain a comma");
 export const memoryTags = z.array(memoryTag).max(TAGS_MAX).describe("2–5 short tags; stored lower-case, matched whole");
+/** When a memory was stated; a write may say so, never later than now. */
+export const memoryObservedAt = isoDateTime.describe(
+  "When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write",
+);
+/** A memory a write replaces, by its key (in the writer's namespace) or its id. */
+export const memorySupersedes = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .describe("The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one");
+/**
+ * A read's point in time, ISO 8601 or a date such as 2023-05-21 (its end): what was valid then.
+ * REST reads it from the query; the tools take the same argument.
+ */
+export const asOfArgument = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .transform((value) => new Date(value.length === 10 ? `${value}T23:59:59.999Z` : value).toISOString());
+export const asOfQuery = asOfArgument.describe("Show what was valid at this time (ISO 8601, or a date: its end) instead of now");
+
 export const memoryContext = z
   .string()
   .max(MAX_CONTEXT_CHARS)
@@ -55,9 +75,19 @@ export const memoryInput = z.object({
   confidence: z.number().min(0).max(1).describe("How sure the writer is, 0 to 1"),
   expires_at: isoDateTime.nullable().describe("ISO 8601; the memory is hidden after it"),
   context: memoryContext,
+  observed_at: memoryObservedAt,
+  supersedes: memorySupersedes,
 });
 /** What a write may leave out: everything but category, key and content (the server fills in the rest). */
-export const memoryStoreInput = memoryInput.partial({ tags: true, priority: true, confidence: true, expires_at: true, context: true });
+export const memoryStoreInput = memoryInput.partial({
+  tags: true,
+  priority: true,
+  confidence: true,
+  expires_at: true,
+  context: true,
+  observed_at: true,
+  supersedes: true,
+});
 /** What a change may give: any of the fields a memory's (category, key) leaves free. */
 export const memoryPatchInput = memoryInput.omit({ category: true, key: true }).partial();
 
@@ -82,6 +112,10 @@ export const memoryRecord = z.object({
   expires_at: storedDateTime.nullable(),
   created_at: storedDateTime,
   updated_at: storedDateTime,
+  observed_at: storedDateTime.describe("When it was stated: the writer's time unless it said otherwise (a dated chat, an import)"),
+  valid_from: storedDateTime.describe("From when it holds"),
+  valid_until: storedDateTime.nullable().describe("Until when it held; null while it is current"),
+  superseded_by: z.string().nullable().describe("The memory that replaced it; null while it is current"),
   context: memoryContext.optional().describe("Where the memory came from; only when asked for (include=context), never as its content"),
 });
 

@@ -1,19 +1,24 @@
-import { and, asc, count, desc, eq, gt, lte, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lte, or, type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { alias } from "drizzle-orm/sqlite-core";
 import { isoNow } from "../clock";
 import type { Db } from "../db/client";
-import { type FieldChanges, memories, memoryHistory } from "../db/schema";
-import { forbidden, notFound } from "../errors";
+import { type MemoryRow, memories, memoryHistory } from "../db/schema";
+import { conflict, forbidden, notFound } from "../errors";
 import { newId } from "../ids";
 import type { MindContext } from "../tenancy/mind-context";
 import { actorOf, isPerson, type Scope } from "../tenancy/principal";
-import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
+import { type QuotaNeed, storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
+import { changesFromTable, fieldChanges, historyEntry, historyFromTable, replacedHistory } from "./history";
 import { normalizeTag, toIndexText } from "./normalize";
 import { afterWrite } from "./outbox";
-import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./rows";
+import { boundContext, type Category, givenColumns, type Memory, REPLACED_KEY_MARK, type Source, toMemory, toMemoryWithContext } from "./rows";
+import { expiryTime, inTime, isCurrent, statementTime, type TimeView } from "./time";
+import { keepPastVersion, prunePastVersions, supersededTargets, supersedeStatements, supersession, VERSIONS_KEPT } from "./versions";
 
-export interface MemoryListFilter {
+export interface MemoryListFilter extends TimeView {
   category?: Category;
   tag?: string;
   source?: Source;
@@ -50,35 +55,76 @@ export const memorySearchColumns = (mindId: string, key: string, content: string
 });
 
 /**
- * Creates the memory, or updates it in place when its (category, key) already exists in the
- * scope's mind and agent namespace. The change and its history row are written in one batch.
+ * Creates the memory, or, when its (category, key) exists in the scope's mind and agent
+ * namespace, makes the write its newest statement: the memory keeps its id, and a changed
+ * content's old statement stays as a past version (valid until the new one). `supersedes`
+ * replaces other memories too. The change, its history and every supersession are one batch.
  */
 export async function storeMemory(
   mindContext: MindContext,
   input: MemoryInput,
 ): Promise<{ memory: Memory; created: boolean }> {
+  const write = await planMemoryWrite(mindContext, input);
+  const results = await writeWithinQuota(mindContext, write.need, (guard) => mindContext.shard.batch([...write.statements, guard] as [BatchItem<"sqlite">]), write.added);
+  const row = (results[write.rowAt] as MemoryRow[])[0]!;
+  write.landed(row.id);
+  return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === write.newId };
+}
+
+/** A memory's write, planned: the statements of its batch (a quota guard goes after them) and what follows once it landed. */
+export interface MemoryWrite {
+  statements: BatchItem<"sqlite">[];
+  /** The statement whose result is the stored row. */
+  rowAt: number;
+  /** The id the memory has if the write creates it. */
+  newId: string;
+  need: QuotaNeed;
+  /** For the quota guard: whether the batch added a memory, and (after a refusal) whether it existed. */
+  added: { inBatch: SQL; replaces: () => Promise<boolean> };
+  /** Once the batch committed, with the stored row's id. */
+  landed(id: string): void;
+}
+
+/** The statements of storeMemory's batch, for it or for another write's batch (an extraction's). Reads only to resolve `supersedes`. */
+export async function planMemoryWrite(mindContext: MindContext, input: MemoryInput): Promise<MemoryWrite> {
   const { scope, shard } = mindContext;
   const now = isoNow(mindContext.clock);
-  const id = newId("mem");
+  const observed = statementTime(input.observed_at, now);
+  const [id, pastId] = [newId("mem"), newId("mem")];
+  const targets = input.supersedes === undefined ? [] : await supersededTargets(mindContext, input.supersedes, input);
   const tags = input.tags === undefined ? undefined : normalizeTags(input.tags);
   const sameKey = sameKeyOf(scope, input);
-  const change = { actor: actorOf(scope.principal), content: input.content, at: now };
-  const need = { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) };
-  // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
-  const replaces = async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined;
-  const inBatch = sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`;
+  const actor = actorOf(scope.principal);
+  const change = { actor, content: input.content, at: now };
+  const written = sql`(select ${memories.id} from ${memories} where ${sameKey})`;
   const after = afterWrite(mindContext, { row: "memory", what: "stored", ids: [sql`select ${memories.id} from ${memories} where ${sameKey}`] });
-  const written = { ...provenance(scope, input.confidence), tags, priority: input.priority, expires_at: input.expires_at };
-  const [, rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
-    historyFromTable(shard, "update", { ...change, changes: changesFromTable(written) }, sameKey),
-    upsertMemory(shard, scope, input, { id, tags, now }),
-    historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
-    guard,
-    ...after.statements,
-  ]), { inBatch, replaces });
-  const row = rows[0]!;
-  after.landed([row.id]);
-  return { memory: toMemoryWithContext(row, input.context !== undefined), created: row.id === id };
+  const replaced = afterWrite(mindContext, supersession([sql`select ${memories.id} from ${memories} where ${memories.supersededBy} = ${written} and ${memories.id} in ${[pastId, ...targets]}`], written));
+  const provenanceWritten = { ...provenance(scope, input.confidence), tags, priority: input.priority, expires_at: input.expires_at };
+  return {
+    statements: [
+      historyFromTable(shard, "update", { ...change, changes: changesFromTable(provenanceWritten) }, sameKey),
+      keepPastVersion(shard, sameKey, { pastId, content: input.content, from: observed }),
+      upsertMemory(shard, scope, input, { id, tags, now, observed }),
+      prunePastVersions(shard, scope.mindId, { agent: scope.agent, category: input.category, key: input.key }, written),
+      historyFromTable(shard, "create", change, and(eq(memories.id, id), eq(memories.mindId, scope.mindId))),
+      replacedHistory(shard, and(eq(memories.id, pastId), eq(memories.mindId, scope.mindId))!, change),
+      ...supersedeStatements(shard, scope, targets, { by: written, from: observed, actor, at: now }),
+      ...after.statements,
+      ...replaced.statements,
+    ],
+    rowAt: 2,
+    newId: id,
+    need: { memories: 1, bytes: storedBytes(input.key, input.content, JSON.stringify(tags ?? [])) },
+    added: {
+      // Read only after a refusal: an update in place adds no memory. In the batch, only a new row has the new id.
+      inBatch: sql`exists (select 1 from ${memories} where ${memories.id} = ${id})`,
+      replaces: async () => (await shard.select({ id: memories.id }).from(memories).where(sameKey).get()) !== undefined,
+    },
+    landed(rowId) {
+      after.landed([rowId]);
+      replaced.landed();
+    },
+  };
 }
 
 /** The memory of the scope's mind and agent namespace with the input's (category, key). */
@@ -91,40 +137,16 @@ const sameKeyOf = (scope: Scope, input: MemoryInput) =>
   );
 
 /**
- * A history row written from the table itself in the same batch, so it sees exactly the row
- * before (an update) or after (a creation) the upsert, whatever races with it.
- */
-function historyFromTable(
-  shard: Db,
-  action: "update" | "create",
-  change: { actor: string; content: string; at: string; changes?: SQL },
-  where: SQL | undefined,
-) {
-  return shard.insert(memoryHistory).select(
-    shard
-      .select({
-        id: sql<number>`null`.as("id"),
-        mindId: memories.mindId,
-        memoryId: memories.id,
-        action: sql<string>`${action}`.as("action"),
-        actor: sql<string>`${change.actor}`.as("actor"),
-        oldContent: action === "update" ? memories.content : sql<null>`null`.as("old_content"),
-        newContent: sql<string>`${change.content}`.as("new_content"),
-        at: sql<string>`${change.at}`.as("at"),
-        changes: sql<string | null>`${change.changes ?? sql`null`}`.as("changes"),
-      })
-      .from(memories)
-      .where(where),
-  );
-}
-
-/**
  * Inserts the memory under `id`, or, when its (category, key) exists, changes the stored row in
- * place: content and provenance always, tags and context only when given.
+ * place: content and provenance always, tags and context only when given. A changed content is
+ * a new statement, stated at `observed` (its old one was kept by keepPastVersion); the same
+ * content keeps when it was stated unless the write says.
  */
-function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: string; tags: string[] | undefined; now: string }) {
-  const { id, tags, now } = row;
+function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: string; tags: string[] | undefined; now: string; observed: string }) {
+  const { id, tags, now, observed } = row;
   const { source, verified, confidence } = provenance(scope, input.confidence);
+  const sameContent = sql`${memories.content} = ${input.content}`;
+  const stated = (kept: SQLWrapper) => sql<string>`iif(${sameContent}, ${input.observed_at ?? kept}, ${observed})`;
   return shard
     .insert(memories)
     .values({
@@ -142,6 +164,8 @@ function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: st
       expiresAt: null,
       createdAt: now,
       updatedAt: now,
+      observedAt: observed,
+      validFrom: observed,
       ...givenColumns(input),
       ...memorySearchColumns(scope.mindId, input.key, input.content, tags ?? [], input.context),
     })
@@ -154,6 +178,8 @@ function upsertMemory(shard: Db, scope: Scope, input: MemoryInput, row: { id: st
         verified,
         confidence,
         updatedAt: now,
+        observedAt: stated(memories.observedAt),
+        validFrom: stated(memories.validFrom),
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
         ...givenColumns(input),
         ...(input.context !== undefined && contextColumns(scope.mindId, input.context)),
@@ -169,12 +195,19 @@ export async function getMemory({ shard, scope }: Pick<MindContext, "scope" | "s
   return toMemoryWithContext(row, withContext);
 }
 
-/** Changes the given fields; the writer's provenance replaces the old one. */
+/**
+ * Changes the given fields of a current memory in place (a correction: its history keeps the
+ * diff); the writer's provenance replaces the old one. `supersedes` replaces other memories
+ * with it. A past version is not changed: conflict.
+ */
 export async function updateMemory(mindContext: MindContext, id: string, patch: MemoryPatch): Promise<Memory> {
   const { scope } = mindContext;
   const { shard, clock } = mindContext;
   const current = await getMemory(mindContext, id);
+  if (current.superseded_by !== null) throw conflict(`this is a past version of a memory, replaced by ${current.superseded_by}: change that one`);
   const now = isoNow(clock);
+  const observed = patch.observed_at === undefined ? undefined : statementTime(patch.observed_at, now);
+  const targets = patch.supersedes === undefined ? [] : await supersededTargets(mindContext, patch.supersedes, { id });
   const tags = patch.tags === undefined ? undefined : normalizeTags(patch.tags);
   const content = patch.content ?? current.content;
   const need = { bytes: storedBytes(content, tags && JSON.stringify(tags)) - storedBytes(current.content) };
@@ -187,6 +220,7 @@ export async function updateMemory(mindContext: MindContext, id: string, patch: 
   });
   const given = Object.keys(patch).filter((field) => patch[field as keyof MemoryPatch] !== undefined);
   const after = afterWrite(mindContext, { row: "memory", what: "updated", ids: [id], fields: given });
+  const replaced = afterWrite(mindContext, supersession([sql`select ${memories.id} from ${memories} where ${memories.supersededBy} = ${id}`], id));
   const [rows] = await writeWithinQuota(mindContext, need, (guard) => shard.batch([
     shard
       .update(memories)
@@ -197,31 +231,57 @@ export async function updateMemory(mindContext: MindContext, id: string, patch: 
         updatedAt: now,
         ...(tags !== undefined && { tags, searchTags: tagsIndexText(scope.mindId, tags) }),
         ...givenColumns(patch),
+        ...(observed !== undefined && { observedAt: observed, validFrom: observed }),
         ...(patch.context !== undefined && contextColumns(scope.mindId, patch.context)),
       })
-      .where(and(eq(memories.id, id), inScope(scope)))
+      .where(and(eq(memories.id, id), inScope(scope), isCurrent))
       .returning(),
     shard.insert(memoryHistory).values(historyEntry(scope, id, "update", current.content, content, now, changes)),
+    ...supersedeStatements(shard, scope, targets, { by: sql`${id}`, from: observed ?? current.valid_from, actor: actorOf(scope.principal), at: now }),
     guard,
     ...after.statements,
+    ...(targets.length > 0 ? replaced.statements : []),
   ]));
   if (!rows[0]) throw notFound("memory");
   after.landed();
+  if (targets.length > 0) replaced.landed(targets);
   return toMemoryWithContext(rows[0], patch.context !== undefined);
 }
 
+/** Deletes a memory with its past versions (memories it superseded under other keys stay, replaced); its history stays. */
 export async function deleteMemory(mindContext: MindContext, id: string): Promise<void> {
   const { scope } = mindContext;
   const { shard, clock } = mindContext;
-  const current = await getMemory(mindContext, id);
-  const after = afterWrite(mindContext, { row: "memory", what: "deleted", ids: [id] });
+  const going = await memoryWithVersions(mindContext, id);
+  const now = isoNow(clock);
+  const ids = going.map((m) => m.id);
+  const after = afterWrite(mindContext, { row: "memory", what: "deleted", ids });
   const [deleted] = await shard.batch([
-    shard.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
-    shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
+    shard.delete(memories).where(and(inArray(memories.id, ids), eq(memories.mindId, scope.mindId))).returning({ id: memories.id }),
+    shard.insert(memoryHistory).values(going.map((m) => historyEntry(scope, m.id, "delete", m.content, null, now))),
     ...after.statements,
   ]);
-  if (deleted.length === 0) throw notFound("memory");
+  if (!deleted.some((row) => row.id === id)) throw notFound("memory");
   after.landed();
+}
+
+/** A memory of the scope and its past versions (one read): what deleting it deletes. */
+async function memoryWithVersions({ shard, scope }: Pick<MindContext, "scope" | "shard">, id: string): Promise<Memory[]> {
+  const current = alias(memories, "current");
+  const versionOf = and(
+    eq(memories.supersededBy, current.id),
+    eq(memories.agent, current.agent),
+    eq(memories.category, current.category),
+    sql`${memories.key} >= ${current.key} || ${REPLACED_KEY_MARK} and ${memories.key} < ${current.key} || '$'`,
+  );
+  const rows = await shard
+    .select({ memory: memories })
+    .from(current)
+    .innerJoin(memories, or(eq(memories.id, current.id), versionOf))
+    .where(and(eq(current.id, id), inScope(scope, current), eq(memories.mindId, scope.mindId)))
+    .limit(VERSIONS_KEPT + 1);
+  if (!rows.some((r) => r.memory.id === id)) throw notFound("memory");
+  return rows.map((r) => toMemory(r.memory));
 }
 
 /** Marks a memory as checked by a human. Agents can never do this. */
@@ -246,88 +306,13 @@ export async function verifyMemory(mindContext: MindContext, id: string): Promis
   return toMemory(rows[0]);
 }
 
-function historyEntry(
-  scope: Scope,
-  memoryId: string,
-  action: "update" | "delete" | "verify",
-  oldContent: string,
-  newContent: string | null,
-  at: string,
-  changes: FieldChanges | null = null,
-) {
-  return { mindId: scope.mindId, memoryId, action, actor: actorOf(scope.principal), oldContent, newContent, at, changes };
-}
-
-/** The fields besides content a history entry records the change of. */
-const TRACKED = ["priority", "tags", "expires_at", "confidence", "source", "verified"] as const;
-type Tracked = Pick<Memory, (typeof TRACKED)[number]>;
-
-/** The stored form of each tracked field, read in SQL as the JSON value the API shows. */
-const TRACKED_IN_SQL: Record<keyof Tracked, { column: SQLWrapper; json: SQL; stored: (value: unknown) => unknown }> = {
-  priority: { column: memories.priority, json: sql`json_quote(${memories.priority})`, stored: (v) => v },
-  tags: { column: memories.tags, json: sql`json(${memories.tags})`, stored: (v) => JSON.stringify(v) },
-  expires_at: { column: memories.expiresAt, json: sql`json_quote(${memories.expiresAt})`, stored: (v) => v },
-  confidence: { column: memories.confidence, json: sql`json_quote(${memories.confidence})`, stored: (v) => v },
-  source: { column: memories.source, json: sql`json_quote(${memories.source})`, stored: (v) => v },
-  verified: { column: memories.verified, json: sql`json(iif(${memories.verified}, 'true', 'false'))`, stored: (v) => (v ? 1 : 0) },
-};
-
-/**
- * What `fieldChanges` records, computed in SQL against the stored row an upsert replaces (the
- * fields it leaves undefined keep their value): null members fall out of the JSON merge patch.
- */
-function changesFromTable(after: Partial<Tracked>): SQL {
-  const members = TRACKED.filter((f) => after[f] !== undefined).map((f) => {
-    const { column, json, stored } = TRACKED_IN_SQL[f];
-    const differs = sql`${column} is not ${stored(after[f])}`;
-    return sql`${f}, json(iif(${differs}, json_array(${json}, json(${JSON.stringify(after[f])})), null))`;
-  });
-  return sql`nullif(json_patch('{}', json_object(${sql.join(members, sql`, `)})), '{}')`;
-}
-
-/** Each tracked field whose value differs, as [before, after]; null when none does. */
-function fieldChanges(before: Tracked, after: Tracked): FieldChanges | null {
-  const changed = TRACKED.filter((f) => JSON.stringify(before[f]) !== JSON.stringify(after[f]));
-  return changed.length === 0 ? null : Object.fromEntries(changed.map((f) => [f, [before[f], after[f]]]));
-}
-
-export interface HistoryEntry {
-  action: string;
-  actor: string;
-  old_content: string | null;
-  new_content: string | null;
-  /** The other fields the change touched, each [before, after]; null: none (or not recorded). */
-  changes: FieldChanges | null;
-  at: string;
-}
-
-/** Every recorded change of a memory, oldest first; kept after the memory is deleted. */
-export async function memoryHistoryOf(mindContext: Pick<MindContext, "scope" | "shard">, id: string): Promise<HistoryEntry[]> {
-  const { scope } = mindContext;
-  // History has no namespace of its own: a namespaced reader sees it only while the memory is its own.
-  if (scope.agentFilter !== null) await getMemory(mindContext, id);
-  const rows = await mindContext.shard
-    .select()
-    .from(memoryHistory)
-    .where(and(eq(memoryHistory.mindId, scope.mindId), eq(memoryHistory.memoryId, id)))
-    .orderBy(asc(memoryHistory.id));
-  if (rows.length === 0) throw notFound("memory");
-  return rows.map((r) => ({
-    action: r.action,
-    actor: r.actor,
-    old_content: r.oldContent,
-    new_content: r.newContent,
-    changes: r.changes,
-    at: r.at,
-  }));
-}
-
 export async function listMemories(
   { shard, scope }: Pick<MindContext, "scope" | "shard">,
   filter: MemoryListFilter,
 ): Promise<{ memories: Memory[]; total: number }> {
   const where = and(
     inScope(scope),
+    inTime(filter),
     filter.category && eq(memories.category, filter.category),
     filter.source && eq(memories.source, filter.source),
     filter.verified !== undefined ? eq(memories.verified, filter.verified) : undefined,
@@ -346,12 +331,17 @@ export async function listMemories(
   return { memories: rows.map(toMemory), total: totals[0]?.n ?? 0 };
 }
 
-/** Unexpired memories carrying the tag, most important first. */
-export async function memoriesByTag({ shard, clock, scope }: Pick<MindContext, "clock" | "scope" | "shard">, tag: string, limit: number): Promise<Memory[]> {
+/** Unexpired memories carrying the tag, most important first: those valid now, or as `view` asks. */
+export async function memoriesByTag(
+  { shard, clock, scope }: Pick<MindContext, "clock" | "scope" | "shard">,
+  tag: string,
+  limit: number,
+  view: TimeView = {},
+): Promise<Memory[]> {
   const rows = await shard
     .select()
     .from(memories)
-    .where(and(inScope(scope), hasTag(tag), notExpired(isoNow(clock))))
+    .where(and(inScope(scope), hasTag(tag), notExpired(expiryTime(view, isoNow(clock))), inTime(view)))
     .orderBy(desc(priorityRank), desc(memories.updatedAt))
     .limit(limit);
   return rows.map(toMemory);
@@ -368,7 +358,7 @@ export async function expiringMemories(
   const rows = await shard
     .select()
     .from(memories)
-    .where(and(inScope(scope), gt(memories.expiresAt, now.toISOString()), lte(memories.expiresAt, until)))
+    .where(and(inScope(scope), isCurrent, gt(memories.expiresAt, now.toISOString()), lte(memories.expiresAt, until)))
     .orderBy(asc(memories.expiresAt))
     .limit(limit);
   return rows.map(toMemory);

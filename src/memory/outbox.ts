@@ -12,8 +12,11 @@ import { type BudgetOf, EMBED_BATCH, embedPending, markForEmbedding, missingMark
 // answer. A new reader is one more entry in READERS, and no writer changes. memory_history
 // stays the memories' own change log, written by each write beside its change.
 
-/** What happened to the rows: "stored" is created or updated in place, as the batch decides. */
-export type Happened = "created" | "stored" | "updated" | "deleted" | "verified" | "finished";
+/**
+ * What happened to the rows: "stored" is created or updated in place, as the batch decides;
+ * "superseded", replaced by a later statement (the rows stay, as past versions: memory/versions.ts).
+ */
+export type Happened = "created" | "stored" | "updated" | "deleted" | "verified" | "superseded" | "finished";
 
 /** One change a write makes in one mind: the kind of row, which rows, what happened. */
 export interface Change {
@@ -26,6 +29,8 @@ export interface Change {
   ids: (string | SQL)[];
   /** The fields an update gave (absent: any may have changed). */
   fields?: readonly string[];
+  /** A supersession's replacing memory, by id or by SQL selecting it (its rows' superseded_by). */
+  by?: string | SQL;
 }
 
 /**

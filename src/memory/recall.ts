@@ -5,8 +5,9 @@ import { loadTokenCounter } from "../llm/tokens";
 import type { MindContext } from "../tenancy/mind-context";
 import { inScope, notExpired, priorityRank } from "./filters";
 import { type Category, type Memory, toMemory } from "./rows";
+import { dayOf, expiryTime, inTime, type TimeView } from "./time";
 
-export interface RecallOptions {
+export interface RecallOptions extends TimeView {
   limit: number;
   category?: Category;
   maxTokens?: number;
@@ -19,8 +20,10 @@ export interface Recall {
 }
 
 /**
- * The mind's unexpired memories, critical first and most recent first within a priority,
- * as Synapse's plain-text recall. With `maxTokens`, the list is cut where the text would pass it.
+ * The mind's unexpired memories valid now (or as `options` asks), critical first and most recent
+ * first within a priority, the versions of one memory together, newest statement first, as
+ * Synapse's plain-text recall with each memory's date. With `maxTokens`, the list is cut where
+ * the text would pass it.
  */
 export async function recallMemories(mindContext: MindContext, options: RecallOptions): Promise<Recall> {
   const { scope } = mindContext;
@@ -28,11 +31,18 @@ export async function recallMemories(mindContext: MindContext, options: RecallOp
   const rows = await mindContext.shard
     .select()
     .from(memories)
-    .where(and(inScope(scope), notExpired(isoNow(mindContext.clock)), options.category && eq(memories.category, options.category)))
+    .where(
+      and(
+        inScope(scope),
+        notExpired(expiryTime(options, isoNow(mindContext.clock))),
+        inTime(options),
+        options.category && eq(memories.category, options.category),
+      ),
+    )
     .orderBy(desc(priorityRank), desc(memories.updatedAt), desc(memories.id))
     .limit(options.limit);
   const countTokens = await loadTokenCounter();
-  let chosen = rows.map(toMemory);
+  let chosen = bySubject(rows.map(toMemory));
 
   if (options.maxTokens !== undefined) {
     const budget = options.maxTokens;
@@ -65,10 +75,22 @@ function formatHeader(mindName: string, list: Memory[]): string {
 }
 
 function formatBlock(m: Memory, index: number): string {
+  const replaced = m.valid_until === null ? "" : ` [replaced ${dayOf(m.valid_until)}]`;
   return [
-    `[${String(index + 1).padStart(3, "0")}] ${m.category} (${m.priority.toUpperCase()}) [${m.verified ? "verified" : "unverified"}]`,
+    `[${String(index + 1).padStart(3, "0")}] ${m.category} (${m.priority.toUpperCase()}) [${m.verified ? "verified" : "unverified"}]${replaced}`,
     `key: ${m.key}`,
     `content: ${m.content}`,
+    `date: ${dayOf(m.observed_at)}`,
     `tags: ${m.tags.join(", ")}`,
   ].join("\n");
+}
+
+/** The memories with the versions of each (namespace, category, key) together where its first one stood, newest statement first. */
+export function bySubject(list: Memory[]): Memory[] {
+  const subjects = new Map<string, Memory[]>();
+  for (const m of list) {
+    const subject = `${m.agent}\u0000${m.category}\u0000${m.key}`;
+    subjects.set(subject, [...(subjects.get(subject) ?? []), m]);
+  }
+  return [...subjects.values()].flatMap((versions) => versions.sort((a, b) => b.observed_at.localeCompare(a.observed_at)));
 }

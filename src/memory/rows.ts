@@ -44,8 +44,28 @@ const FIELD_COLUMNS: [Field, Column][] = Object.keys(memoryRecord.shape)
     return [field as Field, property];
   });
 
+// A replaced statement stays a row of memories, and the table's UNIQUE (mind_id, agent,
+// category, key) stays as created (migrations/0026): the row's stored key is its key, '#' and
+// its own id. No key a writer may give holds '#' (MEMORY_KEY_PATTERN), so the current row
+// alone holds the key itself, and every read by key finds only it.
+
+/** What a replaced row's stored key adds to its key. */
+export const REPLACED_KEY_MARK = "#";
+
+/** The key as stored: a replaced row's carries its id. */
+export const storedKey = (key: string, id: string, replaced: boolean) => (replaced ? `${key}${REPLACED_KEY_MARK}${id}` : key);
+
+/** The key a stored key shows. */
+export const shownKey = (stored: string) => {
+  const mark = stored.indexOf(REPLACED_KEY_MARK);
+  return mark < 0 ? stored : stored.slice(0, mark);
+};
+
 export function toMemory(row: MemoryRow): Memory {
-  return Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [field, row[property]])) as Memory;
+  const fields = Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [field, row[property]])) as Memory;
+  // Rows written before statements had times read as created (migrations/0026).
+  const observed = row.observedAt ?? row.createdAt;
+  return { ...fields, key: shownKey(row.key), observed_at: observed, valid_from: row.validFrom ?? observed };
 }
 
 /** The memory with its context beside it when `withContext` (asked for with include=context). */
@@ -54,18 +74,19 @@ export const toMemoryWithContext = (row: MemoryRow, withContext: boolean | undef
 
 /** A memory's stored columns from its shape (an archive line, say), without the search index copies. */
 export function toMemoryColumns(memory: Omit<Memory, "context">): Omit<MemoryRow, "context" | `search${string}`> {
-  return Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [property, memory[field as keyof typeof memory]])) as Omit<
+  const columns = Object.fromEntries(FIELD_COLUMNS.map(([field, property]) => [property, memory[field as keyof typeof memory]])) as Omit<
     MemoryRow,
     "context" | `search${string}`
   >;
+  return { ...columns, key: storedKey(memory.key, memory.id, memory.superseded_by !== null) };
 }
 
 /**
  * Fields a write gives that are not stored as given: content, tags and context have index
- * copies and are written by the store itself, confidence goes with provenance, and a memory's
- * category and key name it.
+ * copies and are written by the store itself, confidence goes with provenance, when it was
+ * stated goes with its validity, and a memory's category and key name it.
  */
-const WRITTEN_BY_THE_STORE = new Set(["category", "key", "content", "tags", "context", "confidence"]);
+const WRITTEN_BY_THE_STORE = new Set(["category", "key", "content", "tags", "context", "confidence", "observed_at"]);
 
 /** The columns of the fields a write gave that are stored as given (a store or a change): the ones it left out keep their value. */
 export function givenColumns(given: Partial<Omit<Memory, "context">>): Partial<MemoryRow> {

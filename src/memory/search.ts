@@ -9,8 +9,11 @@ import { hasTag, inScope, notExpired } from "./filters";
 import { mindSearchToken, queryTerms } from "./normalize";
 import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
 import { type Category, type Memory, toMemoryWithContext } from "./rows";
+import { statedLaterFirst } from "./stated-later";
+import { expiryTime, inTime, type TimeView } from "./time";
 
-export interface SearchOptions {
+/** What to search for; `asOf` and `includeSuperseded` (memory/time.ts) choose which statements count: by default those valid now. */
+export interface SearchOptions extends TimeView {
   q: string;
   tag?: string;
   category?: Category;
@@ -95,7 +98,8 @@ function unionAll(selects: SQL[]): SQL {
 /**
  * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
  * then by how many of the query's terms each memory holds (and, asked when, whether it names a
- * time). A query with no word in it finds nothing rather than failing. With `feedback`, two more
+ * time), then among hits on one subject the one stated later first (stated-later.ts). A query
+ * with no word in it finds nothing rather than failing. With `feedback`, two more
  * statements: the rarity of the best hits' words, and the search asked again with them
  * (feedback.ts).
  */
@@ -114,7 +118,10 @@ export async function searchMemories(mindContext: MindContext, options: SearchOp
     const more = candidates.size > 0 ? feedbackTerms(candidates, await mindTerms(shard, scope.mindId, [...candidates.keys()])) : new Map();
     if (more.size > 0) rows = afterLead(lead, await rankedRows(mindContext, options, new Map([...weights, ...more]), terms)).slice(0, options.limit);
   }
-  return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score }));
+  return statedLaterFirst(
+    rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score })),
+    options.q,
+  );
 }
 
 /** The memories matching the weighted terms, ranked (bm25, priority, recency, then the question's terms held), cut to the limit. */
@@ -128,7 +135,8 @@ async function rankedRows({ shard, clock, scope }: MindContext, options: SearchO
   const ranked = (words: SQL) => sql<number>`(${words} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
   const wanted = and(
     inScope(scope),
-    notExpired(now),
+    notExpired(expiryTime(options, now)),
+    inTime(options),
     options.category && eq(memories.category, options.category),
     options.tag !== undefined ? hasTag(options.tag) : undefined,
   )!;

@@ -6,12 +6,14 @@ import type { Db } from "../db/client";
 import { minds, noteExtractions, notes } from "../db/schema";
 import { AppError } from "../errors";
 import { generateObjectFor } from "../llm/generate";
+import { type MemoryWrite, planMemoryWrite } from "../memory/memories";
 import { queryTerms } from "../memory/normalize";
 import { afterWrite } from "../memory/outbox";
 import { type MindContext, tokenAccountOf } from "../tenancy/mind-context";
 import type { Scope } from "../tenancy/principal";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import { documentLocale, factKey, oneLine, SECTION_IDS, type SectionId } from "./document";
+import { KNOWN_RULES, type KnownMemory, knownBlock, knownMemories, knownVerdict, verdictOf } from "./known-memories";
 import { noteValues } from "./notes";
 
 /** A message of a session's history as extraction reads it (non-ephemeral ones only). */
@@ -19,6 +21,8 @@ export interface PlainMessage {
   id: string;
   role: string;
   content: string;
+  /** When it was said (ISO 8601): a fact drawn from it was stated then. */
+  created_at?: string;
 }
 
 /** A session's messages to extract from; the notes go to the context's mind and namespace. */
@@ -40,10 +44,15 @@ export interface NoteDraft {
   confidence: number;
   /** The messages the fact was drawn from, as the note's context. */
   context: string;
+  /** When the fact was stated: the time of the latest message it was drawn from, when known. */
+  observed_at?: string;
+  /** The memory the model said the fact replaces: the fact becomes its newest statement. */
+  replaces?: KnownMemory;
 }
 
 export type ExtractionPlan =
-  | { status: "extracted"; notes: NoteDraft[]; cursor: string; modelCalls: number }
+  /** `repeated`: facts the model found the mind already remembers, left out of `notes`. */
+  | { status: "extracted"; notes: NoteDraft[]; repeated?: number; cursor: string; modelCalls: number }
   /** Nothing after the cursor, no model configured, over budget, or the model failed: the cursor stays. */
   | { status: "nothing" | "no_model" | "budget" | "failed"; cursor: string | null; error?: string };
 
@@ -63,6 +72,7 @@ const Extracted = z.object({
         signal: z.enum(SIGNALS).catch("fact"),
         confidence: z.number().min(0).max(1).optional(),
         from: z.array(z.number().int().min(1)).max(10).optional().catch(undefined),
+        ...knownVerdict,
       }),
     )
     .max(30),
@@ -94,6 +104,8 @@ export async function extractNotes(mindContext: MindContext, input: ExtractionIn
   if (!model) return { status: "no_model", cursor: input.cursor };
   const { mind } = mindContext;
   const transcript = window.map((m, i) => `#${i + 1} ${m.role}: ${m.content.slice(0, MAX_MESSAGE_CHARS)}`).join("\n\n");
+  const known = await knownMemories(mindContext, window.filter((m) => m.role === "user").map((m) => m.content.slice(0, MAX_MESSAGE_CHARS)));
+  const language = `The person's usual language: ${documentLocale(mind.locale) === "ru" ? "Russian" : "English"}.`;
   try {
     const answer = await generateObjectFor(
       mindContext,
@@ -101,12 +113,14 @@ export async function extractNotes(mindContext: MindContext, input: ExtractionIn
       {
         account: tokenAccountOf(mindContext),
         purpose: "extraction",
-        system: SYSTEM,
-        prompt: `The person's usual language: ${documentLocale(mind.locale) === "ru" ? "Russian" : "English"}.\n\n<conversation>\n${transcript}\n</conversation>`,
+        system: known.length === 0 ? SYSTEM : [SYSTEM, ...KNOWN_RULES].join("\n"),
+        prompt: `${language}\n\n${knownBlock(known)}<conversation>\n${transcript}\n</conversation>`,
       },
       Extracted,
     );
-    return { status: "extracted", notes: draftsOf(answer.value, window), cursor: window.at(-1)!.id, modelCalls: answer.calls };
+    const drafts = draftsOf(answer.value, window, known);
+    const notes = drafts.filter((d) => d !== "same") as NoteDraft[];
+    return { status: "extracted", notes, repeated: drafts.length - notes.length, cursor: window.at(-1)!.id, modelCalls: answer.calls };
   } catch (error) {
     if (error instanceof AppError && error.code === "budget_exceeded") return { status: "budget", cursor: input.cursor };
     if (error instanceof AppError && error.code === "model_failed") {
@@ -129,22 +143,32 @@ function transcriptWindow(messages: PlainMessage[]): PlainMessage[] {
 }
 
 /**
- * The messages a fact came from, as its context: those the model named, or else the one
- * sharing the most words with the fact.
+ * The messages a fact came from: those the model named, or else the one sharing the most words
+ * with the fact.
  */
-function sourceContext(text: string, from: number[] | undefined, window: PlainMessage[]): string {
-  let sources = [...new Set(from ?? [])].filter((n) => n <= window.length).map((n) => window[n - 1]!);
-  if (sources.length === 0) {
-    const terms = new Set(queryTerms(text));
-    const shared = (m: PlainMessage) => queryTerms(m.content.slice(0, MAX_MESSAGE_CHARS)).filter((t) => terms.has(t)).length;
-    const best = window.reduce<{ m: PlainMessage | null; n: number }>((b, m) => (shared(m) > b.n ? { m, n: shared(m) } : b), { m: null, n: 0 });
-    sources = best.m ? [best.m] : [];
-  }
-  return sources.map((m) => `${m.role}: ${oneLine(m.content).slice(0, MAX_SOURCE_CHARS)}`).join("\n");
+function sourcesOf(text: string, from: number[] | undefined, window: PlainMessage[]): PlainMessage[] {
+  const named = [...new Set(from ?? [])].filter((n) => n <= window.length).map((n) => window[n - 1]!);
+  if (named.length > 0) return named;
+  const terms = new Set(queryTerms(text));
+  const shared = (m: PlainMessage) => queryTerms(m.content.slice(0, MAX_MESSAGE_CHARS)).filter((t) => terms.has(t)).length;
+  const best = window.reduce<{ m: PlainMessage | null; n: number }>((b, m) => (shared(m) > b.n ? { m, n: shared(m) } : b), { m: null, n: 0 });
+  return best.m ? [best.m] : [];
 }
 
-/** Negative signals first (the model is asked to, this makes sure), duplicates dropped. */
-function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): NoteDraft[] {
+/** The sources as a note's context, one message a line. */
+const contextOf = (sources: PlainMessage[]) => sources.map((m) => `${m.role}: ${oneLine(m.content).slice(0, MAX_SOURCE_CHARS)}`).join("\n");
+
+/** When a fact was stated: its latest source's time, else the window's last message's (when messages carry times). */
+function statedWhen(sources: PlainMessage[], window: PlainMessage[]): string | undefined {
+  const times = (sources.length > 0 ? sources : window.slice(-1)).flatMap((m) => (m.created_at === undefined ? [] : [m.created_at]));
+  return times.sort().at(-1);
+}
+
+/**
+ * Negative signals first (the model is asked to, this makes sure), duplicates dropped; a fact
+ * the model found the mind already remembers is "same", one it found replacing a memory says which.
+ */
+function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[], known: KnownMemory[]): (NoteDraft | "same")[] {
   const seen = new Set<string>();
   const drafts = answer.notes
     .filter((n) => {
@@ -153,14 +177,23 @@ function draftsOf(answer: z.infer<typeof Extracted>, window: PlainMessage[]): No
       seen.add(key);
       return true;
     })
-    .map((n) => ({
-      text: n.text,
-      category_hint: n.section,
-      signal: n.signal,
-      confidence: n.confidence ?? AGENT_CONFIDENCE,
-      context: sourceContext(n.text, n.from, window),
-    }));
-  return [...drafts.filter((d) => NEGATIVE.has(d.signal)), ...drafts.filter((d) => !NEGATIVE.has(d.signal))];
+    .map((n): NoteDraft | "same" => {
+      const verdict = verdictOf(n, known);
+      if (verdict?.said === "same") return "same";
+      const sources = sourcesOf(n.text, n.from, window);
+      const observed = statedWhen(sources, window);
+      return {
+        text: n.text,
+        category_hint: n.section,
+        signal: n.signal,
+        confidence: n.confidence ?? AGENT_CONFIDENCE,
+        context: contextOf(sources),
+        ...(observed !== undefined && { observed_at: observed }),
+        ...(verdict?.said === "replaces" && { replaces: verdict.memory }),
+      };
+    });
+  const negative = (d: NoteDraft | "same") => d !== "same" && NEGATIVE.has(d.signal);
+  return [...drafts.filter(negative), ...drafts.filter((d) => !negative(d))];
 }
 
 /**
@@ -266,12 +299,13 @@ export async function saveExtraction(
   input: ExtractionInput,
   plan: ExtractionPlan,
   alongside: BatchItem<"sqlite">[] = [],
-): Promise<{ written: number }> {
+): Promise<{ written: number; replaced: number }> {
   const { statements: writes, noteIds } = extractionWrites(mindContext, input, plan);
+  const replacements = plan.status === "extracted" ? await replacementWrites(mindContext, plan.notes) : [];
   // A note the batch leaves unwritten (the same fact waiting, the extraction recorded) is not found by its id there.
   const after = afterWrite(mindContext, { row: "note", what: "created", ids: noteIds });
-  const statements = [...writes, ...alongside];
-  if (statements.length === 0) return { written: 0 };
+  const statements = [...writes, ...replacements.flatMap((r) => r.statements), ...alongside];
+  if (statements.length === 0) return { written: 0, replaced: 0 };
   const batch = (more: BatchItem<"sqlite">[]) =>
     mindContext.shard.batch([...statements, ...more, ...after.statements] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   const bytes = plan.status === "extracted" ? plan.notes.reduce((n, note) => n + storedBytes(note.text), 0) : 0;
@@ -281,5 +315,25 @@ export async function saveExtraction(
       : await batch([]);
   const noteResults = (writes.length > 0 ? results.slice(0, writes.length - 1) : []) as { id: string }[][];
   after.landed(noteResults.flat().map((row) => row.id));
-  return { written: noteResults.reduce((n, rows) => n + rows.length, 0) };
+  let at = writes.length;
+  for (const replacement of replacements) {
+    replacement.landed((results[at + replacement.rowAt] as { id: string }[])[0]!.id);
+    at += replacement.statements.length;
+  }
+  return { written: noteResults.reduce((n, rows) => n + rows.length, 0), replaced: replacements.length };
+}
+
+/**
+ * Each fact the model said replaces a memory becomes that memory's newest statement, stated when
+ * the messages it came from were said (its note still reaches cold memory): the writes for the
+ * extraction's own batch.
+ */
+function replacementWrites(mindContext: MindContext, drafts: NoteDraft[]): Promise<MemoryWrite[]> {
+  return Promise.all(
+    drafts.flatMap((d) =>
+      d.replaces === undefined
+        ? []
+        : [planMemoryWrite(mindContext, { ...d.replaces, content: d.text, confidence: d.confidence, observed_at: d.observed_at })],
+    ),
+  );
 }

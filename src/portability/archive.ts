@@ -12,7 +12,13 @@ import { mindSettingsSchema } from "../tenancy/settings";
 // mind's; an import gives every row a fresh id and keeps the references between them.
 
 export const ARCHIVE_FORMAT = "edgemind-mind";
-export const ARCHIVE_VERSION = 1;
+/**
+ * 2: a memory's line carries when it was stated and its validity (observed_at, valid_from,
+ * valid_until, superseded_by), and replaced statements are lines of their own. Version 1's
+ * memories are read as stated when they were created, every one current.
+ */
+export const ARCHIVE_VERSION = 2;
+export const ARCHIVE_VERSIONS_READ = [1, 2] as const;
 
 /** Largest archive an import reads; a longer body is refused before it is read. */
 export const IMPORT_MAX_BYTES = 32 * 1024 * 1024;
@@ -33,7 +39,7 @@ const agent = agentName;
 const header = z.strictObject({
   type: z.literal("header"),
   format: z.literal(ARCHIVE_FORMAT),
-  version: z.literal(ARCHIVE_VERSION),
+  version: z.union(ARCHIVE_VERSIONS_READ.map((v) => z.literal(v))),
   exported_at: time,
   mind: z.strictObject({
     id,
@@ -45,11 +51,19 @@ const header = z.strictObject({
 });
 
 // A memory's line is the memory as stored, in the exporting mind's namespace, not its mind.
+// Version 1 wrote none of its times of statement: they are read as memoryOfLine says.
 const memory = z.strictObject({
   type: z.literal("memory"),
   ...memoryRecord.omit({ mind_id: true }).shape,
+  ...memoryRecord.pick({ observed_at: true, valid_from: true, valid_until: true, superseded_by: true }).partial().shape,
   agent,
 });
+
+/** A memory's line with its times of statement: those of a version 1 line are its creation's, and it is current. */
+export function memoryOfLine<T extends z.infer<typeof memory>>(line: T) {
+  const observed = line.observed_at ?? line.created_at;
+  return { ...line, observed_at: observed, valid_from: line.valid_from ?? observed, valid_until: line.valid_until ?? null, superseded_by: line.superseded_by ?? null };
+}
 
 const memoryHistory = z.strictObject({
   type: z.literal("memory_history"),

@@ -36,7 +36,7 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
     .get();
   if (!session) return { status: "not_found", notes: 0, extracted: null, remaining: 0, cursor: 0 };
   const after = await shard
-    .select({ id: messages.id, role: messages.role, content: messages.content })
+    .select({ id: messages.id, role: messages.role, content: messages.content, createdAt: messages.createdAt })
     .from(messages)
     .where(
       and(
@@ -53,7 +53,7 @@ export async function extractSession(deps: Deps, target: SessionTarget): Promise
   const input: ExtractionInput = {
     sessionId: target.sessionId,
     cursor: session.cursor > 0 ? String(session.cursor) : null,
-    messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content })),
+    messages: after.map((m) => ({ id: String(m.id), role: m.role, content: m.content, created_at: m.createdAt })),
   };
   const plan = await extractNotes(inSession, input);
   if (plan.status === "nothing") return { status: plan.status, notes: 0, extracted: 0, remaining: 0, cursor: session.cursor };

@@ -1,4 +1,4 @@
-import { and, count, eq } from "drizzle-orm";
+import { and, count, eq, isNull } from "drizzle-orm";
 import { coldMemory, memories, notes } from "../db/schema";
 import type { MindContext } from "./mind-context";
 import { DEFAULT_AGENT } from "./principal";
@@ -24,7 +24,7 @@ export async function listNamespaces({ shard, scope }: MindContext): Promise<Nam
   const ofMind = <T extends typeof memories | typeof notes | typeof coldMemory>(table: T) =>
     only === null ? eq(table.mindId, scope.mindId) : and(eq(table.mindId, scope.mindId), eq(table.agent, only));
   const [memoryRows, noteRows, coldRows] = await shard.batch([
-    shard.select({ agent: memories.agent, n: count() }).from(memories).where(ofMind(memories)).groupBy(memories.agent).orderBy(memories.agent).limit(MAX_NAMESPACES),
+    shard.select({ agent: memories.agent, n: count() }).from(memories).where(and(ofMind(memories), isNull(memories.supersededBy))).groupBy(memories.agent).orderBy(memories.agent).limit(MAX_NAMESPACES),
     shard.select({ agent: notes.agent, n: count() }).from(notes).where(ofMind(notes)).groupBy(notes.agent).orderBy(notes.agent).limit(MAX_NAMESPACES),
     shard.select({ agent: coldMemory.agent, version: coldMemory.version }).from(coldMemory).where(ofMind(coldMemory)).orderBy(coldMemory.agent).limit(MAX_NAMESPACES),
   ]);

@@ -42,13 +42,16 @@ export interface QuotaMind {
   mind: { id: string };
 }
 
+/** The memories max_memories counts: every row but the statements a later one replaced (migrations/0026). */
+const currentMemories = sql<number>`${mindUsage.memories} - ${mindUsage.replaced}`;
+
 /**
  * The settings stored on the mind's shard and what it holds, for a writer without the mind's
  * context (an import, whose archive brings settings of its own): one indexed read.
  */
 export async function readUsage({ shard }: Pick<InShard, "shard">, mindId: string): Promise<QuotaReading> {
   const row = await shard
-    .select({ settings: minds.settings, memories: mindUsage.memories, notes: mindUsage.notes, bytes: mindUsage.bytes })
+    .select({ settings: minds.settings, memories: currentMemories, notes: mindUsage.notes, bytes: mindUsage.bytes })
     .from(minds)
     .leftJoin(mindUsage, eq(mindUsage.mindId, minds.id))
     .where(eq(minds.id, mindId))
@@ -60,7 +63,7 @@ export async function readUsage({ shard }: Pick<InShard, "shard">, mindId: strin
   };
 }
 
-/** What was read before a write: the limits it is checked against and what the mind held. */
+/** What was read before a write: the limits it is checked against and what the mind held (its current memories). */
 export interface QuotaReading {
   settings: MindSettings;
   usage: MindUsage;
@@ -84,7 +87,7 @@ const storedLimit = (setting: "max_memories" | "max_notes" | "max_bytes") =>
  */
 function guardStatement(shard: Db, mindId: string, need: QuotaNeed, added?: SQL): BatchItem<"sqlite"> {
   const passed = or(
-    (need.memories ?? 0) > 0 ? and(sql`${mindUsage.memories} > ${storedLimit("max_memories")}`, added) : undefined,
+    (need.memories ?? 0) > 0 ? and(sql`${currentMemories} > ${storedLimit("max_memories")}`, added) : undefined,
     (need.notes ?? 0) > 0 ? sql`${mindUsage.notes} > ${storedLimit("max_notes")}` : undefined,
     (need.bytes ?? 0) > 0 ? sql`${mindUsage.bytes} > ${storedLimit("max_bytes")}` : undefined,
   );

@@ -15,6 +15,7 @@ import { dataPages } from "./pages/data";
 import { keyPages } from "./pages/keys";
 import { loginRoutes } from "./pages/login";
 import { memoryPages } from "./pages/memories";
+import { timelinePages } from "./pages/memory-timeline";
 import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
 import { settingsPages } from "./pages/settings";
@@ -89,6 +90,7 @@ uiRoutes.use(
 
 uiRoutes.get("/", (c) => c.redirect("/ui/memories", 303));
 uiRoutes.route("/", memoryPages);
+uiRoutes.route("/", timelinePages);
 uiRoutes.route("/", activityPages);
 uiRoutes.route("/", coldPages);
 uiRoutes.route("/", sessionPages);

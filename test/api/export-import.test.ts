@@ -83,7 +83,7 @@ describe("export and import", () => {
     const auth = { token: t.token, mind: t.mind.id };
     const { key } = await fillMind(auth);
     const original = await exportLines(auth);
-    expect(original[0]).toMatchObject({ type: "header", format: "edgemind-mind", version: 1, mind: { id: t.mind.id, locale: "ru", retention_hours: 720 } });
+    expect(original[0]).toMatchObject({ type: "header", format: "edgemind-mind", version: 2, mind: { id: t.mind.id, locale: "ru", retention_hours: 720 } });
     const types = original.map((l) => l.type);
     expect(new Set(types)).toEqual(new Set(["header", "memory", "memory_history", "note", "cold_memory", "cold_version", "chat", "session", "message"]));
     expect(types.filter((x) => x === "memory")).toHaveLength(3);

@@ -185,6 +185,25 @@ describe("MCP server", () => {
     expect(textOf(result)).toContain("Deployed");
   });
 
+  it("reads what holds now, as_of a past time, and with include_superseded the history, in search, recall and the context", async () => {
+    const { client, token, mind } = await agentOfNewMind();
+    const session = await openSession({ token, mind: mind.id });
+    await tool(client, "memory_store", { category: "identity", key: "home_city", content: "Lives in Berlin", observed_at: "2023-05-21T10:00:00Z" });
+    await tool(client, "memory_store", { category: "identity", key: "home_city", content: "Lives in Paris", observed_at: "2023-06-03T09:30:00Z" });
+    const search = async (args: Record<string, unknown>) =>
+      data(await tool(client, "memory_search", { q: "lives", ...args })).results.map((m: { content: string; valid_until: string | null }) => [m.content, m.valid_until]);
+    expect(await search({})).toEqual([["Lives in Paris", null]]);
+    expect(await search({ as_of: "2023-05-30" })).toEqual([["Lives in Berlin", "2023-06-03T09:30:00.000Z"]]);
+    expect(await search({ include_superseded: true })).toEqual([["Lives in Paris", null], ["Lives in Berlin", "2023-06-03T09:30:00.000Z"]]);
+    const recall = data(await tool(client, "memory_recall", { as_of: "2023-05-30" })).text;
+    expect(recall).toContain("content: Lives in Berlin\ndate: 21 May 2023");
+    expect(recall).not.toContain("Paris");
+    const context = async (args: Record<string, unknown>) => data(await tool(client, "session_context", { sessionId: session.id, q: "where do I live?", ...args })).system;
+    expect(await context({})).not.toContain("Berlin");
+    expect(await context({ as_of: "2023-05-30" })).not.toContain("Paris");
+    expect(await context({ include_superseded: true })).toContain("[replaced 3 Jun 2023] home_city: Lives in Berlin");
+  });
+
   it("keeps tenants apart: another mind's session and memory are not found", async () => {
     const owner = await agentOfNewMind();
     const other = await agentOfNewMind();

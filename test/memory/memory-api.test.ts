@@ -3,6 +3,7 @@ import { desc, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { memories } from "../../src/db/schema";
 import { priorityRank } from "../../src/memory/filters";
+import { dayOf } from "../../src/memory/time";
 import { call, newKey, newTenant, store } from "../helpers";
 import { testDeps } from "../support/deps";
 
@@ -235,8 +236,11 @@ describe("GET /memory/recall", () => {
     expect(res.text).toContain("# 4 memories (3 verified, 1 unverified)");
     const order = [...res.text.matchAll(/^key: (\w+)$/gm)].map((m) => m[1]);
     expect(order).toEqual(["critical_one", "normal_new", "normal_old", "low_one"]);
-    expect(res.text).toContain("[001] fact (CRITICAL) [verified]\nkey: critical_one\ncontent: never deploy on Friday\ntags: ");
-    expect(res.text).toContain("[002] fact (NORMAL) [unverified]\nkey: normal_new\ncontent: normal newer\ntags: x, y");
+    // Each memory carries the day it was stated, as a person writes a date.
+    const today = dayOf(new Date().toISOString());
+    expect(today).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}$/);
+    expect(res.text).toContain(`[001] fact (CRITICAL) [verified]\nkey: critical_one\ncontent: never deploy on Friday\ndate: ${today}\ntags: `);
+    expect(res.text).toContain(`[002] fact (NORMAL) [unverified]\nkey: normal_new\ncontent: normal newer\ndate: ${today}\ntags: x, y`);
     expect(res.text).not.toContain("expired thing");
   });
 

@@ -43,6 +43,21 @@ describe("the after-write seam", () => {
     expect(await stateOf(memory.id)).toBeNull();
   });
 
+  it("describes a supersession apart from the write: the newest statement is embedded, the statements it replaced are not marked again", async () => {
+    const { mindContext, settle, mindId } = await semanticMind();
+    const { memory: tea } = await storeMemory(mindContext, { category: "preference", key: "tea", content: "Drinks green tea" });
+    const { memory: coffee } = await storeMemory(mindContext, { category: "preference", key: "coffee", content: "Drinks coffee" });
+    await settle();
+    await storeMemory(mindContext, { category: "preference", key: "tea", content: "Drinks black tea", supersedes: "coffee" });
+    const past = await firstEverywhere<{ id: string }>("select id from memories where mind_id = ? and superseded_by = ? and key like 'tea#%'", mindId, tea.id);
+    expect(past).not.toBeNull();
+    expect(await stateOf(tea.id)).toBe("pending");
+    expect(await stateOf(coffee.id)).toBe("done");
+    expect(await stateOf(past!.id)).toBeNull();
+    await settle();
+    expect(await stateOf(tea.id)).toBe("done");
+  });
+
   it("embeds a note written by hand after the answer, leaves it embedded when a person confirms it, and removes its vector when it is deleted", async () => {
     const { mindContext, index, settle, mindId } = await semanticMind();
     const note = await addNote(mindContext, { text: "Keeps the release notes in the wiki" });
@@ -60,7 +75,7 @@ describe("the after-write seam", () => {
     await addNote(mindContext, { text: "Uses Postgres 16" });
     const drafts = ["uses postgres 16.", "Uses Redis for queues"].map((text) => ({ text, category_hint: "context" as const, signal: "fact" as const, confidence: 0.7, context: "" }));
     const plan = { status: "extracted" as const, notes: drafts, cursor: "m0001", modelCalls: 1 };
-    expect(await saveExtraction(mindContext, { sessionId: `ses_${mindId}`, cursor: null, messages: [] }, plan)).toEqual({ written: 1 });
+    expect(await saveExtraction(mindContext, { sessionId: `ses_${mindId}`, cursor: null, messages: [] }, plan)).toEqual({ written: 1, replaced: 0 });
     const marked = await rowsEverywhere<{ state: string }>("select state from embeddings where mind_id = ? and kind = 'note'", mindId);
     expect(marked).toHaveLength(2);
     await settle();

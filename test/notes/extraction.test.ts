@@ -40,7 +40,7 @@ describe("extraction", () => {
     if (plan.status !== "extracted") throw new Error("unreachable");
     expect(plan.notes.map((n) => n.signal)).toEqual(["prohibition", "dissatisfaction", "fact", "preference"]);
 
-    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 4 });
+    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 4, replaced: 0 });
     const stored = await storedNotes(m.mindId);
     expect(stored).toHaveLength(4);
     expect(stored[0]).toMatchObject({ source: "agent", sessionId: "ses_1", agent: "default", categoryHint: "avoid", confidence: 0.7 });
@@ -80,9 +80,9 @@ describe("extraction", () => {
     const second = scriptedModel([answer([{ text: "Is migrating the billing jobs to a new queue" }, { text: "Another fact" }])]);
     const planA = await extractNotes(await contextOfMind(m.mindId, { llm: first.model }), extraction);
     const planB = await extractNotes(await contextOfMind(m.mindId, { llm: second.model }), extraction);
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planA)).toEqual({ written: 1 });
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planB)).toEqual({ written: 0 });
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planA)).toEqual({ written: 0 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planA)).toEqual({ written: 1, replaced: 0 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planB)).toEqual({ written: 0, replaced: 0 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, planA)).toEqual({ written: 0, replaced: 0 });
     expect((await storedNotes(m.mindId)).map((n) => n.text)).toEqual(["Moves billing jobs to the new queue"]);
   });
 
@@ -91,7 +91,7 @@ describe("extraction", () => {
     await m.addNote("Uses Postgres 16");
     const model = scriptedModel([answer([{ text: "uses postgres 16." }, { text: "Uses Redis for queues" }])]);
     const plan = await extractNotes(await contextOfMind(m.mindId, { llm: model.model }), extraction);
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, plan)).toEqual({ written: 1 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, plan)).toEqual({ written: 1, replaced: 0 });
     expect((await storedNotes(m.mindId)).map((n) => n.text)).toEqual(["Uses Postgres 16", "Uses Redis for queues"]);
   });
 
@@ -105,14 +105,14 @@ describe("extraction", () => {
     const failingCursorMove = deps.shard.insert(jobRuns).values(row);
     await expect(saveExtraction(deps, extraction, plan, [failingCursorMove])).rejects.toThrow();
     expect(await storedNotes(m.mindId)).toEqual([]);
-    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 1 });
+    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 1, replaced: 0 });
   });
 
   it("with no model extracts nothing and leaves the cursor where it was", async () => {
     const { m, extraction } = await input(conversation(3), "m-prev");
     const plan = await extractNotes(await contextOfMind(m.mindId), extraction);
     expect(plan).toEqual({ status: "no_model", cursor: "m-prev" });
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, plan)).toEqual({ written: 0 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, plan)).toEqual({ written: 0, replaced: 0 });
     expect(await storedNotes(m.mindId)).toEqual([]);
     expect(await extractNotes(await contextOfMind(m.mindId), { ...extraction, messages: [] })).toEqual({ status: "nothing", cursor: "m-prev" });
   });
@@ -126,7 +126,7 @@ describe("extraction", () => {
     expect(broken).toMatchObject({ status: "failed", cursor: null });
     const failing = await extractNotes(await contextOfMind(m.mindId, { llm: scriptedModel([new Error("connection reset")]).model }), extraction);
     expect(failing).toMatchObject({ status: "failed", cursor: null, error: expect.stringContaining("connection reset") });
-    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, broken)).toEqual({ written: 0 });
+    expect(await saveExtraction(await contextOfMind(m.mindId), extraction, broken)).toEqual({ written: 0, replaced: 0 });
     expect(await storedNotes(m.mindId)).toEqual([]);
     expect((await usageSince(await contextOfMind(m.mindId), { mindId: m.mindId }, "2000-01-01"))[0]).toMatchObject({ calls: 5, failures: 4 });
   });
@@ -161,7 +161,7 @@ describe("a 100-message conversation, end to end", () => {
 
     const plan = await extractNotes(deps, extraction);
     expect(plan).toMatchObject({ status: "extracted", cursor: "m0099" });
-    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 12 });
+    expect(await saveExtraction(deps, extraction, plan)).toEqual({ written: 12, replaced: 0 });
     const outcome = await consolidate(deps, { mindId: m.mindId, agent: "default" });
     expect(outcome).toMatchObject({ status: "done", foldedNotes: 12, modelCalls: 1 });
     expect(occurrences((await coldOf(m.mindId)).text, "Billing migration fact 11")).toBe(1);

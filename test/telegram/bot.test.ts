@@ -128,7 +128,7 @@ describe("free text", () => {
       ["sendChatAction", "typing"],
       ["sendMessage", "You drink green tea."],
     ]);
-    expect(model.systems[0]).toMatch(/<memory>[\s\S]*\n### preference\n- I like green tea in the morning[\s\S]*<\/memory>/);
+    expect(model.systems[0]).toMatch(/<memory>[\s\S]*\n### preference\n#### \d+ \w+ \d{4}\n- I like green tea in the morning[\s\S]*<\/memory>/);
     expect(model.prompts[0]).toContain("user: What do I like to drink?");
     const session = await activeSessionOf(p);
     expect(await messagesOf(session!.id)).toEqual([

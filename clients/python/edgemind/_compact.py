@@ -36,6 +36,8 @@ def compact_memory(memory: Mapping[str, Any]) -> Dict[str, Any]:
         value = memory.get(rule["field"])
         if value is None or value in rule.get("left_out_when", []):
             continue
+        if "left_out_when_same_as" in rule and memory.get(rule["left_out_when_same_as"]) == value:
+            continue
         shown = rule.get("as")
         out[rule.get("to", rule["field"])] = short_date(value) if shown == "date" else rounded(value) if shown == "score" else value
     return out

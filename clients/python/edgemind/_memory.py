@@ -27,10 +27,17 @@ class MemoryResource:
         confidence: Optional[float] = None,
         expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
         context: Optional[str] = None,
+        observed_at: Optional[str] = None,
+        supersedes: Optional[str] = None,
         agent: Optional[str] = None,
     ) -> StoredMemory:
-        """Stores a memory; the same category and key again updates it in place (``created`` False)."""
-        fields = dict(category=category, key=key, content=content, tags=tags, priority=priority, confidence=confidence, expires_at=expires_at, context=context)
+        """Stores a memory; the same category and key again makes it the newest statement (``created`` False),
+        the old one kept as replaced. ``observed_at``: when it was stated; ``supersedes``: the key or id of a
+        memory it replaces."""
+        fields = dict(
+            category=category, key=key, content=content, tags=tags, priority=priority, confidence=confidence,
+            expires_at=expires_at, context=context, observed_at=observed_at, supersedes=supersedes,
+        )
         answer = self._t.request("POST", "/memory", {"agent": agent}, body_of(fields, nullable=["expires_at"]))
         return {"memory": answer.json(), "created": answer.status == 201}
 
@@ -48,10 +55,15 @@ class MemoryResource:
         confidence: Optional[float] = None,
         expires_at: Union[str, None, NotGiven] = NOT_GIVEN,
         context: Optional[str] = None,
+        observed_at: Optional[str] = None,
+        supersedes: Optional[str] = None,
         agent: Optional[str] = None,
     ) -> Memory:
-        """Changes the fields given (``expires_at=None`` clears the expiry); the history keeps the change."""
-        fields = dict(content=content, tags=tags, priority=priority, confidence=confidence, expires_at=expires_at, context=context)
+        """Corrects the fields given in place (``expires_at=None`` clears the expiry); the history keeps the change."""
+        fields = dict(
+            content=content, tags=tags, priority=priority, confidence=confidence, expires_at=expires_at, context=context,
+            observed_at=observed_at, supersedes=supersedes,
+        )
         return self._t.request("PUT", f"/memory/{segment(id)}", {"agent": agent}, body_of(fields, nullable=["expires_at"])).json()
 
     def list(
@@ -61,12 +73,14 @@ class MemoryResource:
         tag: Optional[str] = None,
         source: Optional[Source] = None,
         verified: Optional[bool] = None,
+        as_of: Optional[str] = None,
+        include: Optional[Literal["superseded"]] = None,
         agent: Optional[str] = None,
         limit: Optional[int] = None,
         offset: Optional[int] = None,
     ) -> MemoryPage:
-        """A page of memories, newest first, with the total."""
-        query = dict(category=category, tag=tag, source=source, verified=verified, agent=agent, limit=limit, offset=offset)
+        """A page of memories valid now (or ``as_of``; ``include="superseded"``: every version), newest first, with the total."""
+        query = dict(category=category, tag=tag, source=source, verified=verified, as_of=as_of, include=include, agent=agent, limit=limit, offset=offset)
         return self._t.request("GET", "/memory", query).json()
 
     def search(
@@ -76,11 +90,15 @@ class MemoryResource:
         tag: Optional[str] = None,
         category: Optional[Category] = None,
         limit: Optional[int] = None,
-        include: Optional[Literal["context"]] = None,
+        as_of: Optional[str] = None,
+        include: Optional[Literal["context", "superseded", "context,superseded"]] = None,
         agent: Optional[str] = None,
     ) -> MemorySearchResults:
-        """Full-text search, best first (Russian and English word forms match)."""
-        query = dict(q=q, tag=tag, category=category, limit=limit, include=include, agent=agent)
+        """Full-text search of what is valid now (or ``as_of``), best first (Russian and English word forms match).
+
+        ``include``: ``context`` adds where each came from; ``superseded`` adds replaced statements, each with its validity.
+        """
+        query = dict(q=q, tag=tag, category=category, limit=limit, as_of=as_of, include=include, agent=agent)
         return self._t.request("GET", "/memory/search", query).json()
 
     def recall(
@@ -89,15 +107,28 @@ class MemoryResource:
         limit: Optional[int] = None,
         category: Optional[Category] = None,
         max_tokens: Optional[int] = None,
+        as_of: Optional[str] = None,
+        include: Optional[Literal["superseded"]] = None,
         agent: Optional[str] = None,
     ) -> Recall:
-        """Plain-text recall, critical first then newest, within ``max_tokens``; with its token count."""
-        answer = self._t.request("GET", "/memory/recall", dict(limit=limit, category=category, max_tokens=max_tokens, agent=agent))
+        """Plain-text recall of what is valid now (or ``as_of``), each with its date, critical first then newest,
+        within ``max_tokens``; with its token count."""
+        query = dict(limit=limit, category=category, max_tokens=max_tokens, as_of=as_of, include=include, agent=agent)
+        answer = self._t.request("GET", "/memory/recall", query)
         return {"text": answer.text(), "tokens": int(answer.headers.get("x-token-count") or 0)}
 
-    def by_tag(self, tag: str, *, limit: Optional[int] = None, agent: Optional[str] = None) -> List[Memory]:
-        """Unexpired memories carrying a whole tag, most important first."""
-        return self._t.request("GET", "/memory/by-tag", {"tag": tag, "limit": limit, "agent": agent}).json()["memories"]
+    def by_tag(
+        self,
+        tag: str,
+        *,
+        limit: Optional[int] = None,
+        as_of: Optional[str] = None,
+        include: Optional[Literal["superseded"]] = None,
+        agent: Optional[str] = None,
+    ) -> List[Memory]:
+        """Unexpired memories carrying a whole tag, valid now (or ``as_of``), most important first."""
+        query = {"tag": tag, "limit": limit, "as_of": as_of, "include": include, "agent": agent}
+        return self._t.request("GET", "/memory/by-tag", query).json()["memories"]
 
     def expiring(self, within: str = "7d", *, limit: Optional[int] = None, agent: Optional[str] = None) -> List[Memory]:
         """Memories expiring within a duration (``30m``, ``12h``, ``7d``), soonest first."""
@@ -112,5 +143,5 @@ class MemoryResource:
         return self._t.request("POST", f"/memory/{segment(id)}/verify", {"agent": agent}).json()
 
     def forget(self, id: str, *, agent: Optional[str] = None) -> None:
-        """Deletes a memory; its history stays."""
+        """Deletes a memory with its past versions; its history stays."""
         self._t.request("DELETE", f"/memory/{segment(id)}", {"agent": agent})

@@ -52,9 +52,19 @@ class SessionsResource:
         """``llm``: the model's window; ``ui``: everything, ephemeral output included, paginated."""
         return self._t.request("GET", f"/sessions/{segment(id)}/messages", {"channel": channel, "after": after, "limit": limit}).json()
 
-    def context(self, id: str, *, q: Optional[str] = None, max_tokens: Optional[int] = None) -> Context:
-        """The context for a model turn: window, memories matching ``q``, recall and cold memory within ``max_tokens``."""
-        return self._t.request("GET", f"/sessions/{segment(id)}/context", {"q": q, "max_tokens": max_tokens}).json()
+    def context(
+        self,
+        id: str,
+        *,
+        q: Optional[str] = None,
+        max_tokens: Optional[int] = None,
+        as_of: Optional[str] = None,
+        include: Optional[Literal["superseded"]] = None,
+    ) -> Context:
+        """The context for a model turn: window, memories matching ``q``, recall and cold memory within ``max_tokens``;
+        memories valid now, or ``as_of``; ``include="superseded"`` adds replaced ones, marked."""
+        query = {"q": q, "max_tokens": max_tokens, "as_of": as_of, "include": include}
+        return self._t.request("GET", f"/sessions/{segment(id)}/context", query).json()
 
     def done(self, id: str, confirmed: bool = True) -> SessionDone:
         """Answers "Done?": confirmed clears the session's ephemeral output; False keeps it."""

@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 TOOL_DEFINITIONS: List[Dict[str, Any]] = [
     {
         "name": "memory_search",
-        "description": "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, best first. Returns each memory's id for memory_forget.",
+        "description": "Full-text search over structured memories (key, content, tags), Russian and English word forms matched, best first; what is valid now, unless as_of or include_superseded ask for the past. Returns each memory's id for memory_forget.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -45,6 +45,25 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
                     "minimum": 1,
                     "maximum": 100,
                 },
+                "as_of": {
+                    "description": "Show what was valid at this time instead of now: ISO 8601, or a date such as 2023-05-21",
+                    "anyOf": [
+                        {
+                            "type": "string",
+                            "format": "date-time",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
+                        },
+                        {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
+                        },
+                    ],
+                },
+                "include_superseded": {
+                    "description": "Also show statements a later one replaced, each with valid_until and superseded_by: the history of a fact",
+                    "type": "boolean",
+                },
             },
             "required": [
                 "q",
@@ -53,7 +72,7 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
     },
     {
         "name": "memory_store",
-        "description": "Store a structured memory under a stable (category, key); storing the same category and key again updates it in place. Your memories are unverified until a person verifies them.",
+        "description": "Store a structured memory under a stable (category, key); storing the same category and key again makes it the newest statement, the old one kept as replaced. supersedes replaces another memory; observed_at says when it was stated. Your memories are unverified until a person verifies them.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -126,6 +145,18 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
                     "type": "string",
                     "maxLength": 4000,
                 },
+                "observed_at": {
+                    "description": "When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write",
+                    "type": "string",
+                    "format": "date-time",
+                    "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
+                },
+                "supersedes": {
+                    "description": "The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one",
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": 100,
+                },
             },
             "required": [
                 "category",
@@ -136,7 +167,7 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
     },
     {
         "name": "memory_recall",
-        "description": "Recall structured memories as plain text: critical first, then newest; expired ones hidden, unverified ones marked. Use max_tokens to fit a budget.",
+        "description": "Recall structured memories as plain text, each with its date: critical first, then newest; expired and replaced ones hidden, unverified ones marked. Use max_tokens to fit a budget.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -164,12 +195,31 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
                     "minimum": 1,
                     "maximum": 200000,
                 },
+                "as_of": {
+                    "description": "Show what was valid at this time instead of now: ISO 8601, or a date such as 2023-05-21",
+                    "anyOf": [
+                        {
+                            "type": "string",
+                            "format": "date-time",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
+                        },
+                        {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
+                        },
+                    ],
+                },
+                "include_superseded": {
+                    "description": "Also show statements a later one replaced, each with valid_until and superseded_by: the history of a fact",
+                    "type": "boolean",
+                },
             },
         },
     },
     {
         "name": "session_context",
-        "description": "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and fitted to `max_tokens`. `system` holds the memory as a data block (unverified facts marked), `prompt` the conversation; `parts` says what was included or dropped, why, and its token cost.",
+        "description": "The context to answer with in a session, as edgemind assembles it for every model turn: the session's recent conversation, memories and notes matching `q`, recalled memories and the cold memory document, deduplicated and fitted to `max_tokens`. `system` holds the memory as a data block, each memory under the day it was stated (unverified and replaced facts marked), `prompt` the conversation; `parts` says what was included or dropped, why, and its token cost.",
         "parameters": {
             "type": "object",
             "properties": {
@@ -189,6 +239,25 @@ TOOL_DEFINITIONS: List[Dict[str, Any]] = [
                     "type": "integer",
                     "minimum": 300,
                     "maximum": 32000,
+                },
+                "as_of": {
+                    "description": "Show what was valid at this time instead of now: ISO 8601, or a date such as 2023-05-21",
+                    "anyOf": [
+                        {
+                            "type": "string",
+                            "format": "date-time",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
+                        },
+                        {
+                            "type": "string",
+                            "format": "date",
+                            "pattern": "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))$",
+                        },
+                    ],
+                },
+                "include_superseded": {
+                    "description": "Also show statements a later one replaced, each with valid_until and superseded_by: the history of a fact",
+                    "type": "boolean",
                 },
             },
             "required": [

@@ -63,10 +63,10 @@ def openai_tools(client: Union[Edgemind, AsyncEdgemind]) -> Union[OpenAITools, A
 
 def _dispatcher(client: Edgemind) -> Callable[[str, Arguments], str]:
     calls: Dict[str, Callable[[Dict[str, Any]], Any]] = {
-        "memory_search": lambda a: compact_search(client.memory.search(**a)),
+        "memory_search": lambda a: compact_search(client.memory.search(**_superseded(a))),
         "memory_store": lambda a: compact_stored(client.memory.store(**a)),
-        "memory_recall": lambda a: compact_recall(client.memory.recall(**a)),
-        "session_context": lambda a: compact_context(client.sessions.context(a.pop("sessionId"), **a)),
+        "memory_recall": lambda a: compact_recall(client.memory.recall(**_superseded(a))),
+        "session_context": lambda a: compact_context(client.sessions.context(a.pop("sessionId"), **_superseded(a))),
     }
     parameters = {d["name"]: d["parameters"] for d in TOOL_DEFINITIONS}
 
@@ -80,6 +80,12 @@ def _dispatcher(client: Edgemind) -> Callable[[str, Arguments], str]:
         return json.dumps(result, ensure_ascii=False, separators=(",", ":"))
 
     return dispatch
+
+
+def _superseded(arguments: Dict[str, Any]) -> Dict[str, Any]:
+    """A tool's ``include_superseded`` as the route's ``include=superseded``."""
+    include = arguments.pop("include_superseded", None)
+    return {**arguments, "include": "superseded"} if include else arguments
 
 
 def _arguments_of(arguments: Arguments, schema: Mapping[str, Any]) -> Dict[str, Any]:

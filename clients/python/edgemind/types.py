@@ -129,6 +129,14 @@ class _MemoryRequired(TypedDict):
     expires_at: Optional[str]
     created_at: str
     updated_at: str
+    #: When it was stated: the writer's time unless it said otherwise (a dated chat, an import)
+    observed_at: str
+    #: From when it holds
+    valid_from: str
+    #: Until when it held; null while it is current
+    valid_until: Optional[str]
+    #: The memory that replaced it; null while it is current
+    superseded_by: Optional[str]
 
 
 class Memory(_MemoryRequired, total=False):
@@ -367,6 +375,10 @@ class MemoryInput(_MemoryInputRequired, total=False):
     expires_at: Optional[str]
     #: Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content
     context: str
+    #: When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+    observed_at: str
+    #: The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one
+    supersedes: str
 
 
 class MemoryPatch(TypedDict, total=False):
@@ -381,6 +393,10 @@ class MemoryPatch(TypedDict, total=False):
     expires_at: Optional[str]
     #: Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content
     context: str
+    #: When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+    observed_at: str
+    #: The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one
+    supersedes: str
 
 
 class MemoryPage(TypedDict):

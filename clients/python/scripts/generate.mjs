@@ -172,11 +172,13 @@ function compactFieldsOf() {
     ...(rule.to && { to: rule.to }),
     ...(rule.as && { as: rule.as }),
     ...(rule.leftOutWhen && { left_out_when: rule.leftOutWhen }),
+    ...(rule.leftOutWhenSameAs && { left_out_when_same_as: rule.leftOutWhenSameAs }),
   }));
   return [
     ...HEADER.compact,
     '"""How each field of a memory reaches a model, in order: shown under `to` (default its own name), `as` a',
-    "short date or a rounded score, and left out when null, absent or one of `left_out_when`.\"\"\"",
+    "short date or a rounded score, and left out when null, absent, one of `left_out_when` or the same as",
+    "the field `left_out_when_same_as` names.\"\"\"",
     "",
     "from __future__ import annotations",
     "",

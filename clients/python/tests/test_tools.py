@@ -59,6 +59,18 @@ class CompactTest(unittest.TestCase):
         self.assertEqual(json.loads(answer), {"results": [expected]})
         self.assertNotIn(" ", answer.replace("Green tea, never coffee", ""))
 
+    def test_a_replaced_statement_says_when_it_was_replaced_and_by_what(self) -> None:
+        old = {**MEMORY, "observed_at": "2026-11-20T09:00:00.000Z", "valid_until": "2026-12-06T10:11:12.345Z", "superseded_by": "mem_2"}
+        found = {"results": [{**old, "score": 0.5}], "retrieval": "full_text"}
+        with StubServer(Scripted(200, found)) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            answer = json.loads(tools.dispatch("memory_search", {"q": "tea", "include_superseded": True, "as_of": "2026-12-01"}))
+        self.assertEqual(stub.received[0].path, "/memory/search?q=tea&as_of=2026-12-01&include=superseded")
+        self.assertEqual(
+            {k: answer["results"][0][k] for k in ("stated", "replaced", "superseded_by")},
+            {"stated": "2026-11-20T09:00Z", "replaced": "2026-12-06T10:11Z", "superseded_by": "mem_2"},
+        )
+
     def test_dates_are_short_and_scores_rounded(self) -> None:
         self.assertEqual(short_date("2026-12-06T10:11:12.345Z"), "2026-12-06T10:11Z")
         self.assertIsNone(short_date(None))
@@ -80,6 +92,10 @@ class CompactTest(unittest.TestCase):
         }
         compact = compact_context(context)  # type: ignore[arg-type]
         self.assertEqual(compact, {"system": "<memory>…</memory>", "prompt": "user: tea?", "tokens": 40, "budget": 300, "left_out": {"duplicate": 1}})
+        with StubServer(Scripted(200, context)) as stub:
+            tools = openai_tools(Edgemind(stub.url, "emk_test"))
+            tools.dispatch("session_context", {"sessionId": "ses_1", "q": "tea", "as_of": "2026-12-01", "include_superseded": True})
+        self.assertEqual(stub.received[0].path, "/sessions/ses_1/context?q=tea&as_of=2026-12-01&include=superseded")
 
 
 class AgreesWithTheTypeScriptTest(unittest.TestCase):
@@ -115,7 +131,7 @@ class DispatchTest(unittest.TestCase):
         self.assertEqual(stub.received, [])
         messages = [json.loads(a)["error"]["message"] for a in answers]
         self.assertIn("the tools are memory_search, memory_store, memory_recall, session_context", messages[0])
-        self.assertEqual(messages[1], "unknown argument query: the tool takes q, tag, category, limit")
+        self.assertEqual(messages[1], "unknown argument query: the tool takes q, tag, category, limit, as_of, include_superseded")
         self.assertEqual(messages[2], "missing argument q")
         self.assertEqual(messages[3], "the arguments must be a JSON object")
         self.assertTrue(messages[4].startswith("the arguments are not JSON"))

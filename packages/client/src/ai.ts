@@ -18,11 +18,16 @@ const tagSchema = z
   .max(F.tags.items.maxLength)
   .regex(pattern(F.tags.items.pattern), "a tag cannot contain a comma");
 
+/** A point in time a read asks about, as the Worker takes it: ISO 8601, or a date. */
+const asOfSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
+
 const searchInput = z.object({
   q: z.string().trim().min(1).max(500).describe(ARGS.memory_search.q),
   tag: tagSchema.optional().describe(ARGS.memory_search.tag),
   category: z.enum(F.category.enum).optional(),
   limit: z.number().int().min(1).max(LIMITS.search.max).optional().describe(ARGS.memory_search.limit),
+  as_of: asOfSchema.optional().describe(ARGS.memory_search.as_of),
+  include_superseded: z.boolean().optional().describe(ARGS.memory_search.include_superseded),
 });
 
 const storeInput = z.object({
@@ -34,19 +39,28 @@ const storeInput = z.object({
   confidence: z.number().min(F.confidence.minimum).max(F.confidence.maximum).optional().describe(F.confidence.description),
   expires_at: z.iso.datetime({ offset: true }).nullable().optional().describe(ARGS.memory_store.expires_at),
   context: z.string().max(F.context.maxLength).optional().describe(ARGS.memory_store.context),
+  observed_at: z.iso.datetime({ offset: true }).optional().describe(F.observed_at.description),
+  supersedes: z.string().trim().min(F.supersedes.minLength).max(F.supersedes.maxLength).optional().describe(F.supersedes.description),
 });
 
 const recallInput = z.object({
   limit: z.number().int().min(1).max(LIMITS.recall.max).optional().describe(ARGS.memory_recall.limit),
   category: z.enum(F.category.enum).optional(),
   max_tokens: z.number().int().min(LIMITS.recall_tokens.min).max(LIMITS.recall_tokens.max).optional(),
+  as_of: asOfSchema.optional().describe(ARGS.memory_recall.as_of),
+  include_superseded: z.boolean().optional().describe(ARGS.memory_recall.include_superseded),
 });
 
 const contextInput = z.object({
   sessionId: z.string().trim().min(1).max(100).describe(ARGS.session_context.sessionId),
   q: z.string().trim().max(2000).optional().describe(ARGS.session_context.q),
   max_tokens: z.number().int().min(300).max(32_000).optional().describe(ARGS.session_context.max_tokens),
+  as_of: asOfSchema.optional().describe(ARGS.session_context.as_of),
+  include_superseded: z.boolean().optional().describe(ARGS.session_context.include_superseded),
 });
+
+/** The REST query a tool's `include_superseded` stands for. */
+const superseded = (include: boolean | undefined) => (include ? { include: "superseded" as const } : {});
 
 /**
  * An AI SDK tool that always runs here. Written with `ai`'s own Tool type so the declarations
@@ -75,7 +89,8 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindT
       description: TOOL_DESCRIPTIONS.memory_search,
       inputSchema: searchInput,
       outputSchema: COMPACT_OUTPUT.memory_search,
-      execute: async ({ q, tag, category, limit }) => compactSearch(await client.memory.search(q, { tag, category, limit: limit ?? LIMITS.search.default })),
+      execute: async ({ q, tag, category, limit, as_of, include_superseded }) =>
+        compactSearch(await client.memory.search(q, { tag, category, limit: limit ?? LIMITS.search.default, as_of, ...superseded(include_superseded) })),
     }),
     memory_store: tool({
       description: TOOL_DESCRIPTIONS.memory_store,
@@ -87,13 +102,15 @@ export function edgemindTools(from: EdgemindOptions | EdgemindClient): EdgemindT
       description: TOOL_DESCRIPTIONS.memory_recall,
       inputSchema: recallInput,
       outputSchema: COMPACT_OUTPUT.memory_recall,
-      execute: async ({ limit, category, max_tokens }) => compactRecall(await client.memory.recall({ limit: limit ?? LIMITS.recall.default, category, max_tokens })),
+      execute: async ({ limit, category, max_tokens, as_of, include_superseded }) =>
+        compactRecall(await client.memory.recall({ limit: limit ?? LIMITS.recall.default, category, max_tokens, as_of, ...superseded(include_superseded) })),
     }),
     session_context: tool({
       description: TOOL_DESCRIPTIONS.session_context,
       inputSchema: contextInput,
       outputSchema: COMPACT_OUTPUT.session_context,
-      execute: async ({ sessionId, q, max_tokens }) => compactContext(await client.sessions.context(sessionId, { q, max_tokens })),
+      execute: async ({ sessionId, q, max_tokens, as_of, include_superseded }) =>
+        compactContext(await client.sessions.context(sessionId, { q, max_tokens, as_of, ...superseded(include_superseded) })),
     }),
   };
 }

@@ -14,6 +14,8 @@ export interface FieldForModels {
   as?: "date" | "score";
   /** Values that say nothing, so the field is left out (null and absent always are). */
   leftOutWhen?: readonly unknown[];
+  /** Another field of the memory: left out when it holds the same value (it would say nothing new). */
+  leftOutWhenSameAs?: string;
   /** Its type as the output schema declares it. */
   schema: z.ZodType;
 }
@@ -35,6 +37,9 @@ export const MEMORY_FOR_MODELS = {
   score: { as: "score", schema: z.number().optional().describe("Search relevance, higher first") },
   expires_at: { to: "expires", as: "date", schema: date.optional() },
   updated_at: { to: "updated", as: "date", schema: date },
+  observed_at: { to: "stated", as: "date", leftOutWhenSameAs: "created_at", schema: date.optional().describe("When it was stated, when not when stored") },
+  valid_until: { to: "replaced", as: "date", schema: date.optional().describe("When a later statement replaced it") },
+  superseded_by: { schema: z.string().optional().describe("The id of the memory that replaced it") },
 } as const satisfies Record<string, FieldForModels>;
 
 /** An ISO 8601 time to the minute, in UTC as the service gives it: `2026-12-06T10:11Z`. */
@@ -63,6 +68,7 @@ export function compactMemory(memory: object): CompactMemory {
   for (const [field, rule] of Object.entries(MEMORY_FOR_MODELS) as [string, FieldForModels][]) {
     const value = given[field];
     if (value === null || value === undefined || rule.leftOutWhen?.some((v) => same(v, value))) continue;
+    if (rule.leftOutWhenSameAs && same(given[rule.leftOutWhenSameAs], value)) continue;
     shown[rule.to ?? field] = rule.as === "date" ? shortDate(String(value)) : rule.as === "score" ? rounded(Number(value)) : value;
   }
   return shown as CompactMemory;

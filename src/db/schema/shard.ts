@@ -9,7 +9,10 @@ import { integer, primaryKey, real, sqliteTable, text, unique } from "drizzle-or
 /** Kept exact by triggers (migrations/0008b_mind_usage.sql): what a mind holds, for its quotas. */
 export const mindUsage = sqliteTable("mind_usage", {
   mindId: text("mind_id").primaryKey(),
+  /** Every row of memories, replaced statements included (as the full-text index counts them). */
   memories: integer("memories").notNull(),
+  /** Rows of memories a later statement replaced (migrations/0026): current memories are `memories - replaced`. */
+  replaced: integer("replaced").notNull().default(0),
   notes: integer("notes").notNull(),
   bytes: integer("bytes").notNull(),
 });
@@ -42,6 +45,14 @@ export const memories = sqliteTable(
     /** Where the memory came from (dialogue around it, a document section); never its content. */
     context: text("context").notNull().default(""),
     searchContext: text("search_context").notNull().default(""),
+    /** When it was stated; null on rows written before 0026: read as created_at (memory/time.ts). */
+    observedAt: text("observed_at"),
+    /** From when it holds; null: as observed_at. */
+    validFrom: text("valid_from"),
+    /** Until when it held, once a later statement replaced it (then its key is stored as `key#id`, memory/rows.ts). */
+    validUntil: text("valid_until"),
+    /** The memory that replaced it; null while it is current. */
+    supersededBy: text("superseded_by"),
   },
   (t) => [unique().on(t.mindId, t.agent, t.category, t.key)],
 );

@@ -138,7 +138,10 @@ function readLine(reading: Reading, line: RowLine, n: number): void {
 
 function readMemory(reading: Reading, line: Line<"memory">, n: number): void {
   once(reading, `memory id ${line.id}`, `id ${line.id}`, n);
-  once(reading, `memory ${line.agent}/${line.category}/${line.key}`, `memory ${line.agent}\u0000${line.category}\u0000${line.key}`, n);
+  // A key has one current statement; the statements it replaced share it.
+  const replaced = (line.superseded_by ?? null) !== null;
+  if (replaced !== ((line.valid_until ?? null) !== null)) throw invalid(`line ${n}: a replaced memory has both superseded_by and valid_until, a current one neither`);
+  if (!replaced) once(reading, `memory ${line.agent}/${line.category}/${line.key}`, `memory ${line.agent}\u0000${line.category}\u0000${line.key}`, n);
   reading.ids.set(line.id, newId("mem"));
 }
 

@@ -7,7 +7,7 @@ import { AppError } from "../../errors";
 import { newId } from "../../ids";
 import { checkQuota, readUsage } from "../../tenancy/quotas";
 import { resolveSettings } from "../../tenancy/settings";
-import type { Line } from "../archive";
+import { type Line, memoryOfLine } from "../archive";
 import { DEFAULT_ROW_BOUNDS } from "../move/shard-rows";
 import { parseLine } from "./archive-lines";
 import { dropArchive, readArchive } from "./archive-parts";
@@ -104,14 +104,20 @@ export function* stagedRows(bytes: Uint8Array, archive: CheckedArchive, { settin
   };
   const known = (old: string | null) => (old === null ? null : (ids.get(old) ?? null));
 
-  for (const m of each("memory")) yield { kind: "memory", data: { ...m, id: ids.get(m.id)! } };
-  // History outlives deleted memories: an id with no memory line still gets one fresh id.
+  // History outlives deleted memories, and a replaced statement the memory that replaced it: an
+  // id with no memory line still gets one fresh id.
   const goneMemories = new Map<string, string>();
-  for (const h of each("memory_history")) {
-    let memoryId = ids.get(h.memory_id) ?? goneMemories.get(h.memory_id);
-    if (!memoryId) goneMemories.set(h.memory_id, (memoryId = newId("mem")));
-    yield { kind: "memory_history", data: { ...h, memory_id: memoryId } };
+  const memoryId = (old: string) => {
+    let fresh = ids.get(old) ?? goneMemories.get(old);
+    if (!fresh) goneMemories.set(old, (fresh = newId("mem")));
+    return fresh;
+  };
+  for (const m of each("memory")) {
+    const memory = memoryOfLine(m);
+    const supersededBy = memory.superseded_by === null ? null : memoryId(memory.superseded_by);
+    yield { kind: "memory", data: { ...memory, id: ids.get(m.id)!, superseded_by: supersededBy } };
   }
+  for (const h of each("memory_history")) yield { kind: "memory_history", data: { ...h, memory_id: memoryId(h.memory_id) } };
   const chatAgent = new Map<string, string>();
   for (const c of each("chat")) {
     chatAgent.set(c.id, c.agent);

@@ -12,7 +12,7 @@ import { storedExternalId, storedRepoPath } from "../../sessions/rows";
 import { mindRowUpdate } from "../../tenancy/mind-rows";
 import type { QuotaNeed } from "../../tenancy/quotas";
 import { storedBytes } from "../../tenancy/quotas";
-import type { ArchiveLine, Line } from "../archive";
+import { type ArchiveLine, type Line, memoryOfLine } from "../archive";
 import type { Pause } from "./pace";
 import type { StagedKind } from "./stage";
 
@@ -166,7 +166,7 @@ async function writeRow(w: SliceWriter, { seq, kind, data }: SliceRow): Promise<
 async function writeMemory({ batch, mindId, need, paced }: SliceWriter, m: Data<"memory">): Promise<void> {
   need.memories++;
   need.bytes += storedBytes(m.key, m.content, JSON.stringify(m.tags));
-  const { type, context, ...memory } = m;
+  const { type, context, ...memory } = memoryOfLine(m);
   batch.insert(memories, { ...toMemoryColumns({ ...memory, mind_id: mindId }), ...memorySearchColumns(mindId, m.key, m.content, m.tags, context) });
   await paced(m.content.length + (m.context?.length ?? 0));
 }

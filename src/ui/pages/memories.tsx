@@ -1,16 +1,19 @@
 import { Hono } from "hono";
 import { describeZodError, invalid } from "../../errors";
 import { memoryInput } from "../../memory/fields";
+import { memoryHistoryOf } from "../../memory/history";
 import { retrieveMemories } from "../../memory/hybrid-search";
 import { LIST_LIMIT, SEARCH_LIMIT } from "../../memory/limits";
-import { deleteMemory, getMemory, listMemories, memoryHistoryOf, updateMemory, verifyMemory } from "../../memory/memories";
+import { deleteMemory, getMemory, listMemories, updateMemory, verifyMemory } from "../../memory/memories";
 import { CATEGORIES, type Category, type Memory, memoryTitle, PRIORITIES, SOURCES, type Source, TAG_MAX } from "../../memory/rows";
+import { memoryTimeline } from "../../memory/versions";
 import type { MindContext } from "../../tenancy/mind-context";
 import type { Dictionary } from "../i18n";
 import { authorLabel, counted, label } from "../labels";
 import { CsrfField, PostButton } from "../layout";
 import { formText, localTime, page, shortTime } from "../render";
 import type { UiEnv } from "../ui-env";
+import { Timeline } from "./memory-timeline";
 
 export const memoryPages = new Hono<UiEnv>();
 
@@ -41,7 +44,10 @@ function MemoryCard({ m, v }: { m: Memory; v: UiEnv["Variables"] }) {
         {m.tags.map((tag) => <span class="badge">#{tag}</span>)}
         <Expiry m={m} v={v} />
       </div>
-      <div class="meta">{`${t.key}: ${m.key} · ${t.confidence} ${m.confidence} · ${shortTime(m.updated_at)}`}</div>
+      <div class="meta">
+        {`${t.key}: ${m.key} · ${t.confidence} ${m.confidence} · ${t.stated} ${shortTime(m.observed_at)}`}
+        {m.valid_until === null ? null : <span class="badge warn">{`${t.replacedOn} ${shortTime(m.valid_until)}`}</span>}
+      </div>
       <div class="actions">
         {m.verified ? null : <PostButton action={`/ui/memories/${m.id}/verify`} csrf={csrf} label={t.verify} />}
         <a class="button secondary" href={`/ui/memories/${m.id}`}>{`${t.edit} · ${t.history}`}</a>
@@ -58,6 +64,8 @@ interface MemoryFilter {
   source: Source | undefined;
   tag: string | undefined;
   verified: boolean | undefined;
+  /** Replaced statements too (include=superseded). */
+  superseded: boolean;
 }
 
 function filterOf(query: (name: string) => string | undefined): MemoryFilter {
@@ -68,18 +76,20 @@ function filterOf(query: (name: string) => string | undefined): MemoryFilter {
     source: oneOf(SOURCES, query("source")),
     tag: (query("tag") ?? "").trim().slice(0, TAG_MAX) || undefined,
     verified: verified === "true" ? true : verified === "false" ? false : undefined,
+    superseded: query("superseded") === "on",
   };
 }
 
 /** The memories the filter finds: searched when it has words, listed otherwise. */
 async function memoriesFound(mindContext: MindContext, f: MemoryFilter): Promise<{ list: Memory[]; total: number }> {
   const { q, tag, category, source, verified } = f;
+  const view = { includeSuperseded: f.superseded };
   if (q) {
-    const { hits } = await retrieveMemories(mindContext, { q, tag, category, limit: SEARCH_LIMIT.max });
+    const { hits } = await retrieveMemories(mindContext, { q, tag, category, limit: SEARCH_LIMIT.max, ...view });
     const list = hits.map((h) => h.memory).filter((m) => (source ? m.source === source : true) && (verified === undefined || m.verified === verified));
     return { list, total: list.length };
   }
-  const { memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: LIST_LIMIT.max, offset: 0 });
+  const { memories: list, total } = await listMemories(mindContext, { category, tag, source, verified, limit: LIST_LIMIT.max, offset: 0, ...view });
   return { list, total };
 }
 
@@ -122,6 +132,10 @@ function MemoryFilters({ t, f }: { t: Dictionary; f: MemoryFilter }) {
           <option value="false" selected={f.verified === false}>{t.unverified}</option>
         </select>
       </label>
+      <label>
+        <input type="checkbox" name="superseded" checked={f.superseded} />
+        {` ${t.showReplaced}`}
+      </label>
       <button type="submit">{t.search}</button>
     </form>
   );
@@ -142,29 +156,38 @@ memoryPages.get("/memories", async (c) => {
   );
 });
 
+/** The form correcting a current memory in place (a replaced one is not changed). */
+function EditForm({ m, v }: { m: Memory; v: UiEnv["Variables"] }) {
+  const { t, csrf } = v;
+  return (
+    <form method="post" action={`/ui/memories/${m.id}`} class="card">
+      <CsrfField token={csrf} />
+      <label for="content">{t.content}</label>
+      <textarea id="content" name="content" required maxlength={memoryForm.shape.content.maxLength ?? undefined}>{m.content}</textarea>
+      <label for="tags">{t.tags}</label>
+      <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
+      <label for="priority">{t.priority}</label>
+      <select id="priority" name="priority">
+        {PRIORITIES.map((p) => <option value={p} selected={p === m.priority}>{label(t, "priority", p)}</option>)}
+      </select>
+      <div class="actions">
+        <button type="submit">{t.save}</button>
+        <a class="button secondary" href="/ui/memories">{t.back}</a>
+      </div>
+    </form>
+  );
+}
+
 memoryPages.get("/memories/:id", async (c) => {
   const { t, mindContext, csrf } = c.var;
   const m = await getMemory(mindContext, c.req.param("id"));
-  const history = await memoryHistoryOf(mindContext, m.id);
+  const [history, versions] = await Promise.all([memoryHistoryOf(mindContext, m.id), memoryTimeline(mindContext, m.id)]);
   return page(
     c,
     `${t.edit}: ${memoryTitle(m)}`,
     <>
-      <form method="post" action={`/ui/memories/${m.id}`} class="card">
-        <CsrfField token={csrf} />
-        <label for="content">{t.content}</label>
-        <textarea id="content" name="content" required maxlength={memoryForm.shape.content.maxLength ?? undefined}>{m.content}</textarea>
-        <label for="tags">{t.tags}</label>
-        <input id="tags" name="tags" value={m.tags.join(", ")} style="width:100%" />
-        <label for="priority">{t.priority}</label>
-        <select id="priority" name="priority">
-          {PRIORITIES.map((p) => <option value={p} selected={p === m.priority}>{label(t, "priority", p)}</option>)}
-        </select>
-        <div class="actions">
-          <button type="submit">{t.save}</button>
-          <a class="button secondary" href="/ui/memories">{t.back}</a>
-        </div>
-      </form>
+      {m.superseded_by === null ? <EditForm m={m} v={c.var} /> : <p class="card">{m.content}</p>}
+      <Timeline shown={m} versions={versions} v={c.var} csrf={csrf} />
       <h2>{t.history}</h2>
       <div class="scroll">
         <table>

@@ -1296,6 +1296,10 @@ export interface paths {
                     tag?: string;
                     source?: "user" | "agent";
                     verified?: "true" | "false";
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                     limit?: number;
@@ -1365,7 +1369,7 @@ export interface paths {
             };
         };
         put?: never;
-        /** Store a memory; updates in place when (category, key) exists in the namespace */
+        /** Store a memory; when (category, key) exists in the namespace it becomes its newest statement, the old one kept as replaced */
         post: {
             parameters: {
                 query?: {
@@ -1403,12 +1407,22 @@ export interface paths {
                         expires_at?: string | null;
                         /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+                         */
+                        observed_at?: string;
+                        /** @description The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one */
+                        supersedes?: string;
                         id?: unknown;
                         mind_id?: unknown;
                         source?: unknown;
                         verified?: unknown;
                         created_at?: unknown;
                         updated_at?: unknown;
+                        valid_from?: unknown;
+                        valid_until?: unknown;
+                        superseded_by?: unknown;
                     };
                 };
             };
@@ -1482,13 +1496,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plain-text recall: critical → low, then most recent; expired hidden */
+        /** Plain-text recall of what is valid now (or as_of): critical → low, then most recent, each with its date; expired hidden */
         get: {
             parameters: {
                 query?: {
                     limit?: number;
                     category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
                     max_tokens?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1565,7 +1583,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full-text search (Russian and English, stemmed) ranked by relevance, priority and recency */
+        /** Full-text search (Russian and English, stemmed) of what is valid now (or as_of), ranked by relevance, priority and recency */
         get: {
             parameters: {
                 query: {
@@ -1573,8 +1591,10 @@ export interface paths {
                     tag?: string;
                     category?: "identity" | "preference" | "fact" | "project" | "skill" | "mistake" | "context" | "note";
                     limit?: number;
-                    /** @description context: return each memory's context */
-                    include?: "context";
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1660,12 +1680,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Unexpired memories with a tag */
+        /** Unexpired memories with a tag, valid now (or as_of) */
         get: {
             parameters: {
                 query: {
                     tag: string;
                     limit?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description Comma-separated: context, each memory's context; superseded, replaced statements too, each with its validity (valid_until, superseded_by) */
+                    include?: string;
                     /** @description Agent namespace (default: all for reads, `default` for writes) */
                     agent?: string;
                 };
@@ -1828,7 +1852,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a memory */
+        /** Get a memory, current or a past version */
         get: {
             parameters: {
                 query?: {
@@ -1897,7 +1921,7 @@ export interface paths {
                 };
             };
         };
-        /** Change a memory's fields */
+        /** Correct a current memory's fields in place (its history keeps the change); a past version is 409 */
         put: {
             parameters: {
                 query?: {
@@ -1933,12 +1957,22 @@ export interface paths {
                         expires_at?: string | null;
                         /** @description Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content */
                         context?: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write
+                         */
+                        observed_at?: string;
+                        /** @description The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one */
+                        supersedes?: string;
                         id?: unknown;
                         mind_id?: unknown;
                         source?: unknown;
                         verified?: unknown;
                         created_at?: unknown;
                         updated_at?: unknown;
+                        valid_from?: unknown;
+                        valid_until?: unknown;
+                        superseded_by?: unknown;
                     };
                 };
             };
@@ -2898,13 +2932,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens */
+        /** The context a model gets for a turn: LLM window, search hits for q, recall and cold memory, within max_tokens; memories valid now, or as_of */
         get: {
             parameters: {
                 query?: {
                     /** @description The current message: memory related to it is searched */
                     q?: string;
                     max_tokens?: number;
+                    /** @description Show what was valid at this time (ISO 8601, or a date: its end) instead of now */
+                    as_of?: string;
+                    /** @description superseded: memories a later statement replaced too, each marked with the day it was */
+                    include?: "superseded";
                 };
                 header?: {
                     /** @description The mind to work in: required with a human's JWT, implied by a mind key (which may only repeat its own mind) */
@@ -5313,6 +5351,23 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            /**
+             * Format: date-time
+             * @description When it was stated: the writer's time unless it said otherwise (a dated chat, an import)
+             */
+            observed_at: string;
+            /**
+             * Format: date-time
+             * @description From when it holds
+             */
+            valid_from: string;
+            /**
+             * Format: date-time
+             * @description Until when it held; null while it is current
+             */
+            valid_until: string | null;
+            /** @description The memory that replaced it; null while it is current */
+            superseded_by: string | null;
             /** @description Where the memory came from; only when asked for (include=context), never as its content */
             context?: string;
         };

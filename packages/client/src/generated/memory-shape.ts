@@ -73,5 +73,13 @@ export const MEMORY_FIELDS = {
   "context": {
     "description": "Where it came from (the dialogue around it, a document section, the date): helps search find it; not shown as its content",
     "maxLength": 4000
+  },
+  "observed_at": {
+    "description": "When it was stated (ISO 8601), e.g. the date of the message it came from; default: the time of the write"
+  },
+  "supersedes": {
+    "description": "The key or id (mem_…) of a memory this one replaces: it stays readable as replaced (include=superseded), valid until this one",
+    "minLength": 1,
+    "maxLength": 100
   }
 } as const;
