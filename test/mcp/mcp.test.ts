@@ -191,10 +191,10 @@ describe("MCP server", () => {
     await tool(client, "memory_store", { category: "identity", key: "home_city", content: "Lives in Berlin", observed_at: "2023-05-21T10:00:00Z" });
     await tool(client, "memory_store", { category: "identity", key: "home_city", content: "Lives in Paris", observed_at: "2023-06-03T09:30:00Z" });
     const search = async (args: Record<string, unknown>) =>
-      data(await tool(client, "memory_search", { q: "lives", ...args })).results.map((m: { content: string; valid_until: string | null }) => [m.content, m.valid_until]);
+      data(await tool(client, "memory_search", { q: "lives", ...args })).results.map((m: { content: string; replaced?: string }) => [m.content, m.replaced ?? null]);
     expect(await search({})).toEqual([["Lives in Paris", null]]);
-    expect(await search({ as_of: "2023-05-30" })).toEqual([["Lives in Berlin", "2023-06-03T09:30:00.000Z"]]);
-    expect(await search({ include_superseded: true })).toEqual([["Lives in Paris", null], ["Lives in Berlin", "2023-06-03T09:30:00.000Z"]]);
+    expect(await search({ as_of: "2023-05-30" })).toEqual([["Lives in Berlin", "2023-06-03T09:30Z"]]);
+    expect(await search({ include_superseded: true })).toEqual([["Lives in Paris", null], ["Lives in Berlin", "2023-06-03T09:30Z"]]);
     const recall = data(await tool(client, "memory_recall", { as_of: "2023-05-30" })).text;
     expect(recall).toContain("content: Lives in Berlin\ndate: 21 May 2023");
     expect(recall).not.toContain("Paris");
