@@ -57,7 +57,11 @@ export function turnContext(turns: readonly Turn[], i: number): string {
     .join("\n");
 }
 
-/** Writes every turn as a memory through storeMemory; returns each write's time in ms. */
+/**
+ * Writes every turn as a memory through storeMemory, then dates each as said in its session
+ * (`created_at`, when the memory was stated), as an import of the conversation would; returns
+ * each write's time in ms.
+ */
 export async function ingestConversation(deps: Deps, scope: MindContext, conversation: Conversation): Promise<number[]> {
   const times: number[] = [];
   for (const [i, turn] of conversation.turns.entries()) {
@@ -71,7 +75,22 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
     });
     times.push(Date.now() - t0);
   }
+  await dateTurns(deps, scope, conversation.turns);
   return times;
+}
+
+/** Sets each turn's memory's `created_at` to its session's date: one statement per 90 turns of one date. */
+async function dateTurns(deps: Deps, scope: MindContext, turns: readonly Turn[]): Promise<void> {
+  const byDate = new Map<string, string[]>();
+  for (const t of turns) byDate.set(t.at, [...(byDate.get(t.at) ?? []), t.id]);
+  const d1 = mindD1(deps, scope);
+  const statements = [...byDate].flatMap(([at, keys]) =>
+    Array.from({ length: Math.ceil(keys.length / 90) }, (_, i) => {
+      const chunk = keys.slice(i * 90, (i + 1) * 90);
+      return d1.prepare(`update memories set created_at = ? where mind_id = ? and key in (${chunk.map(() => "?").join(", ")})`).bind(at, scope.mind.id, ...chunk);
+    }),
+  );
+  for (let i = 0; i < statements.length; i += 50) await d1.batch(statements.slice(i, i + 50));
 }
 
 /**
@@ -81,12 +100,18 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
 export async function embedMind(deps: Deps & { semantic: Semantic }, scope: MindContext): Promise<void> {
   const mindContext = inMind(deps, scope);
   while ((await markMissing(mindContext, scope.mind.id)) > 0);
+  let retries = EMBED_RETRIES;
   for (;;) {
     const done = await embedPending(mindContext, scope.mind);
-    if (done.failed + done.postponed > 0) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
-    if (done.embedded === 0) return;
+    if (done.postponed > 0 || (done.failed > 0 && retries-- === 0)) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
+    // A batch the local model took too long over (the machine busy) is due again at once.
+    if (done.failed > 0) await mindD1(deps, scope).prepare("update embeddings set next_attempt_at = ? where mind_id = ? and state = 'pending'").bind(new Date(0).toISOString(), scope.mind.id).run();
+    else if (done.embedded === 0) return;
   }
 }
+
+/** How many failed batches a mind's embedding tries again before the run gives up. */
+const EMBED_RETRIES = 5;
 
 /** Recall by meaning through the product's embedder for an OpenAI-compatible endpoint, an in-memory index in place of Vectorize. */
 export const semanticOver = (endpoint: Endpoint): Semantic => ({
