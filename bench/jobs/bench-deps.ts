@@ -9,7 +9,7 @@ import { embedPending, markMissing } from "../../src/memory/vectors";
 import { bindMind, type MindContext, resolveMindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
 import { memoryIndex } from "../../test/support/semantic";
-import { type Conversation, dateTag, type Turn, turnContent, turnTime } from "../lib/dataset";
+import { type Conversation, dateTag, type Turn, turnContent } from "../lib/dataset";
 import type { Endpoint } from "../lib/endpoint";
 
 export interface BenchDepsOptions {
@@ -57,7 +57,7 @@ export function turnContext(turns: readonly Turn[], i: number): string {
     .join("\n");
 }
 
-/** Writes every turn as a memory through storeMemory, stated when its session was; returns each write's time in ms. */
+/** Writes every turn as a memory through storeMemory, stated (`observed_at`) when its session was; returns each write's time in ms. */
 export async function ingestConversation(deps: Deps, scope: MindContext, conversation: Conversation): Promise<number[]> {
   const times: number[] = [];
   for (const [i, turn] of conversation.turns.entries()) {
@@ -68,7 +68,7 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
       content: turnContent(turn),
       tags: [dateTag(turn)],
       context: turnContext(conversation.turns, i),
-      observed_at: turnTime(turn),
+      observed_at: turn.at,
     });
     times.push(Date.now() - t0);
   }
@@ -82,12 +82,18 @@ export async function ingestConversation(deps: Deps, scope: MindContext, convers
 export async function embedMind(deps: Deps & { semantic: Semantic }, scope: MindContext): Promise<void> {
   const mindContext = inMind(deps, scope);
   while ((await markMissing(mindContext, scope.mind.id)) > 0);
+  let retries = EMBED_RETRIES;
   for (;;) {
     const done = await embedPending(mindContext, scope.mind);
-    if (done.failed + done.postponed > 0) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
-    if (done.embedded === 0) return;
+    if (done.postponed > 0 || (done.failed > 0 && retries-- === 0)) throw new Error(`embedding ${scope.mind.name} failed or was postponed: not measured`);
+    // A batch the local model took too long over (the machine busy) is due again at once.
+    if (done.failed > 0) await mindD1(deps, scope).prepare("update embeddings set next_attempt_at = ? where mind_id = ? and state = 'pending'").bind(new Date(0).toISOString(), scope.mind.id).run();
+    else if (done.embedded === 0) return;
   }
 }
+
+/** How many failed batches a mind's embedding tries again before the run gives up. */
+const EMBED_RETRIES = 5;
 
 /** Recall by meaning through the product's embedder for an OpenAI-compatible endpoint, an in-memory index in place of Vectorize. */
 export const semanticOver = (endpoint: Endpoint): Semantic => ({

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { Conversation, Question, Turn } from "./dataset";
+import { type Conversation, type Question, sessionInstant, type Turn } from "./dataset";
 
 // LoCoMo is read where it lies (its licence forbids copying it into the repo).
 export const LOCOMO_PATH = process.env.LOCOMO_PATH ?? path.join(import.meta.dirname, "../../../shared/bench/locomo10.json");
@@ -40,9 +40,10 @@ export function loadLocomo(file = LOCOMO_PATH): Locomo {
     const turns: Turn[] = [];
     for (let s = 1; Array.isArray(sample.conversation[`session_${s}`]); s++) {
       const date = String(sample.conversation[`session_${s}_date_time`] ?? "");
+      const at = sessionInstant(date);
       for (const t of sample.conversation[`session_${s}`] as RawTurn[]) {
         const caption = t.blip_caption ? ` [shares a photo: ${t.blip_caption}]` : "";
-        turns.push({ id: t.dia_id, session: s, date, speaker: t.speaker, text: t.text + caption });
+        turns.push({ id: t.dia_id, session: s, date, at, speaker: t.speaker, text: t.text + caption });
       }
     }
     const known = new Set(turns.map((t) => t.id));

@@ -1,130 +1,151 @@
 import { MEANING_WEIGHT } from "../../src/memory/fusion";
 import { VARIANTS } from "../lib/ablation";
+import type { Conversation } from "../lib/dataset";
 import { describeEndpoint, embeddingsEndpoint } from "../lib/embeddings";
+import type { Endpoint } from "../lib/endpoint";
 import { LOCOMO_PATH, loadLocomo } from "../lib/locomo";
-import { type Ranking, type RetrievalScore, scoreRetrieval } from "../lib/metrics";
+import { LONGMEMEVAL_PATH, loadLongMemEval } from "../lib/longmemeval";
+import { KNOWLEDGE_UPDATE } from "../lib/longmemeval-kinds";
+import type { LongMemEvalScore } from "../lib/longmemeval-metrics";
 import type { Part } from "../lib/part";
-import { rankVariant } from "../lib/raw-fts";
+import { plainBm25, rankVariant } from "../lib/raw-fts";
+import { type Found, joined, type LocomoScores, type SetScores, scoreLme, scoreLocomo } from "../lib/retrieval-scores";
+import { type AblationRow, ablation, byCategory, byGroup, byKind, goals, ladderByKind, type Row, sideBySide } from "../lib/retrieval-tables";
 import { ALL, conversationGroups, HELD_OUT, TUNING } from "../lib/split";
-import { delta, fmt, table } from "../lib/table";
+import { fmt } from "../lib/table";
 import { runJob } from "../lib/workerd";
 
-interface JobResult {
-  edgemind: {
-    score: RetrievalScore;
-    groups: Record<string, RetrievalScore>;
-    ingest: { turns: number; totalMs: number };
-  };
-  hybrid: { score: RetrievalScore; groups: Record<string, RetrievalScore>; model: string; fusedQuestions: number };
+interface JobResult<S> {
+  edgemind: { scores: S; ingest: { turns: number; totalMs: number } };
+  hybrid: { scores: S; model: string; fusedQuestions: number } | null;
 }
-type VariantScore = { name: string; group: string; score: RetrievalScore; groups: Record<string, RetrievalScore> };
 
-// LoCoMo paper, Table 3: DRAGON retriever over dialog turns.
-export const DRAGON_ANCHOR = { "@5": 56.7, "@10": 66.2, "@25": 76.7, "@50": 82.7 };
-const KS = ["@5", "@10", "@25", "@50"] as const;
-const CATEGORY_NAMES: Record<string, string> = {
-  "1": "1 multi-hop",
-  "2": "2 temporal",
-  "3": "3 open-domain",
-  "4": "4 single-hop",
-  "5": "5 adversarial",
-};
+/** `RETRIEVAL_HYBRID=0` leaves the hybrid rows out (most of the part's time): for iterating on full text. */
+const withHybrid = process.env.RETRIEVAL_HYBRID !== "0";
 
-const recallRow = (name: string, s: { recall: Record<string, number>; ndcg10: number; questions: number }) => [
-  name,
-  s.questions,
-  ...KS.map((k) => s.recall[k]!),
-  s.ndcg10,
-];
+/** Each data set in a runtime of its own (fresh databases, so the index's averages are the set's own), one after the other. */
+async function jobs(sets: { locomo: Conversation[]; longmemeval: Conversation[] }, groups: Record<string, string[]>, embeddings: Endpoint | null, log: (line: string) => void) {
+  const locomo = await runJob<JobResult<LocomoScores>>("retrieval", { set: "locomo", conversations: sets.locomo, groups, embeddings }, log);
+  const longmemeval = await runJob<JobResult<LongMemEvalScore>>("retrieval", { set: "longmemeval", conversations: sets.longmemeval, groups: {}, embeddings }, log);
+  return { locomo, longmemeval };
+}
+
+/** Every ablation variant on both sets, in node. */
+async function ablationRows(sets: { locomo: Conversation[]; longmemeval: Conversation[] }, score: (found: { locomo: Found; longmemeval: Found }) => SetScores, log: (line: string) => void) {
+  const all = [
+    ...VARIANTS.ladder.map((v) => ({ v, group: "ladder" as const })),
+    ...VARIANTS.leaveOneOut.map((v) => ({ v, group: "leave-one-out" as const })),
+    ...VARIANTS.went.map((v) => ({ v, group: "went" as const })),
+  ];
+  const rows: AblationRow[] = [];
+  for (const [i, { v, group }] of all.entries()) {
+    rows.push({ name: v.name, group, scores: score({ locomo: rankVariant(v, sets.locomo), longmemeval: rankVariant(v, sets.longmemeval) }) });
+    log(`  ablation ${i + 1}/${all.length}: ${v.name}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return rows;
+}
+
+/** What the part found, as its JSON holds it: the markdown is written from this alone. */
+export interface RetrievalFigures {
+  locomo: Omit<ReturnType<typeof loadLocomo>, "conversations"> & { conversationCount: number };
+  longmemeval: { sessions: number; turns: number; questions: number; questionsWithoutEvidence: number; knowledgeUpdates: number };
+  systems: Row[];
+  /** How the hybrid rows embedded, and how many questions they fused; null when left out. */
+  hybrid: { embedder: string; fusedQuestions: number } | null;
+  ablation: AblationRow[];
+  ingest: { turns: number; totalMs: number }[];
+}
 
 export const retrieval: Part = {
   name: "retrieval",
-  title: "Retrieval quality on LoCoMo",
+  title: "Retrieval quality on LoCoMo and LongMemEval",
   async run(log) {
     const locomo = loadLocomo();
-    log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions`);
-    const embeddings = await embeddingsEndpoint();
+    const lme = loadLongMemEval();
+    log(`LoCoMo: ${locomo.conversations.length} conversations, ${locomo.questions} questions; LongMemEval: ${lme.sessions} sessions, ${lme.conversation.turns.length} turns, ${lme.questions} questions`);
+    const embeddings = withHybrid ? await embeddingsEndpoint() : null;
     const groups = conversationGroups(locomo.conversations);
-    // The product row runs inside workerd while the raw-table ablation runs here beside it.
-    const job = runJob<Omit<JobResult, "variants">>("retrieval", { conversations: locomo.conversations, groups, embeddings }, log);
-    const variants: VariantScore[] = [];
-    const all = [...VARIANTS.ladder.map((v) => ({ v, group: "ladder" })), ...VARIANTS.leaveOneOut.map((v) => ({ v, group: "leave-one-out" }))];
-    for (const [i, { v, group }] of all.entries()) {
-      const rankings = rankVariant(v, locomo.conversations);
-      const byGroup = Object.fromEntries(Object.entries(groups).map(([g, ids]) => [g, scoreRetrieval(ids.flatMap((id): Ranking[] => rankings.get(id) ?? []))]));
-      variants.push({ name: v.name, group, score: byGroup[ALL]!, groups: byGroup });
-      log(`  raw FTS5 variant ${i + 1}/${all.length}: ${v.name}`);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    const result = { ...(await job), variants };
-    const naive = result.variants.find((v) => v.name === "naive")!.score;
-    const e = result.edgemind.score;
-    const header = ["system", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"];
-    const ladder = result.variants.filter((v) => v.group === "ladder");
-    const full = ladder[ladder.length - 1]!.score;
-    const lines = [
-      `Data: \`${LOCOMO_PATH.replace(/^.*\/shared\//, "shared/")}\` — ${locomo.conversations.length} conversations, ${locomo.turns} turns, ${locomo.questions} questions; ${locomo.malformedEvidence.length} malformed evidence ids skipped (${locomo.malformedEvidence.map((m) => `\`${m.id}\``).join(", ")}), ${locomo.questionsWithoutEvidence} questions left without evidence and not scored.`,
-      "",
-      "Each conversation is written into its own mind with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, key = dialog id, content = `speaker: text`, tag = session date, stated (`observed_at`) at the session's date and time, context = the turns before and after it in its session (the memory's `context` field, indexed at half weight). Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50. Turn-level evidence recall in %.",
-      "",
-      table(header, [
-        recallRow("edgemind (storeMemory + searchMemories)", e),
-        recallRow(`edgemind hybrid (full text + ${result.hybrid.model} by meaning)`, result.hybrid.score),
-        recallRow("naive: raw FTS5 bm25, question words OR-ed", naive),
-        ["LoCoMo paper: DRAGON, dialog turns (anchor)", "", ...KS.map((k) => DRAGON_ANCHOR[k]), "–"],
-      ]),
-      "",
-      "The product's rows by group of conversations: parameters were chosen on conversations 0–4 only; 5–9 are held out.",
-      "",
-      table(header, [
-        ...[ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind, ${g}`, result.edgemind.groups[g]!)),
-        ...[ALL, TUNING, HELD_OUT].map((g) => recallRow(`edgemind hybrid, ${g}`, result.hybrid.groups[g]!)),
-      ]),
-      "",
-      `Hybrid: every turn embedded through the product's embedding path (its OpenAI-compatible embedder) with ${describeEndpoint(embeddings)}, an in-memory index in place of Vectorize, each question through retrieveMemories, which fuses both lists with meaning's votes weighing ×${MEANING_WEIGHT} (src/memory/fusion.ts; ${result.hybrid.fusedQuestions} of ${result.hybrid.score.questions} questions fused).`,
-      "",
-      "Per category (edgemind / naive):",
-      "",
-      table(
-        ["category", "questions", "R@5", "R@10", "R@25", "R@50", "NDCG@10"],
-        Object.keys(e.byCategory).map((c) => {
-          const a = e.byCategory[c]!;
-          const b = naive.byCategory[c]!;
-          return [CATEGORY_NAMES[c] ?? c, a.questions, ...KS.map((k) => `${fmt(a.recall[k]!)} / ${fmt(b.recall[k]!)}`), `${fmt(a.ndcg10)} / ${fmt(b.ndcg10)}`];
-        }),
-      ),
-      "",
-      "Ablation on raw FTS5 tables (same data in one better-sqlite3 table, plain bm25, no priority or recency; bench/lib/ablation.ts, bench/lib/raw-fts.ts): ideas added one at a time, then each taken out of the full set. Δ is against the row above (ladder) or the full set (leave-one-out). The boosts (date-aware, phrase, proximity) re-rank twice as many bm25 candidates as are kept; per-column length normalisation scores in code (BM25F, k1 1.2).",
-      "",
-      table(
-        ["variant", "R@5", "R@10", "R@25", "R@50", "NDCG@10", "Δ R@10", "Δ NDCG@10"],
-        result.variants.map((v, i) => {
-          const ref = v.group === "ladder" ? (i === 0 ? v.score : result.variants[i - 1]!.score) : full;
-          return [v.name, ...KS.map((k) => v.score.recall[k]!), v.score.ndcg10, delta(v.score.recall["@10"]! - ref.recall["@10"]!), delta(v.score.ndcg10 - ref.ndcg10)];
-        }),
-      ),
-      "",
-      "Every variant by group of conversations, R@10 and R@50 (an idea is kept in the product only when it helps on 0–4; 5–9 are held out):",
-      "",
-      table(
-        ["variant", ...[ALL, TUNING, HELD_OUT].flatMap((g) => [`R@10 ${g}`, `R@50 ${g}`])],
-        result.variants.map((v) => [v.name, ...[ALL, TUNING, HELD_OUT].flatMap((g) => [v.groups[g]!.recall["@10"]!, v.groups[g]!.recall["@50"]!])]),
-      ),
-      "",
-      "Which idea moved which category: the ladder's R@10 per question category, all ten (Δ against the row above):",
-      "",
-      table(
-        ["variant", ...Object.keys(e.byCategory).map((c) => CATEGORY_NAMES[c] ?? c)],
-        ladder.map((v, i) =>
-          [v.name, ...Object.keys(e.byCategory).map((c) => {
-            const r = v.score.byCategory[c]!.recall["@10"]!;
-            return i === 0 ? fmt(r) : `${fmt(r)} (${delta(r - ladder[i - 1]!.score.byCategory[c]!.recall["@10"]!)})`;
-          })],
-        ),
-      ),
-      "",
-      `Ingest through storeMemory: ${result.edgemind.ingest.turns} turns in ${fmt(result.edgemind.ingest.totalMs / 1000)} s (${fmt(result.edgemind.ingest.totalMs / result.edgemind.ingest.turns)} ms a turn, inside workerd on local D1).`,
-    ];
-    return { json: { locomo: { ...locomo, conversations: undefined }, ...result }, markdown: lines.join("\n") };
+    const sets = { locomo: locomo.conversations, longmemeval: [lme.conversation] };
+    const score = (found: { locomo: Found; longmemeval: Found }) => joined(scoreLocomo(locomo.conversations, found.locomo, groups), scoreLme(lme.conversation, found.longmemeval));
+    // The ablation runs after the jobs: beside them it would starve the local embedder of the cores.
+    const job = await jobs(sets, groups, embeddings, log);
+    const bm25: Row = { name: "plain bm25: FTS5's bm25() over the content alone, question words OR-ed", scores: score({ locomo: plainBm25(sets.locomo), longmemeval: plainBm25(sets.longmemeval) }) };
+    const variants = await ablationRows(sets, score, log);
+    const product: Row = { name: "edgemind full text (storeMemory + searchMemories)", scores: joined(job.locomo.edgemind.scores, job.longmemeval.edgemind.scores) };
+    const [lh, mh] = [job.locomo.hybrid, job.longmemeval.hybrid];
+    const hybrid: Row | null = lh && mh ? { name: `edgemind hybrid (full text + ${lh.model} by meaning)`, scores: joined(lh.scores, mh.scores) } : null;
+    const { conversations: _c, ...locomoData } = locomo;
+    const figures: RetrievalFigures = {
+      locomo: { ...locomoData, conversationCount: locomo.conversations.length },
+      longmemeval: {
+        ...{ sessions: lme.sessions, turns: lme.conversation.turns.length, questions: lme.questions, questionsWithoutEvidence: lme.questionsWithoutEvidence },
+        knowledgeUpdates: lme.conversation.questions.filter((q) => q.category === KNOWLEDGE_UPDATE).length,
+      },
+      systems: [product, ...(hybrid ? [hybrid] : []), bm25],
+      hybrid: lh && mh && embeddings ? { embedder: describeEndpoint(embeddings), fusedQuestions: lh.fusedQuestions + mh.fusedQuestions } : null,
+      ablation: variants,
+      ingest: [job.locomo.edgemind.ingest, job.longmemeval.edgemind.ingest],
+    };
+    return { json: figures, markdown: retrievalMarkdown(figures) };
   },
 };
+
+/** The part's markdown, from its figures alone. */
+export function retrievalMarkdown(f: RetrievalFigures): string {
+  const [product, ...others] = f.systems;
+  const bm25 = others.at(-1)!;
+  const hybrid = others.length > 1 ? others[0]! : null;
+  const questions = product!.scores.locomo.questions + product!.scores.longmemeval.questions;
+  return [
+    ...intro(f),
+    sideBySide(f.systems),
+    "",
+    "The goals, for full text alone against the plain-bm25 row of this run:",
+    "",
+    goals(product!.scores, bm25.scores),
+    "",
+    f.hybrid
+      ? `Hybrid: every turn embedded through the product's embedding path (its OpenAI-compatible embedder) with ${f.hybrid.embedder}, an in-memory index in place of Vectorize, each question through retrieveMemories, which fuses both lists with meaning's votes weighing ×${MEANING_WEIGHT} (src/memory/fusion.ts; ${f.hybrid.fusedQuestions} of ${questions} questions fused).`
+      : "Hybrid rows left out (RETRIEVAL_HYBRID=0).",
+    "",
+    `LongMemEval by question kind (${f.systems.map((s) => s.name.split(" (")[0]!.split(":")[0]).join(" / ")}):`,
+    "",
+    byKind(f.systems),
+    "",
+    "LoCoMo by category (edgemind full text / plain bm25):",
+    "",
+    byCategory(product!.scores.locomo, bm25.scores.locomo),
+    "",
+    "LoCoMo by group of conversations: 0–4 were the only ones parameters were chosen on before LongMemEval joined; 5–9 were held out.",
+    "",
+    byGroup(hybrid ? [product!, hybrid] : [product!], [ALL, TUNING, HELD_OUT]),
+    "",
+    ...ablationText(f.ablation),
+    "",
+    `Ingest through storeMemory: ${f.ingest.map((x) => `${x.turns} turns in ${fmt(x.totalMs / 1000)} s (${fmt(x.totalMs / x.turns)} ms a turn)`).join("; ")}, inside workerd on local D1.`,
+  ].join("\n");
+}
+
+function intro({ locomo, longmemeval: lme }: RetrievalFigures): string[] {
+  return [
+    `Data: \`${LOCOMO_PATH.replace(/^.*\/shared\//, "shared/")}\`: LoCoMo (Maharana et al., 2024; CC BY-NC 4.0), ${locomo.conversationCount} conversations, ${locomo.turns} turns, ${locomo.questions} questions; ${locomo.malformedEvidence.length} malformed evidence ids skipped (${locomo.malformedEvidence.map((m) => `\`${m.id}\``).join(", ")}), ${locomo.questionsWithoutEvidence} questions left without evidence and not scored. \`${LONGMEMEVAL_PATH.replace(/^.*\/shared\//, "shared/")}\`: the development half of LongMemEval (Wu et al., "LongMemEval: Benchmarking Chat Assistants on Long-Term Interactive Memory", ICLR 2025; MIT), oracle format, ${lme.questions} questions over ${lme.sessions} sessions and ${lme.turns} turns; ${lme.questionsWithoutEvidence} questions no turn answers (its abstention questions) not scored. The other half is held back as the measure and never read here.`,
+    "",
+    "Each LoCoMo conversation is one mind; LongMemEval's sessions are pooled, oldest first, in one mind. Every turn is written with `storeMemory` (src/memory/memories.ts, the write path of `POST /memory`): one memory per turn, category `context`, content `speaker: text` (`user: …`, `assistant: …` in LongMemEval), the session's date as its tag and as when it was stated (`observed_at`), the turns before and after it in its session as its context. Each question goes through `searchMemories` (src/memory/search.ts, `GET /memory/search`), top 50, asked at the moment LongMemEval says it was asked (LoCoMo gives none: asked now). Each data set runs in a runtime of its own.",
+    "",
+    `LoCoMo's recall@k is the share of a question's evidence turns among the first k hits. LongMemEval's, as its paper counts it, is whether a turn marked \`has_answer\` is among them (turn recall), and whether one of the question's answer sessions is among the first k hits' sessions (session recall). NDCG@10 has binary relevance, evidence turns relevant. **Newer first**: of the ${lme.knowledgeUpdates} knowledge-update questions, those whose evidence turns lie in two or more sessions; the share where the best-placed evidence turn of the latest of those sessions stands above the best-placed evidence turn of every earlier one among the 50 hits (an earlier session with none among them counts as below; the latest with none fails the question). Plain bm25: FTS5's \`bm25()\` (k1 1.2, b 0.75) over a better-sqlite3 table of each mind's turns, the content column alone, each question's distinct lower-case words OR-ed, no stemming, no stop words (bench/lib/raw-fts.ts). In %.`,
+    "",
+  ];
+}
+
+function ablationText(rows: AblationRow[]): string[] {
+  return [
+    "Ablation, both sets (bench/lib/ablation.ts, bench/lib/raw-fts.ts): the ranking ideas as switches, scored in code over the same turns (keys left out; no priority or recency: every turn is stored alike), each question's terms re-scored over the 200 best candidates as the product does. First the ladder from plain bm25 in code to the product, each idea added to the row above; then each idea taken out of the product; then ideas tried and dropped, each in place of the product's own. An idea stays only where it helps both sets, or costs the other at most 0.5 point at R@10. \"By the rule\" gives the idea's gain at R@10, with it against without it, on each set; for the ideas that went, the row against the product: whether the rule would have allowed it in the product's place (it went where the rule or the other measures, R@5 and newer first, said so; bench/README.md says why for each). Δ is against the row above (ladder) or the product.",
+    "",
+    ablation(rows),
+    "",
+    "Which idea moved which LongMemEval kind: the ladder's R@5 per kind (Δ against the row above):",
+    "",
+    ladderByKind(rows),
+  ];
+}

@@ -43,20 +43,20 @@ export function feedbackCandidates(hits: readonly FeedbackHit[], asked: Readonly
 }
 
 /**
- * The terms asked for again and their weights: the candidates by likelihood times rarity in the
- * mind (`held`: each term's bm25 weight and share of memories holding it), the strongest at
+ * The terms asked for again and their weights in the query: the candidates by likelihood times
+ * rarity in the mind (`held`: each term's share of memories holding it), the strongest at
  * `FEEDBACK_WEIGHT` of a question's term and the rest in proportion.
  */
-export function feedbackTerms(candidates: ReadonlyMap<string, number>, held: ReadonlyMap<string, { weight: number; share: number }>): Map<string, number> {
+export function feedbackTerms(candidates: ReadonlyMap<string, number>, held: ReadonlyMap<string, { share: number }>): Map<string, number> {
   const ranked = [...candidates]
     .flatMap(([term, p]) => {
       const h = held.get(term);
-      return h && h.share > 0 && h.share <= COMMON_SHARE ? [{ term, value: p * Math.log(1 / h.share), weight: h.weight }] : [];
+      return h && h.share > 0 && h.share <= COMMON_SHARE ? [{ term, value: p * Math.log(1 / h.share) }] : [];
     })
     .sort((a, b) => b.value - a.value)
     .slice(0, FEEDBACK_TERMS);
   const top = ranked[0]?.value ?? 0;
-  return new Map(top > 0 ? ranked.map((r) => [r.term, FEEDBACK_WEIGHT * (r.value / top) * r.weight]) : []);
+  return new Map(top > 0 ? ranked.map((r) => [r.term, FEEDBACK_WEIGHT * (r.value / top)]) : []);
 }
 
 /**

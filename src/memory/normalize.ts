@@ -27,6 +27,15 @@ export const STOP_WORDS: ReadonlySet<string> = new Set([
   ..."а без бы был была были было в во вы да для до его ее если есть же за и из или им их к как ли мне мы на не нет ни но о об от по при с со так то ты у уже что чтобы это я".split(" "),
 ]);
 
+// Words that frame a question rather than name what it asks about ("how many", "the total
+// number", "two weeks ago", "something"): a long natural-language question repeats them, and
+// memories that happen to hold them say nothing about its subject. Dropped from queries only;
+// a question's time ("ago", "назад") is read apart (asked-time.ts).
+export const QUESTION_WORDS: ReadonlySet<string> = new Set([
+  ..."many much total number ago something anything".split(" "),
+  ..."сколько всего количество назад нибудь".split(" "),
+]);
+
 /** NFC, lower case, ё→е: the form both the index and the queries are compared in. */
 export function normalizeText(text: string): string {
   return text.normalize("NFC").toLowerCase().replaceAll("ё", "е");
@@ -115,10 +124,10 @@ export function stemVariants(word: string): string[] {
   return [own];
 }
 
-/** Distinct stems to search for: stop words dropped unless the query is nothing else. */
+/** Distinct stems to search for: stop words and question words dropped unless the query is nothing else. */
 export function queryTerms(query: string): string[] {
   const all = words(query);
-  const meaningful = all.filter((w) => !STOP_WORDS.has(w));
+  const meaningful = all.filter((w) => !STOP_WORDS.has(w) && !QUESTION_WORDS.has(w));
   const chosen = new Set(meaningful.length > 0 ? meaningful : all);
   return [...new Set([...chosen].flatMap(stemVariants))].slice(0, MAX_QUERY_TERMS);
 }

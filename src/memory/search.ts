@@ -1,16 +1,16 @@
 import { and, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import { isoNow } from "../clock";
-import type { Db } from "../db/client";
 import { memories } from "../db/schema";
-import { logFailure } from "../observe/log";
 import type { MindContext } from "../tenancy/mind-context";
+import { askedTime } from "./asked-time";
 import { afterLead, FEEDBACK_HITS, feedbackCandidates, feedbackTerms } from "./feedback";
 import { hasTag, inScope, notExpired } from "./filters";
 import { mindSearchToken, queryTerms } from "./normalize";
-import { asksWhen, CANDIDATES_PER_HIT, rankByCoverage } from "./rerank";
+import { idf, relevance, type WeighedTerm } from "./relevance";
+import { asksWhen, CANDIDATES_PER_HIT, MIN_CANDIDATES, rerank } from "./rerank";
 import { type Category, type Memory, toMemoryWithContext } from "./rows";
-import { statedLaterFirst } from "./stated-later";
-import { expiryTime, inTime, type TimeView } from "./time";
+import { type TermStats, termStats } from "./term-stats";
+import { expiryTime, inTime, statedAt, type TimeView } from "./time";
 
 /** What to search for; `asOf` and `includeSuperseded` (memory/time.ts) choose which statements count: by default those valid now. */
 export interface SearchOptions extends TimeView {
@@ -29,60 +29,14 @@ export interface SearchHit {
   score: number;
 }
 
-// bm25 weights of the indexed columns: key, content, tags, context. A memory's context (the
-// dialogue around it, its document section) counts for half of its own words.
+// bm25 weights of the indexed columns (key, content, tags, context) that choose the candidates,
+// and bm25 of the context alone, from which relevance.ts reads how often a term stands there.
 const COLUMN_WEIGHTS = sql.raw("bm25(memories_fts, 3.0, 1.0, 2.0, 0.5)");
-// Priority multiplies relevance; age divides it, halving it over RECENCY_DAYS.
-const PRIORITY_BOOST = sql`(case ${memories.priority} when 'critical' then 1.6 when 'high' then 1.3 when 'normal' then 1.0 else 0.8 end)`;
-/** The largest factor PRIORITY_BOOST gives. */
-const MAX_PRIORITY_BOOST = sql.raw("1.6");
-// Written into the statement rather than bound: a long query's terms take most of D1's 100 parameters.
-const RECENCY_DAYS = sql.raw("90.0");
-// How many of the best hits by words alone are weighed first, per result asked for.
-const LEAD_PER_RESULT = 25;
-
-/** bm25's inverse document frequency, as FTS5 computes it (never below a millionth). */
-const idf = (rows: number, holding: number) => Math.max(1e-6, Math.log((rows - holding + 0.5) / (holding + 0.5)));
-
-/** An SQLite varint (FTS5's record format): 7 bits a byte, high bit set while more follow. */
-function readVarint(bytes: Uint8Array): number {
-  let value = 0;
-  for (let i = 0; i < Math.min(bytes.length, 8); i++) {
-    value = value * 128 + (bytes[i]! & 0x7f);
-    if ((bytes[i]! & 0x80) === 0) return value;
-  }
-  return value;
-}
-
-/**
- * Each of the mind's query terms (token and stem) that some memory holds: its weight, and the
- * share of the mind's memories holding it. bm25 counts a term's documents within the mind (each
- * term is the mind's own) but the rows of the whole index; each term's score is scaled by the
- * mind's idf over the index's, so ranking is what bm25 gives on the mind alone. One statement: a vocabulary entry per term and two one-row reads,
- * whatever the database holds. Should the index's own records be unreadable, plain bm25 remains.
- */
-async function mindTerms(shard: Db, mindId: string, terms: string[]): Promise<Map<string, { weight: number; share: number }>> {
-  type Held = { term: string; doc: number; block: ArrayBuffer | number[] | null; mind_rows: number | null };
-  let held: Held[];
-  try {
-    held = await shard.all<Held>(
-      sql`select term, doc, (select block from memories_fts_data where id = 1) as block,
-        (select memories from mind_usage where mind_id = ${mindId}) as mind_rows
-        from memories_fts_terms where term in ${terms}`,
-    );
-  } catch (err) {
-    logFailure("term_weights_unavailable", err, { mind: mindId });
-    return new Map(terms.map((t) => [t, { weight: 1, share: 0 }]));
-  }
-  const block = held[0]?.block;
-  const indexRows = block ? readVarint(new Uint8Array(block)) : 0;
-  return new Map(
-    held.map((t) => [
-      t.term,
-      { weight: indexRows > 0 ? idf(t.mind_rows ?? indexRows, t.doc) / idf(indexRows, t.doc) : 1, share: t.mind_rows ? t.doc / t.mind_rows : 0 },
-    ]),
-  );
-}
+const CONTEXT_ONLY = sql.raw("bm25(memories_fts, 0.0, 0.0, 0.0, 1.0)");
+// Terms in a memory's indexed context (its terms are space separated).
+const CONTEXT_TERMS = sql<number>`(length(${memories.searchContext}) - length(replace(${memories.searchContext}, ' ', '')) + (${memories.searchContext} <> ''))`;
+// How many of the best hits by words alone are read first, per candidate.
+const LEAD_PER_CANDIDATE = 6;
 
 // D1 accepts at most five selects in one compound; longer lists are nested five at a time.
 const MAX_COMPOUND = 5;
@@ -96,87 +50,119 @@ function unionAll(selects: SQL[]): SQL {
 }
 
 /**
- * Full-text search over key, content, tags and context, ranked by bm25 with priority and recency,
- * then by how many of the query's terms each memory holds (and, asked when, whether it names a
- * time), then among hits on one subject the one stated later first (stated-later.ts). A query
- * with no word in it finds nothing rather than failing. With `feedback`, two more
- * statements: the rarity of the best hits' words, and the search asked again with them
- * (feedback.ts).
+ * Full-text search over key, content, tags and context: the best candidates by FTS5's bm25,
+ * scored again by relevance.ts (BM25F) and looked at again by rerank.ts (the question's terms
+ * held, when, the newer statement first). A query with no word in it finds nothing rather than
+ * failing. With `feedback`, two more statements: the rarity of the best hits' words, and the
+ * search asked again with them (feedback.ts).
  */
 export async function searchMemories(mindContext: MindContext, options: SearchOptions): Promise<SearchHit[]> {
   const { shard, scope } = mindContext;
   const token = mindSearchToken(scope.mindId);
   const terms = queryTerms(options.q).map((t) => token + t);
   if (terms.length === 0) return [];
-  const held = await mindTerms(shard, scope.mindId, terms);
-  if (held.size === 0) return [];
-  const weights = new Map([...held].map(([term, t]) => [term, t.weight]));
-  let rows = await rankedRows(mindContext, options, weights, terms);
+  const stats = await termStats(shard, scope.mindId, terms);
+  if (stats.terms.size === 0) return [];
+  const asked = new Map([...stats.terms.keys()].map((t) => [t, 1]));
+  let rows = await rankedRows(mindContext, options, asked, stats);
   if (options.feedback) {
     const lead = rows.slice(0, FEEDBACK_HITS);
     const candidates = feedbackCandidates(lead, new Set(terms), token);
-    const more = candidates.size > 0 ? feedbackTerms(candidates, await mindTerms(shard, scope.mindId, [...candidates.keys()])) : new Map();
-    if (more.size > 0) rows = afterLead(lead, await rankedRows(mindContext, options, new Map([...weights, ...more]), terms)).slice(0, options.limit);
+    const found = candidates.size > 0 ? await termStats(shard, scope.mindId, [...candidates.keys()]) : undefined;
+    const more = found ? feedbackTerms(candidates, found.terms) : new Map<string, number>();
+    if (found && more.size > 0) {
+      const all = { terms: new Map([...stats.terms, ...found.terms]), index: stats.index };
+      rows = afterLead(lead, await rankedRows(mindContext, options, new Map([...asked, ...more]), all, new Set(asked.keys()))).slice(0, options.limit);
+    }
   }
-  return statedLaterFirst(
-    rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext(row, options.withContext), score })),
-    options.q,
-  );
+  return rows.map(({ score, ...row }) => ({ memory: toMemoryWithContext({ ...row, context: row.context ?? "", searchContext: "" }, options.withContext), score }));
 }
 
-/** The memories matching the weighted terms, ranked (bm25, priority, recency, then the question's terms held), cut to the limit. */
-async function rankedRows({ shard, clock, scope }: MindContext, options: SearchOptions, weights: Map<string, number>, terms: string[]) {
-  // One MATCH per term, each scaled by its weight and summed per memory: bm25 of the OR of the terms.
-  const perTerm = [...weights].map(
-    // The weight is written in, not bound: only the terms take D1's 100 parameters.
-    ([term, weight]) => sql`select rowid, ${COLUMN_WEIGHTS} * ${sql.raw(String(weight))} as score from memories_fts where memories_fts match ${`"${term}"`}`,
+/**
+ * The memories matching the terms, each at its weight in the query (the question's own at 1,
+ * feedback's at theirs), best first, cut to the limit. `own`: the question's own terms, which the
+ * second look weighs (all of them unless given).
+ */
+async function rankedRows(mindContext: MindContext, options: SearchOptions, weights: Map<string, number>, stats: TermStats, own?: Set<string>) {
+  const weighed: WeighedTerm[] = [...weights].map(([term, weight]) => ({ term, weight, memories: stats.terms.get(term)?.memories ?? 1 }));
+  const rows = await candidateRows(mindContext, options, weighed.map((t) => ({ term: t.term, weight: t.weight * (stats.terms.get(t.term)?.weight ?? 1) })));
+  const scored = rows.map(({ words, contextScores, contextTerms, ...row }) => ({
+    ...row,
+    score: stats.index.indexRows > 0 ? relevance({ ...row, contextTerms, contextScores: parseScores(contextScores) }, weighed, stats.index) : words,
+  }));
+  const question = new Map(weighed.filter((t) => !own || own.has(t.term)).map((t) => [t.term, idf(stats.index.mindRows, t.memories)]));
+  const whenToken = asksWhen(options.q) ? mindSearchToken(mindContext.scope.mindId) : undefined;
+  return rerank(scored, { terms: question, limit: options.limit, whenToken, span: askedTime(options.q, mindContext.clock.now()) });
+}
+
+/** "index:score index:score", as the candidates' statement writes each term's score of the context. */
+function parseScores(text: string | null): Map<number, number> {
+  const scores = new Map<number, number>();
+  for (const pair of text ? text.split(" ") : []) {
+    const [index, score] = pair.split(":");
+    scores.set(Number(index), Number(score));
+  }
+  return scores;
+}
+
+// A memory's stored columns as a candidate carries them: everything but the context and its index copy.
+const { context: _context, searchContext: _searchContext, ...CANDIDATE_COLUMNS } = getTableColumns(memories);
+
+/**
+ * The best candidates (CANDIDATES_PER_HIT per hit asked for, at least MIN_CANDIDATES) by FTS5's
+ * bm25 of the OR of the terms, each term scaled by its weight, with the statistics relevance.ts
+ * needs: each term's bm25 of the context alone and the context's length. One statement.
+ */
+async function candidateRows({ shard, clock, scope }: MindContext, options: SearchOptions, terms: { term: string; weight: number }[]) {
+  // One MATCH per term; weights and term numbers are written in, not bound: only the terms take D1's 100 parameters.
+  const perTerm = terms.map(
+    ({ term, weight }, i) =>
+      sql`select rowid, ${COLUMN_WEIGHTS} * ${sql.raw(String(weight))} as score, ${sql.raw(String(i))} as term, -${CONTEXT_ONLY} as context
+        from memories_fts where memories_fts match ${`"${term}"`}`,
   );
-  const now = isoNow(clock);
-  const ranked = (words: SQL) => sql<number>`(${words} * ${PRIORITY_BOOST} / (1.0 + (julianday(${now}) - julianday(${memories.updatedAt})) / ${RECENCY_DAYS}))`;
   const wanted = and(
     inScope(scope),
-    notExpired(expiryTime(options, now)),
+    notExpired(expiryTime(options, isoNow(clock))),
     inTime(options),
     options.category && eq(memories.category, options.category),
     options.tag !== undefined ? hasTag(options.tag) : undefined,
   )!;
-  const fetched = options.limit * CANDIDATES_PER_HIT;
-  const hits = candidateHits({ perTerm, ranked, wanted, now, mindId: scope.mindId, limit: fetched });
-  const relevance = ranked(sql`hits.words`);
-  // The hits lead the join: led by the memories, SQLite would walk every memory of the mind
-  // (its mind_id index) and probe the hits for each.
-  const rows = await shard
-    .select({ ...getTableColumns(memories), score: relevance })
-    .from(hits)
+  const count = Math.max(MIN_CANDIDATES, options.limit * CANDIDATES_PER_HIT);
+  return shard
+    .select({
+      ...CANDIDATE_COLUMNS,
+      ...(options.withContext && { context: memories.context }),
+      // When it was stated (time.ts): what "the newer statement first" and the tie-breakers read.
+      statedAt,
+      words: sql<number>`hits.words`,
+      contextScores: sql<string | null>`hits.context_scores`,
+      contextTerms: CONTEXT_TERMS,
+    })
+    .from(candidateHits(unionAll(perTerm), wanted, count))
     .crossJoin(memories)
     .where(and(sql`${memories}.rowid = hits.rowid`, wanted))
-    .orderBy(sql`${relevance} desc`)
-    .limit(fetched);
-  return rankByCoverage(rows, terms, options.limit, asksWhen(options.q) ? mindSearchToken(scope.mindId) : undefined);
+    .orderBy(sql`hits.words desc`)
+    .limit(count);
 }
 
 /**
- * The hits (rowid, words: their bm25 score) that can reach the first (limit) results. Every hit
- * when needed, but first the best LEAD_PER_RESULT × limit by words alone: no hit outside them
- * can outrank the limit-th of them once priority and recency are applied (words × the largest
- * priority boost × the recency of the mind's newest memory falls short), and then they are the
- * only hits the memories are read for. Ranking is the same either way; only the reads differ.
+ * The hits (rowid, words: their bm25 score, context_scores) that can be among the first `count`
+ * wanted memories by words: the best LEAD_PER_CANDIDATE × count when enough of them are wanted
+ * (then only they are read beside their memories), every hit otherwise. The order is the same
+ * either way; only the reads differ.
  */
-function candidateHits(q: { perTerm: SQL[]; ranked: (words: SQL) => SQL<number>; wanted: SQL; now: string; mindId: string; limit: number }): SQL {
-  const lead = LEAD_PER_RESULT * q.limit;
+function candidateHits(perTerm: SQL, wanted: SQL, count: number): SQL {
+  const lead = LEAD_PER_CANDIDATE * count;
   // "limit -1" keeps SQLite from folding bm25 into the sum, where FTS5 cannot compute it. Not
   // materialized: when the lead settles the answer, the hits are walked once, by the lead.
   // `settled` leads each branch, so the branch not taken reads no row.
-  return sql`(with hits as not materialized (select rowid, -sum(score) as words from (${unionAll(q.perTerm)} limit -1) group by rowid),
-    lead as (select rowid, words from hits order by words desc limit ${lead}),
-    edge as (select min(words) as words, count(*) as n from lead),
-    bar as (select min(score) as score, count(*) as n from (select ${q.ranked(sql`lead.words`)} as score
-      from lead cross join ${memories} where ${memories}.rowid = lead.rowid and ${q.wanted} order by score desc limit ${q.limit})),
-    ceiling as (select ${MAX_PRIORITY_BOOST} / (1.0 + (julianday(${q.now}) - julianday(max(${memories.updatedAt}))) / ${RECENCY_DAYS}) as boost
-      from ${memories} where ${memories.mindId} = ${q.mindId}),
-    settled as (select coalesce(edge.n < ${lead} or (bar.n >= ${q.limit} and ceiling.boost > 0 and edge.words * ceiling.boost < bar.score), 0) as yes
-      from edge, bar, ceiling)
-    select lead.rowid as rowid, lead.words as words from settled cross join lead where settled.yes
+  return sql`(with hits as not materialized (select rowid, -sum(score) as words,
+      group_concat(case when context > 0 then term || ':' || context end, ' ') as context_scores
+      from (${perTerm} limit -1) group by rowid),
+    lead as (select rowid, words, context_scores from hits order by words desc limit ${lead}),
+    kept as (select count(*) as n from (select 1 from lead cross join ${memories} where ${memories}.rowid = lead.rowid and ${wanted} limit ${count})),
+    settled as (select (select count(*) from lead) < ${lead} or kept.n >= ${count} as yes from kept)
+    select lead.rowid as rowid, lead.words as words, lead.context_scores as context_scores from settled cross join lead where settled.yes
     union all
-    select hits.rowid as rowid, hits.words as words from settled cross join hits where not settled.yes) as hits`;
+    select hits.rowid as rowid, hits.words as words, hits.context_scores as context_scores from settled cross join hits where not settled.yes) as hits`;
 }

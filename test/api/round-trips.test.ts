@@ -106,6 +106,12 @@ describe("round trips of a warm request", () => {
     expect(await measure("GET", "/memory/search?q=tea")).toMatchObject({ serial: 2, directory: 0 });
   });
 
+  // Rescoring, the question's time and the newer statement first are worked out in code, not asked of D1.
+  it("GET /memory/search of a long question asking when, naming a time back from now, is still two serial round trips", async () => {
+    const q = encodeURIComponent("How many weeks ago did I start drinking green tea two weeks ago, and which came first, tea or the train?");
+    expect(await measure("GET", `/memory/search?q=${q}&limit=50`)).toMatchObject({ serial: 2, trips: 2, directory: 0 });
+  });
+
   it("GET /memory/recall is one round trip", async () => {
     expect(await measure("GET", "/memory/recall")).toMatchObject({ serial: RECALL_SERIAL_TRIPS, directory: 0 });
   });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { FEEDBACK_WEIGHT, feedbackCandidates, feedbackTerms } from "../../src/memory/feedback";
 import { storeMemory } from "../../src/memory/memories";
 import { mindSearchToken, queryTerms, stem, stems, toIndexText, toMatchExpression } from "../../src/memory/normalize";
-import { asksWhen, namesTime, rankByCoverage, WHEN_LIFT } from "../../src/memory/rerank";
+import { asksWhen, type Candidate, COVERAGE_BOOST, namesTime, newestFirst, rerank, SPAN_LIFT, WHEN_LIFT } from "../../src/memory/rerank";
 import { searchMemories } from "../../src/memory/search";
 import type { MindContext } from "../../src/tenancy/mind-context";
 import { createMind, ensureAccount } from "../../src/tenancy/minds";
@@ -50,6 +50,9 @@ describe("text normalisation", () => {
     expect(toMatchExpression(mind, '"" * - ()')).toBeNull();
     expect(queryTerms("what is the deadline")).toEqual(["deadlin"]);
     expect(queryTerms("the who")).toEqual(["the", "who"]);
+    // Words that frame a question, not what it asks about, are dropped too.
+    expect(queryTerms("How many books did I read in total, two weeks ago?")).toEqual(["book", "read", "two", "week"]);
+    expect(queryTerms("Сколько книг я прочитал неделю назад?")).toEqual(queryTerms("книг прочитал неделю"));
   });
 });
 
@@ -164,30 +167,64 @@ describe("GET /memory/search", () => {
 });
 
 describe("ranking within a mind", () => {
+  const candidate = (key: string, score: number, content: string, more: Partial<Candidate> = {}) => ({
+    key,
+    score,
+    searchKey: key,
+    searchContent: stems(content).join(" "),
+    searchTags: "",
+    priority: "normal",
+    statedAt: "2024-01-01T00:00:00.000Z",
+    ...more,
+  });
+  const keys = (found: { key: string }[]) => found.map((c) => c.key);
+  const weights = (...terms: string[]) => new Map(terms.map((t) => [t, 1]));
+
   it("lifts a candidate by each further question term it holds, and cuts to the limit", () => {
-    const candidate = (key: string, score: number, content: string) => ({ key, score, searchKey: key, searchContent: content, searchTags: "" });
-    const found = rankByCoverage(
+    const found = rerank(
       [
         candidate("repeats", 1.0, "orchid orchid orchid"),
-        candidate("close", 0.9, "orchid in the garden"),
+        candidate("close", 0.95, "orchid in the garden"),
         candidate("far", 0.5, "orchid tea garden"),
-        candidate("tagged", 0.85, "a note"),
+        candidate("other", 0.9, "a note"),
       ],
-      ["orchid", "tea", "garden"],
-      3,
+      { terms: weights("orchid", "tea", "garden"), limit: 3 },
     );
-    // 0.9 × 1.2 lifts "close" above 1.0; "far" (0.5 × 1.4) stays below "tagged" and is cut.
-    expect(found.map((c) => c.key)).toEqual(["close", "repeats", "tagged"]);
-    expect(found[0]!.score).toBeCloseTo(1.08, 6);
+    // 0.95 × 1.1 lifts "close" above 1.0; "far" (0.5 × 1.2) stays below "other" and is cut.
+    expect(keys(found)).toEqual(["close", "repeats", "other"]);
+    expect(found[0]!.score).toBeCloseTo(0.95 * (1 + COVERAGE_BOOST), 6);
     // A term in the tags or the key counts like one in the content.
-    const tagged = rankByCoverage([{ ...candidate("t", 1, "x"), searchTags: "tea garden" }], ["tea", "garden"], 5);
-    expect(tagged[0]!.score).toBeCloseTo(1.2, 6);
+    const tagged = rerank([{ ...candidate("t", 1, "x"), searchTags: "tea garden" }], { terms: weights("tea", "garden"), limit: 5 });
+    expect(tagged[0]!.score).toBeCloseTo(1 + COVERAGE_BOOST, 6);
   });
 
-  it("tells a question asking when, in English or Russian, and a text that says when", () => {
-    for (const q of ["When did Anna move?", "what year was it", "How long ago did we meet", "Когда Анна переехала?", "В каком году это было?", "как давно"])
+  it("breaks a tie by priority, then by the later statement, and never lets either outweigh relevance", () => {
+    const found = rerank(
+      [
+        candidate("old", 1, "harbour", { statedAt: "2020-01-01T00:00:00.000Z" }),
+        candidate("new", 1, "harbour", { statedAt: "2024-01-01T00:00:00.000Z" }),
+        candidate("critical", 1, "harbour", { priority: "critical", statedAt: "2019-01-01T00:00:00.000Z" }),
+        candidate("stronger", 1.01, "harbour", { priority: "low", statedAt: "2000-01-01T00:00:00.000Z" }),
+      ],
+      { terms: weights("harbour", "quay", "lighthouse"), limit: 5 },
+    );
+    expect(keys(found)).toEqual(["stronger", "critical", "new", "old"]);
+  });
+
+  it("tells a question asking when, how long ago or which came first, in English or Russian, and a text that says when", () => {
+    for (const q of [
+      "When did Anna move?",
+      "what year was it",
+      "How long ago did we meet",
+      "How many days ago did I buy a smoker?",
+      "Which happened first, the concert or the trip?",
+      "Когда Анна переехала?",
+      "В каком году это было?",
+      "как давно",
+      "Сколько дней прошло с поездки?",
+    ])
       expect(asksWhen(q), q).toBe(true);
-    for (const q of ["Whenever you can", "Where did Anna move?", "Когдатошний друг", "Что Анна любит?"]) expect(asksWhen(q), q).toBe(false);
+    for (const q of ["Whenever you can", "Where did Anna move?", "Когдатошний друг", "Что Анна любит?", "How many books do I own?"]) expect(asksWhen(q), q).toBe(false);
     const indexed = (text: string) => stems(text).join(" ");
     for (const text of ["We moved last week", "in May", "back in 2019", "Переехали на прошлой неделе", "вчера вечером", "в мае"])
       expect(namesTime(indexed(text)), text).toBe(true);
@@ -197,14 +234,35 @@ describe("ranking within a mind", () => {
   });
 
   it("a question asking when lifts the memories that say when, and no other question does", () => {
-    const candidate = (key: string, score: number, content: string) => ({ key, score, searchKey: key, searchContent: stems(content).join(" "), searchTags: "" });
     const both = [candidate("where", 1.0, "Anna moved to Lisbon"), candidate("when", 0.8, "Anna moved last spring")];
-    const asked = rankByCoverage(both, ["anna", "move"], 5, "");
-    expect(asked.map((c) => c.key)).toEqual(["when", "where"]);
-    expect(asked[0]!.score).toBeCloseTo(0.8 * 1.2 * WHEN_LIFT, 6);
-    expect(rankByCoverage(both, ["anna", "move"], 5).map((c) => c.key)).toEqual(["where", "when"]);
+    const asked = rerank(both, { terms: weights("anna", "move"), limit: 5, whenToken: "" });
+    expect(keys(asked)).toEqual(["when", "where"]);
+    expect(asked[0]!.score).toBeCloseTo(0.8 * (1 + COVERAGE_BOOST) * WHEN_LIFT, 6);
+    expect(keys(rerank(both, { terms: weights("anna", "move"), limit: 5 }))).toEqual(["where", "when"]);
   });
 
+  it("a question naming a time back from now lifts the memories stated within it", () => {
+    const span = { from: new Date("2024-03-01T00:00:00Z"), to: new Date("2024-03-10T00:00:00Z") };
+    const found = rerank(
+      [candidate("before", 1.0, "Anna painted the house", { statedAt: "2024-01-05T00:00:00.000Z" }), candidate("then", 0.5, "Anna painted the fence", { statedAt: "2024-03-04T00:00:00.000Z" })],
+      { terms: weights("anna", "paint"), limit: 5, span },
+    );
+    expect(keys(found)).toEqual(["then", "before"]);
+    expect(found[0]!.score).toBeCloseTo(0.5 * (1 + COVERAGE_BOOST) * SPAN_LIFT, 6);
+  });
+
+  it("puts the latest statement first among the strongest candidates on one subject, and leaves every other candidate in its place", () => {
+    const at = (day: number) => `2024-01-${String(day).padStart(2, "0")}T00:00:00.000Z`;
+    const ranked = [
+      candidate("first", 1.0, "Anna lives in Lisbon", { statedAt: at(1) }),
+      candidate("weak", 0.9, "Anna", { statedAt: at(30) }),
+      candidate("second", 0.8, "Anna lives in Porto now", { statedAt: at(20) }),
+      candidate("third", 0.7, "Anna lives near Braga", { statedAt: at(10) }),
+      candidate("faint", 0.3, "Anna lives in Faro", { statedAt: at(31) }),
+    ];
+    // "weak" holds too little of the question and "faint" scores too little to speak of the subject.
+    expect(keys(newestFirst(ranked, weights("anna", "live")))).toEqual(["second", "weak", "first", "third", "faint"]);
+  });
   it("a mind's scores stay the same when another mind with the same memories joins the database", async () => {
     // An empty database of this file's own, so the test knows everything it holds.
     await applyD1Migrations(env.UPGRADE_DB, env.TEST_MIGRATIONS);
@@ -247,7 +305,7 @@ describe("ranking within a mind", () => {
     return { clock, mindContext: await inMind(deps, { mindId: mind.id, principal: { kind: "human", accountId: account.id } }) };
   };
 
-  it("a short result list is the head of a long one: priority and recency are weighed over every hit", async () => {
+  it("a short result list is the head of a long one", async () => {
     const priorities = ["low", "normal", "high", "critical"] as const;
     // Matches of every strength (one to three words) in turn, or, in the second mind, the oldest
     // memories matching best; priorities in turn, a memory a month apart; a quarter match nothing.
@@ -318,22 +376,35 @@ describe("ranking within a mind", () => {
       [token + "kiln", { weight: 1, share: 0.01 }],
     ]);
     const more = feedbackTerms(candidates, held);
-    // "anna" is said by most memories; the strongest word asks at FEEDBACK_WEIGHT of its bm25 weight.
+    // "anna" is said by most memories; the strongest word weighs FEEDBACK_WEIGHT of a question's word.
     expect([...more.keys()].map((t) => t.slice(token.length))).toEqual(["pottery", "class", "kiln"]);
-    expect(more.get(token + "pottery")).toBeCloseTo(FEEDBACK_WEIGHT * 2, 6);
+    expect(more.get(token + "pottery")).toBeCloseTo(FEEDBACK_WEIGHT, 6);
     expect(more.get(token + "kiln")!).toBeLessThan(FEEDBACK_WEIGHT);
     expect(feedbackTerms(new Map(), held).size).toBe(0);
   });
 
-  it("a recent memory that matches weakly outranks many old ones that match strongly", async () => {
+  it("a recent memory that matches weakly stays below old ones that match strongly: recency only breaks ties", async () => {
     const { clock, mindContext } = await mindWithClock("recent");
-    // More old matches than the lead of a one-result search weighs first, among enough others that both words are rare.
     for (let i = 0; i < 60; i++) await storeMemory(mindContext, { category: "fact", key: `old${i}`, content: `harbour lighthouse harbour lighthouse ${i}` });
     for (let i = 0; i < 240; i++) await storeMemory(mindContext, { category: "fact", key: `other${i}`, content: `garden shed ${i}` });
     clock.set("2030-01-01T00:00:00Z");
     await storeMemory(mindContext, { category: "fact", key: "recent", content: "a quiet harbour" });
     clock.set("2030-01-02T00:00:00Z");
-    const hits = await searchMemories(mindContext, { q: "harbour lighthouse", limit: 1 });
-    expect(hits.map((h) => h.memory.key)).toEqual(["recent"]);
+    const hits = await searchMemories(mindContext, { q: "harbour lighthouse", limit: 61 });
+    expect(hits[0]!.memory.key).toMatch(/^old/);
+    expect(hits.at(-1)!.memory.key).toBe("recent");
+  });
+
+  it("searching, the later of two statements on one subject comes first, and a question naming a time finds what was stated then", async () => {
+    const { clock, mindContext } = await mindWithClock("statements");
+    for (let i = 0; i < 20; i++) await storeMemory(mindContext, { category: "fact", key: `tea${i}`, content: `Green tea number ${i} tastes of grass` });
+    clock.set("2024-01-10T00:00:00Z");
+    await storeMemory(mindContext, { category: "fact", key: "lisbon", content: "Anna lives in Lisbon, she lives by the river" });
+    clock.set("2024-03-01T00:00:00Z");
+    await storeMemory(mindContext, { category: "fact", key: "porto", content: "Anna lives in Porto now" });
+    clock.set("2024-03-15T00:00:00Z");
+    const keys = async (q: string) => (await searchMemories(mindContext, { q, limit: 5 })).map((h) => h.memory.key);
+    expect(await keys("Where does Anna live?")).toEqual(["porto", "lisbon"]);
+    expect(await keys("Where did Anna live two months ago?")).toEqual(["lisbon", "porto"]);
   });
 });

@@ -167,12 +167,9 @@ export function factProblem(content: string): string | null {
   return null;
 }
 
-/**
- * Where a peer's "when stated" goes, for both peers: today the memory's created_at. The one place
- * to switch once memories carry observed_at (it then goes there, created_at being the import's).
- */
-function statedTimes(fact: PeerFact): Pick<Line<"memory">, "created_at" | "updated_at"> {
-  return { created_at: fact.stated_at, updated_at: fact.updated_at < fact.stated_at ? fact.stated_at : fact.updated_at };
+/** Where a peer's "when stated" goes, for both peers: the memory's observed_at, and its created_at (the peer stored it then). */
+function statedTimes(fact: PeerFact): Pick<Line<"memory">, "created_at" | "observed_at" | "updated_at"> {
+  return { created_at: fact.stated_at, observed_at: fact.stated_at, updated_at: fact.updated_at < fact.stated_at ? fact.stated_at : fact.updated_at };
 }
 
 /**
