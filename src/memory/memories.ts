@@ -10,7 +10,7 @@ import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MemoryInput, MemoryPatch } from "./fields";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { normalizeTag, toIndexText } from "./normalize";
-import { afterWrite } from "./outbox";
+import { afterWrite, writeWith } from "./outbox";
 import { boundContext, type Category, givenColumns, type Memory, type Source, toMemory, toMemoryWithContext } from "./rows";
 
 export interface MemoryListFilter {
@@ -215,11 +215,12 @@ export async function deleteMemory(mindContext: MindContext, id: string): Promis
   const { shard, clock } = mindContext;
   const current = await getMemory(mindContext, id);
   const after = afterWrite(mindContext, { row: "memory", what: "deleted", ids: [id] });
-  const [deleted] = await shard.batch([
+  const deleted = await writeWith(
+    shard,
     shard.delete(memories).where(and(eq(memories.id, id), inScope(scope))).returning({ id: memories.id }),
-    shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock))),
-    ...after.statements,
-  ]);
+    after,
+    [shard.insert(memoryHistory).values(historyEntry(scope, id, "delete", current.content, null, isoNow(clock)))],
+  );
   if (deleted.length === 0) throw notFound("memory");
   after.landed();
 }
