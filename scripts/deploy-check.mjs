@@ -1,13 +1,23 @@
 // The deploy check: builds the Worker exactly as `wrangler deploy` would (`--dry-run`: no
 // account, no network, nothing uploaded) and prints the bundle's size. It fails when the build
-// fails or the bundle passes Workers' size limit for the free plan (3 MB gzipped).
+// fails, the bundle passes Workers' size limit for the free plan (3 MB gzipped), or the README's
+// deploy commands do not set a secret the Worker needs.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { root, wrangler, wranglerEnv } from "./local.mjs";
 
 const FREE_PLAN_GZIP_KIB = 3 * 1024;
+
+/** The secrets a deployment needs (src/worker-env.d.ts): each must be set by a `wrangler secret put` of the README. */
+const REQUIRED_SECRETS = ["ADMIN_TOKEN", "JWT_SECRET", "WEBHOOK_ENCRYPTION_KEY"];
+const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const unset = REQUIRED_SECRETS.filter((name) => !new RegExp(`npx wrangler secret put ${name}\\b`).test(readme));
+if (unset.length > 0) {
+  console.error(`deploy check: the README's deploy commands set no ${unset.join(", ")} (npx wrangler secret put …), which the Worker needs`);
+  process.exit(1);
+}
 
 const outdir = mkdtempSync(path.join(tmpdir(), "edgemind-deploy-check-"));
 try {
@@ -21,6 +31,7 @@ try {
   const [total, gzip] = [Number(size[1]), Number(size[2])];
   const mb = (kib) => `${(kib / 1024).toFixed(2)} MB`;
   console.log(`deploy check: wrangler deploy --dry-run built the Worker: ${mb(total)}, ${mb(gzip)} gzipped (free plan limit ${mb(FREE_PLAN_GZIP_KIB)})`);
+  console.log(`deploy check: a deployment needs the secrets ${REQUIRED_SECRETS.join(", ")} (npx wrangler secret list shows which it has)`);
   if (gzip > FREE_PLAN_GZIP_KIB) {
     console.error(`deploy check: the bundle is ${mb(gzip)} gzipped, over the free plan's ${mb(FREE_PLAN_GZIP_KIB)}`);
     process.exit(1);
