@@ -1,6 +1,7 @@
 // A stand-in webhook receiver for local runs: it listens on 127.0.0.1 and prints every delivery
-// it gets, one line each (the event's sequence, type, namespace, what changed) and whether its
-// signature verifies (Standard Webhooks) with the signing secret it knows. It listens on PORT+3
+// it gets: a line each (the event's sequence, type, namespace, what changed) and whether its
+// signature verifies (Standard Webhooks) with the signing secret it knows, then, run alone, the
+// delivery's headers and body as they came. It listens on PORT+3
 // (PORT is the Worker's, default 8787), or on WEBHOOK_RECEIVER_PORT.
 // `npm run webhooks:local` adds WEBHOOK_ALLOW_LOOPBACK=1 and a WEBHOOK_ENCRYPTION_KEY to
 // .dev.vars if missing (restart `npm run dev` then), and with TOKEN and MIND (the README's shell
@@ -37,8 +38,11 @@ export function describe(event) {
   return `#${event.sequence} ${event.type} [${event.agent ?? "mind"}]${about}${changed}`;
 }
 
-/** Serves the receiver on 127.0.0.1:port; `secrets()` are the signing secrets it checks against. */
-export function startWebhookReceiver({ port, secrets = () => [], status = 200, log = console.log }) {
+/**
+ * Serves the receiver on 127.0.0.1:port; `secrets()` are the signing secrets it checks against.
+ * `full`: each delivery's headers and body are printed too, under its line.
+ */
+export function startWebhookReceiver({ port, secrets = () => [], status = 200, full = false, log = console.log }) {
   const server = createServer((req, res) => {
     const chunks = [];
     let size = 0;
@@ -60,6 +64,10 @@ export function startWebhookReceiver({ port, secrets = () => [], status = 200, l
       const known = secrets();
       const signature = known.length === 0 ? "not checked (no secret known)" : known.some((s) => verifies(s, req.headers, body)) ? "signature ok" : "SIGNATURE DOES NOT VERIFY";
       log(`[webhook] ${describe(event)}: ${signature}${status === 200 ? "" : `; answered ${status}`}`);
+      if (full) {
+        for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) log(`  ${name}: ${req.headers[name]}`);
+        log(`  ${body.toString("utf8")}`);
+      }
       res.writeHead(status, { "Content-Type": "text/plain" }).end(status === 200 ? "ok" : "not now");
     });
   });
@@ -95,7 +103,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   }
   const secrets = process.env.WEBHOOK_SECRET ? [process.env.WEBHOOK_SECRET] : [];
   const status = Number(process.env.WEBHOOK_RECEIVER_STATUS ?? 200);
-  await startWebhookReceiver({ port, secrets: () => secrets, status });
+  await startWebhookReceiver({ port, secrets: () => secrets, status, full: true });
   const url = `http://127.0.0.1:${port}/hooks`;
   console.log(`webhook receiver on ${url}`);
   const { TOKEN, MIND } = process.env;

@@ -1,4 +1,5 @@
 import { Lru } from "../lru";
+import { withDeadline } from "./deadline";
 
 // Workers have no DNS API, so a hostname a user gave (a webhook's) is resolved with DNS over
 // HTTPS (the JSON form Cloudflare's and Google's resolvers answer) before a request is sent to it,
@@ -25,10 +26,11 @@ interface Resolved {
 
 const resolved = new Lru<Resolved>({ maxEntries: 2_000, maxBytes: 2 * 1024 * 1024, ttlMs: MAX_TTL_S * 1000 });
 
-/** What a lookup needs: the resolver's URL and the time (ms). */
+/** What a lookup needs: the resolver's URL and the time (ms); `onLookup` is told of each request to it (a subrequest). */
 export interface Resolver {
   url: string;
   now(): number;
+  onLookup?: () => void;
 }
 
 /**
@@ -39,7 +41,10 @@ export async function resolveHost(resolver: Resolver, hostname: string): Promise
   const name = hostname.toLowerCase().replace(/\.$/, "");
   const known = resolved.get(name, resolver.now());
   if (known && known.expiresAt > resolver.now()) return known.addresses;
-  const answers = await Promise.all([lookup(resolver.url, name, A), lookup(resolver.url, name, AAAA)]);
+  const answers = await Promise.all([A, AAAA].map((type) => {
+    resolver.onLookup?.();
+    return lookup(resolver.url, name, type);
+  }));
   const addresses = answers.flatMap((a) => a.addresses);
   const ttl = Math.min(MAX_TTL_S, Math.max(MIN_TTL_S, ...answers.map((a) => a.ttl)));
   resolved.set(name, { addresses, expiresAt: resolver.now() + ttl * 1000 }, resolver.now());
@@ -56,12 +61,14 @@ async function lookup(url: string, name: string, type: number): Promise<{ addres
   const query = new URL(url);
   query.searchParams.set("name", name);
   query.searchParams.set("type", String(type));
-  const response = await fetch(query, { headers: { accept: "application/dns-json" }, redirect: "manual", signal: AbortSignal.timeout(LOOKUP_TIMEOUT_MS) });
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new Error(`DNS over HTTPS answered ${response.status}`);
-  }
-  const text = await response.text();
+  const text = await withDeadline(LOOKUP_TIMEOUT_MS, async (signal) => {
+    const response = await fetch(query, { headers: { accept: "application/dns-json" }, redirect: "manual", signal });
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`DNS over HTTPS answered ${response.status}`);
+    }
+    return response.text();
+  });
   if (text.length > MAX_ANSWER_BYTES) throw new Error("DNS over HTTPS answered too much");
   const answer = JSON.parse(text) as DnsJson;
   // 3 is NXDOMAIN: the name does not exist, which is an answer.

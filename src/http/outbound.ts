@@ -1,3 +1,4 @@
+import { withDeadline } from "./deadline";
 import { type Resolver, resolveHost } from "./dns";
 import { addressKind } from "./public-address";
 
@@ -66,16 +67,25 @@ async function refusedName(host: string, policy: OutboundPolicy): Promise<string
   return hidden ? `${host} resolves to ${hidden[0]}, which is not a public address` : null;
 }
 
-/** Sends one request, following no redirect (a 3xx is a failure), within `bounds`; never throws. */
-export async function sendBounded(url: string, init: { method: string; headers: Record<string, string>; body: string }, bounds: SendBounds): Promise<Sent> {
-  let response: Response;
-  try {
-    response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(bounds.timeoutMs) });
-  } catch (error) {
-    const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
-    return { status: null, ok: false, error: timedOut ? `no answer within ${bounds.timeoutMs / 1000} s` : `request failed: ${errorText(error)}` };
-  }
-  const start = await readStart(response, bounds.maxBodyBytes).catch(() => "");
+/**
+ * Sends one request, following no redirect (a 3xx is a failure), within `bounds` (the time bound
+ * covers the answer's first bytes too); never throws.
+ */
+export function sendBounded(url: string, init: { method: string; headers: Record<string, string>; body: string }, bounds: SendBounds): Promise<Sent> {
+  return withDeadline(bounds.timeoutMs, async (signal) => {
+    let response: Response;
+    try {
+      response = await fetch(url, { ...init, redirect: "manual", signal });
+    } catch (error) {
+      const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
+      return { status: null, ok: false, error: timedOut ? `no answer within ${bounds.timeoutMs / 1000} s` : `request failed: ${errorText(error)}` };
+    }
+    return outcomeOf(response, await readStart(response, bounds.maxBodyBytes).catch(() => ""));
+  });
+}
+
+/** What an answer means for the attempt, given the first bytes of its body. */
+function outcomeOf(response: Response, start: string): Sent {
   if (response.status >= 300 && response.status < 400) {
     return { status: response.status, ok: false, error: `redirected to ${response.headers.get("location") ?? "(no location)"}: redirects are not followed` };
   }

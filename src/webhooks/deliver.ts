@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, sql } from "drizzle-orm";
 import { type EventRow, eventStreams, events, minds, type WebhookRow, webhooks } from "../db/schema";
 import type { InShard } from "../deps";
 import { toMindEvent } from "../events/types";
@@ -6,24 +6,25 @@ import { wakeDelivery } from "../events/wake";
 import { newId } from "../ids";
 import { retryDelay } from "../retry";
 import { type Attempted, recordDeliveries, type WebhookOutcome } from "./record";
-import { sendEvent, targetOf } from "./send";
+import { sendEvent, type Target, targetOf } from "./send";
+import { outboundPolicyOf } from "./settings";
 
 // Delivery of a mind's events, one queue unit at a time (`deliver <mind>`, src/jobs/webhooks.ts):
 // the unit leases every webhook of the mind that is due (enabled, not waiting out a backoff, not
 // leased by another unit, with events after its cursor) in one statement, reads the next events
-// each wants, and sends them to each webhook in order, the webhooks side by side, so a slow or
-// failing receiver holds back only itself. A webhook's cursor moves past what it acknowledged, in
-// one batch with the delivery log and the lease's release: an event is sent again only when its
-// acknowledgement was not recorded (at least once, in order per mind). A failed attempt waits
-// (WEBHOOK_RETRY) and a delayed message comes back for it; after RETRY_WINDOW_MS of failures the
-// webhook is disabled with the reason, until a person turns it on again.
+// each wants (as many as it may send), and sends them to each webhook in order, the webhooks
+// side by side, so a slow or failing receiver holds back only itself. A webhook's cursor moves
+// past what it acknowledged, in one batch with the delivery log and the lease's release: an event
+// is sent again only when its acknowledgement was not recorded (at least once, in order per mind).
+// A failed attempt waits (WEBHOOK_RETRY) and a delayed message comes back for it; after
+// RETRY_WINDOW_MS of failures the webhook is disabled with the reason, until a person turns it on.
 
 /**
- * Attempts one unit makes at most, over all its webhooks (a fair share each, at least one): with
- * a lookup or two of a name per webhook and a few queue sends, at most ~40 subrequests a message,
- * so the 25 messages of a queue batch stay within an invocation's 1,000.
+ * Subrequests one unit makes at most for its webhooks: the lookups of their names (two each, when
+ * not known yet) and then its attempts, a fair share each (at least one). With the two queue sends
+ * a unit may make, a queue batch of 25 messages stays within an invocation's 1,000.
  */
-export const ATTEMPTS_PER_UNIT = 16;
+export const SUBREQUESTS_PER_UNIT = 36;
 /** No attempt starts after this long into a unit, so one unit holds its leases for a bounded time. */
 export const DELIVERY_SLICE_MS = 30_000;
 /** A webhook is leased for this long: the slice, an attempt's timeout and its lookups, with room to spare. */
@@ -41,12 +42,14 @@ export interface DeliveryCounts {
 /** Delivers what is due of the mind's events on this database (see above); answers what it did. */
 export async function deliverDue(deps: InShard, mind: { id: string; shard: string }): Promise<DeliveryCounts> {
   const startedAt = Date.now();
-  const { claimed, due, last } = await claimDue(deps, mind.id);
+  const { claimed, read, last, readMax } = await claimDue(deps, mind.id);
   if (claimed.length === 0) return { webhooks: 0, delivered: 0, failed: 0, disabled: 0, more: false };
-  const share = Math.max(1, Math.floor(ATTEMPTS_PER_UNIT / claimed.length));
-  const outcomes = await Promise.all(
-    claimed.map((webhook) => deliverTo(deps, webhook, due.filter((e) => e.webhookId === webhook.id).slice(0, share), { share, last, startedAt })),
-  );
+  // Where each goes, checked now: its name's lookups come out of the unit's subrequests first.
+  let lookups = 0;
+  const policy = outboundPolicyOf(deps.webhooks, deps.clock, () => lookups++);
+  const targets = await Promise.all(claimed.map((webhook, i) => (read[i]!.length > 0 ? targetOf(deps, webhook, policy) : null)));
+  const bounds = { share: shareOf(SUBREQUESTS_PER_UNIT - lookups, claimed.length), readMax, last, startedAt };
+  const outcomes = await Promise.all(claimed.map((webhook, i) => deliverTo(deps, webhook, targets[i] ?? null, read[i]!, bounds)));
   const { more, retryInMs } = await recordDeliveries(deps, mind.id, outcomes);
   // The earliest retry this unit scheduled comes back as a delayed message (a lost one: the hourly sweep).
   if (retryInMs !== null) await wakeDelivery(deps.queue, mind, Math.max(1, Math.ceil(retryInMs / 1000)));
@@ -60,66 +63,64 @@ export async function deliverDue(deps: InShard, mind: { id: string; shard: strin
 }
 
 /**
- * Leases the due webhooks of the mind and reads, in the same batch, the next events of the types
- * each wants (a mind being erased: its farewell, mind.erased, alone), and the stream's last.
+ * Leases the due webhooks of the mind (one statement), then reads in one batch the stream's last
+ * and each one's next events of the types it wants (a mind being erased: its farewell, mind.erased,
+ * alone), at most `readMax` each, by the stream's index: a unit reads no more than it may send.
  */
 async function claimDue(deps: InShard, mindId: string) {
   const { shard, clock } = deps;
   const now = clock.now();
-  const leaseId = newId("lease");
-  const writes = sql`(select ${minds.writes} from ${minds} where ${minds.id} = ${mindId})`;
   const stream = sql`(select ${eventStreams.last} from ${eventStreams} where ${eventStreams.mindId} = ${mindId})`;
   const claim = shard
     .update(webhooks)
-    .set({ leaseId, leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() })
+    .set({ leaseId: newId("lease"), leaseUntil: new Date(now.getTime() + LEASE_MS).toISOString() })
     .where(sql`${webhooks.mindId} = ${mindId} and ${webhooks.enabled} = 1 and ${webhooks.nextAttemptAt} <= ${now.toISOString()}
-      and (${webhooks.leaseUntil} is null or ${webhooks.leaseUntil} <= ${now.toISOString()})
-      and ${webhooks.cursor} < ${stream} and ${writes} in ('open', 'erasing')`)
+      and (${webhooks.leaseUntil} is null or ${webhooks.leaseUntil} <= ${now.toISOString()}) and ${webhooks.cursor} < ${stream}
+      and (select ${minds.writes} from ${minds} where ${minds.id} = ${mindId}) in ('open', 'erasing')`)
     .returning();
-  const perWebhook = sql`max(1, ${ATTEMPTS_PER_UNIT} / (select count(*) from ${webhooks} where ${webhooks.leaseId} = ${leaseId}))`;
-  const ranked = sql`(select e.*, w.id as webhook_id, row_number() over (partition by w.id order by e.sequence) as n
-      from ${webhooks} w join ${events} e on e.mind_id = w.mind_id and e.sequence > w.cursor
-      where w.lease_id = ${leaseId} and e.type in (select value from json_each(w.types))
-        and (${writes} = 'open' or e.type = 'mind.erased')) x`;
-  const next = shard
-    .select({
-      id: sql<string>`x.id`,
-      mindId: sql<string>`x.mind_id`,
-      sequence: sql<number>`x.sequence`,
-      type: sql<string>`x.type`,
-      agent: sql<string | null>`x.agent`,
-      occurredAt: sql<string>`x.occurred_at`,
-      data: sql<string>`x.data`,
-      webhookId: sql<string>`x.webhook_id`,
-    })
-    .from(ranked)
-    .where(sql`x.n <= ${perWebhook}`)
-    .orderBy(sql`x.webhook_id`, sql`x.sequence`);
-  const [claimed, due, streams] = await shard.batch([claim, next, shard.select({ last: eventStreams.last }).from(eventStreams).where(sql`${eventStreams.mindId} = ${mindId}`)]);
-  return { claimed, due, last: streams[0]?.last ?? 0 };
+  const [claimed, mind] = await shard.batch([claim, shard.select({ writes: minds.writes }).from(minds).where(eq(minds.id, mindId))]);
+  if (claimed.length === 0) return { claimed, read: [], last: 0, readMax: 0 };
+  const erasing = mind[0]?.writes === "erasing";
+  const readMax = shareOf(SUBREQUESTS_PER_UNIT, claimed.length);
+  const next = (webhook: WebhookRow) =>
+    shard
+      .select()
+      .from(events)
+      .where(and(eq(events.mindId, mindId), gt(events.sequence, webhook.cursor), erasing ? eq(events.type, "mind.erased") : inArray(events.type, webhook.types)))
+      .orderBy(asc(events.sequence))
+      .limit(readMax);
+  const [streams, ...read] = await shard.batch([shard.select({ last: eventStreams.last }).from(eventStreams).where(eq(eventStreams.mindId, mindId)), ...claimed.map(next)]);
+  return { claimed, read, last: streams[0]?.last ?? 0, readMax };
 }
 
-/** Sends one webhook its events in order until one fails or the slice ends: its outcome, for the record. */
+/** Each webhook's share of `budget` subrequests among `count`: at least one. */
+const shareOf = (budget: number, count: number) => Math.max(1, Math.floor(budget / count));
+
+/**
+ * Sends one webhook its events in order (of those read, at most its share) until one fails or the
+ * slice ends: its outcome, for the record.
+ */
 async function deliverTo(
   deps: InShard,
   webhook: WebhookRow,
-  due: (EventRow & { webhookId: string })[],
-  bounds: { share: number; last: number; startedAt: number },
+  target: Target | null,
+  read: EventRow[],
+  bounds: { share: number; readMax: number; last: number; startedAt: number },
 ): Promise<WebhookOutcome> {
   const attempts: Attempted[] = [];
   let cursor = webhook.cursor;
-  const target = due.length > 0 ? await targetOf(deps, webhook) : null;
-  for (const row of due) {
-    if (Date.now() - bounds.startedAt > DELIVERY_SLICE_MS) break;
+  const sending = read.slice(0, bounds.share);
+  for (const row of sending) {
+    if (!target || Date.now() - bounds.startedAt > DELIVERY_SLICE_MS) break;
     const event = toMindEvent(row);
     const started = Date.now();
-    const sent = await sendEvent(deps, target!, event);
+    const sent = await sendEvent(deps, target, event);
     attempts.push({ event, sent, durationMs: Date.now() - started });
     if (!sent.ok) return failedOutcome(deps, webhook, attempts, cursor, sent.error ?? "failed");
     cursor = event.sequence;
   }
   // Every event it wants up to the stream's last was read and sent: the events between are not its types.
-  const all = due.length < bounds.share && attempts.length === due.length;
+  const all = read.length < bounds.readMax && attempts.length === read.length;
   return { webhook, attempts, cursor: all ? Math.max(cursor, bounds.last) : cursor, failed: false, disabledReason: null, retryAt: null };
 }
 

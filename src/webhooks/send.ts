@@ -1,7 +1,7 @@
 import type { WebhookRow } from "../db/schema";
 import type { InShard } from "../deps";
 import { eventBody, type MindEvent } from "../events/types";
-import { refusedUrl, type Sent, sendBounded } from "../http/outbound";
+import { type OutboundPolicy, refusedUrl, type Sent, sendBounded } from "../http/outbound";
 import { openSecret } from "./secret-box";
 import { outboundPolicyOf } from "./settings";
 import { signedHeaders } from "./signing";
@@ -20,9 +20,9 @@ const ERROR_CHARS = 300;
 /** Where a webhook's events go now: its URL and secrets, or why they cannot go. */
 export type Target = { url: string; secrets: string[] } | { refused: string };
 
-/** The webhook's URL as checked now, with its secrets opened; or why nothing can be sent to it. */
-export async function targetOf(deps: Pick<InShard, "webhooks" | "clock">, webhook: WebhookRow): Promise<Target> {
-  const refused = await refusedUrl(webhook.url, outboundPolicyOf(deps.webhooks, deps.clock));
+/** The webhook's URL as checked now (under `policy`, by default the settings'), with its secrets opened; or why nothing can be sent to it. */
+export async function targetOf(deps: Pick<InShard, "webhooks" | "clock">, webhook: WebhookRow, policy?: OutboundPolicy): Promise<Target> {
+  const refused = await refusedUrl(webhook.url, policy ?? outboundPolicyOf(deps.webhooks, deps.clock));
   if (refused !== null) return { refused: `refused: ${refused}` };
   const key = deps.webhooks.encryptionKey;
   if (key === null) return { refused: "WEBHOOK_ENCRYPTION_KEY is not set: the signing secret cannot be read" };

@@ -35,8 +35,8 @@ export function encryptionKeyOf(settings: WebhookSettings): string {
   return settings.encryptionKey;
 }
 
-/** Where a webhook's requests may go, as the settings say. */
-export const outboundPolicyOf = (settings: WebhookSettings, clock: Clock): OutboundPolicy => ({
+/** Where a webhook's requests may go, as the settings say; `onLookup` is told of each question to the resolver. */
+export const outboundPolicyOf = (settings: WebhookSettings, clock: Clock, onLookup?: () => void): OutboundPolicy => ({
   allowLoopback: settings.allowLoopback,
-  resolver: { url: settings.dnsUrl, now: () => clock.now().getTime() },
+  resolver: { url: settings.dnsUrl, now: () => clock.now().getTime(), ...(onLookup && { onLookup }) },
 });

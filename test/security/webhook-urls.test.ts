@@ -15,6 +15,8 @@ const net = standInReceivers();
 net.resolve("receiver.test", PUBLIC_ADDRESS);
 net.resolve("internal.test", "10.0.0.7");
 net.resolve("metadata.test", "169.254.169.254");
+net.resolve("loopback.test", "127.0.0.1");
+net.resolve("v6-loopback.test", "::1");
 net.resolve("v6-private.test", "fd00:ec2::254");
 net.resolve("mixed.test", PUBLIC_ADDRESS, "192.168.1.20");
 net.resolve("dual.test", PUBLIC_ADDRESS, "2606:4700:4700::1111");
@@ -83,6 +85,8 @@ describe("a webhook's URL at creation", () => {
       "https://[fe80::1]/",
       "https://internal.test/hook",
       "https://metadata.test/hook",
+      "https://loopback.test/hook",
+      "https://v6-loopback.test/hook",
       "https://v6-private.test/hook",
       "https://mixed.test/hook",
       "https://nowhere.test/hook",
@@ -152,5 +156,22 @@ describe("a webhook's URL at delivery", () => {
     expect(net.at(url)).toEqual([]);
     const [attempt] = await listAttempts(mindContext, id);
     expect(attempt).toMatchObject({ ok: false, status: null, error: "refused: flip.test resolves to 10.0.0.8, which is not a public address" });
+  });
+
+  it("refuses a loopback receiver once the development setting is off, though it was allowed when the webhook was made", async () => {
+    const t = await newTenant();
+    const deps = workDeps();
+    const url = "http://127.0.0.1:8788/hook";
+    net.receiver(url);
+    const allowed = await inMind({ ...deps, webhooks: { ...deps.webhooks, allowLoopback: true } }, { mindId: t.mind.id });
+    const { id } = await createWebhook(allowed, { url });
+    const mindContext = await inMind({ ...deps, webhooks: { ...deps.webhooks, allowLoopback: false } }, { mindId: t.mind.id });
+    await storeMemory(mindContext, { category: "fact", key: "local", content: "Stays here" });
+    await wakeDelivery(deps.queue, mindContext.mind);
+    await drain({ ...deps, webhooks: mindContext.webhooks });
+    expect(net.at(url)).toEqual([]);
+    const [attempt] = await listAttempts(mindContext, id);
+    expect(attempt).toMatchObject({ ok: false, status: null });
+    expect(attempt!.error).toMatch(/^refused: 127\.0\.0\.1 is a loopback address/);
   });
 });

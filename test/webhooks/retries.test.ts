@@ -1,10 +1,15 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { deliveryMessage, wakeDelivery } from "../../src/events/wake";
+import { HANDLERS } from "../../src/jobs";
+import { asInvocation, InvocationTally } from "../../src/limits/platform";
 import { storeMemory } from "../../src/memory/memories";
 import { addNote } from "../../src/notes/notes";
+import { settleMessage as settleUnit } from "../../src/queue/consume";
 import type { MindContext } from "../../src/tenancy/mind-context";
-import { RETRY_WINDOW_MS } from "../../src/webhooks/deliver";
+import { RETRY_WINDOW_MS, SUBREQUESTS_PER_UNIT } from "../../src/webhooks/deliver";
 import { replayEvent } from "../../src/webhooks/replay";
+import { sendEvent } from "../../src/webhooks/send";
+import { newSigningSecret } from "../../src/webhooks/signing";
 import { createWebhook, enableWebhook, getWebhook, listAttempts, rotateSecret } from "../../src/webhooks/subscriptions";
 import { newTenant } from "../helpers";
 import { HOUR, inMind, manualClock } from "../support/deps";
@@ -126,18 +131,25 @@ describe("retries", () => {
     expect(await getWebhook(h.mindContext, silent!.id)).toMatchObject({ enabled: true, disabled_reason: null, failures: 0, pending: 0 });
   });
 
-  it("a redirect is a failed attempt whose target is never asked", async () => {
-    const h = await hooked({ answers: [{ redirect: "http://169.254.169.254/latest/meta-data/" }] });
-    const [hook] = h.hooks;
+  it("a redirect is a failed attempt whose target is never asked, wherever it points", async () => {
+    const targets = ["http://169.254.169.254/latest/meta-data/", "https://127.0.0.1/hook", "https://10.0.0.1/hook", "https://[::1]/hook", "https://receiver.test/elsewhere"];
+    for (const target of targets) net.receiver(target);
+    const h = await hooked(...targets.map((target, i) => ({ answers: [{ redirect: target, status: [301, 302, 303, 307, 308][i] }] })));
     await remember(h.mindContext, "redirected");
     await h.deliver();
-    const [attempt] = await listAttempts(h.mindContext, hook!.id);
-    expect(attempt).toMatchObject({ ok: false, status: 302 });
-    expect(attempt!.error).toBe("redirected to http://169.254.169.254/latest/meta-data/: redirects are not followed");
-    expect(net.received.filter((d) => d.url.includes("169.254"))).toEqual([]);
-    await atNextAttempt(h, hook!.id);
-    expect(net.at(hook!.url)).toHaveLength(2);
-    expect(await getWebhook(h.mindContext, hook!.id)).toMatchObject({ failures: 0, pending: 0 });
+    for (const [i, hook] of h.hooks.entries()) {
+      const [attempt] = await listAttempts(h.mindContext, hook.id);
+      expect(attempt, targets[i]).toMatchObject({ ok: false, status: [301, 302, 303, 307, 308][i] });
+      expect(attempt!.error).toBe(`redirected to ${targets[i]}: redirects are not followed`);
+    }
+    for (const target of targets) expect(net.at(target), target).toEqual([]);
+    // The first wait is 5 s ±20 %: a minute on, every one is tried again.
+    h.clock.advance(60_000);
+    await h.deliver();
+    for (const hook of h.hooks) {
+      expect(net.at(hook.url)).toHaveLength(2);
+      expect(await getWebhook(h.mindContext, hook.id)).toMatchObject({ failures: 0, pending: 0 });
+    }
   });
 });
 
@@ -155,6 +167,73 @@ describe("order and bounds", () => {
       const sequences = net.at(hook.url).map((d) => d.event.sequence);
       expect(sequences, hook.url).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     }
+  });
+
+  it("one unit spends at most its subrequests: the lookups of names it does not know, then a fair share of attempts each", async () => {
+    const t = await newTenant();
+    const clock = manualClock("2026-03-05T08:00:00.000Z");
+    const deps = workDeps({ clock });
+    const person = { kind: "human" as const, accountId: t.accountId };
+    const urls = Array.from({ length: 10 }, (_, i) => `https://budget-${i}.test/hook`);
+    for (const [i, url] of urls.entries()) {
+      net.resolve(`budget-${i}.test`, PUBLIC_ADDRESS);
+      net.receiver(url);
+      await createWebhook(await inMind(deps, { mindId: t.mind.id, principal: person }), { url });
+    }
+    const mindContext = await inMind(deps, { mindId: t.mind.id, principal: person });
+    for (let i = 0; i < 50; i++) await addNote(mindContext, { text: `Note ${i}` });
+    // Past what this isolate keeps of the names' answers: the unit looks each up again (A and AAAA).
+    clock.advance(10 * 60_000);
+    const [lookups, received] = [net.lookups.length, net.received.length];
+    const tally = new InvocationTally("one delivery unit");
+    await asInvocation(tally, () => settleUnit(deps, HANDLERS, deliveryMessage(t.mind.id, mindContext.mind.shard), 1));
+    // Its lookups and attempts, and the message that brings it round again for the rest.
+    expect(tally.subrequests).toBe(31);
+    // Leasing (2), reading each one's events (1 + 10), recording (10 + 3), keeping the unit's mark (1).
+    expect(tally.d1Queries).toBe(27);
+    expect(net.lookups.length - lookups).toBe(20);
+    expect(net.received.length - received).toBe(10);
+    expect(net.lookups.length - lookups + net.received.length - received).toBeLessThanOrEqual(SUBREQUESTS_PER_UNIT);
+    for (const url of urls) expect(net.at(url).map((d) => d.event.sequence)).toEqual([1]);
+    await drain(deps);
+    for (const url of urls) expect(net.at(url).map((d) => d.event.sequence)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
+  });
+
+  it("an attempt is one request bounded by 10 s, whose timer goes with it, and of an endless answer only the first bytes are read", async () => {
+    const target = { url: "https://receiver.test/bounded", secrets: [newSigningSecret()] };
+    const event = { id: "evt_bounded", type: "note.created" as const, mind_id: "mind_bounded", agent: null, occurred_at: "2026-03-02T08:00:00.000Z", sequence: 1, data: {} };
+    const clock = manualClock("2026-03-02T08:00:00.000Z");
+    // A spy of its own over the stand-in, for this test's two answers.
+    const fetched = vi.spyOn(globalThis, "fetch");
+    // A receiver that never answers: the request ends when its signal does, after its 10 s (here cut to 50 ms).
+    const realSetTimeout = globalThis.setTimeout;
+    const timers = vi.spyOn(globalThis, "setTimeout").mockImplementation(((handler: () => void, ms?: number) =>
+      realSetTimeout(handler, ms === 10_000 ? 50 : ms)) as typeof setTimeout);
+    const cleared = vi.spyOn(globalThis, "clearTimeout");
+    fetched.mockImplementationOnce((_input, init) => new Promise((_, reject) => init!.signal!.addEventListener("abort", () => reject(init!.signal!.reason))));
+    expect(await sendEvent({ clock }, target, event)).toEqual({ status: null, ok: false, error: "no answer within 10 s" });
+    expect(timers).toHaveBeenCalledWith(expect.any(Function), 10_000);
+    expect(fetched.mock.lastCall![1]).toMatchObject({ redirect: "manual" });
+    // An answer without end: read up to its bound, then cancelled, and the attempt's timer cleared at once.
+    let pulled = 0;
+    let cancelled = false;
+    const endless = new ReadableStream<Uint8Array>({
+      pull: (controller) => {
+        pulled++;
+        controller.enqueue(new TextEncoder().encode("y".repeat(256)));
+      },
+      cancel: () => {
+        cancelled = true;
+      },
+    });
+    fetched.mockImplementationOnce(async () => new Response(endless, { status: 503 }));
+    const sent = await sendEvent({ clock }, target, event);
+    expect(cleared).toHaveBeenCalledWith(timers.mock.results.at(-1)!.value);
+    for (const spy of [timers, cleared, fetched]) spy.mockRestore();
+    expect(sent).toMatchObject({ status: 503, ok: false });
+    expect(sent.error).toBe(`answered 503: ${"y".repeat(300 - "answered 503: ".length)}`);
+    expect(cancelled).toBe(true);
+    expect(pulled).toBeLessThanOrEqual(8);
   });
 
   it("a wake that was lost is made good by the hourly sweep", async () => {
