@@ -134,7 +134,8 @@ function memorySource(mindId: string, change: EventChange): EventSource {
       case "verified":
         return [sql`'memory.verified'`, sql`json_array('verified')`];
       case "superseded":
-        return [sql`'memory.superseded'`, sql`json_array('valid_until', 'superseded_by')`];
+        // No write supersedes a memory yet: the one that does will record what it changed in the history entry.
+        return [sql`'memory.superseded'`, fromHistory];
       default:
         return [sql`'memory.deleted'`, sql`json_array()`];
     }

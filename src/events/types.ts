@@ -9,6 +9,7 @@ export const EVENT_TYPES = [
   "memory.updated",
   "memory.deleted",
   "memory.verified",
+  // Reserved: sent once memories carry validity and a write supersedes one (no write does yet).
   "memory.superseded",
   "note.created",
   "cold.updated",
