@@ -62,8 +62,10 @@ export interface WebhookAttempt {
   at: string;
 }
 
-const pendingOf = sql<number>`(select count(*) from ${events} e where e.mind_id = ${webhooks.mindId} and e.sequence > ${webhooks.cursor}
-  and e.type in (select value from json_each(${webhooks.types})))`;
+// Named with the table: drizzle writes a selected field's columns bare ("mind_id"), which inside
+// this subquery would name the event's own column and count every mind's events.
+const pendingOf = sql<number>`(select count(*) from ${events} e where e.mind_id = webhooks.mind_id and e.sequence > webhooks.cursor
+  and e.type in (select value from json_each(webhooks.types)))`;
 
 const toWebhook = (row: WebhookRow & { pending: number }, now: string): Webhook => ({
   id: row.id,

@@ -10,7 +10,7 @@ import { RETRY_WINDOW_MS, SUBREQUESTS_PER_UNIT } from "../../src/webhooks/delive
 import { replayEvent } from "../../src/webhooks/replay";
 import { sendEvent } from "../../src/webhooks/send";
 import { newSigningSecret } from "../../src/webhooks/signing";
-import { createWebhook, enableWebhook, getWebhook, listAttempts, rotateSecret } from "../../src/webhooks/subscriptions";
+import { createWebhook, enableWebhook, getWebhook, listAttempts, listWebhooks, rotateSecret } from "../../src/webhooks/subscriptions";
 import { newTenant } from "../helpers";
 import { HOUR, inMind, manualClock } from "../support/deps";
 import { drain, type QueueDeps, runJobNow, settleMessage, workDeps } from "../support/jobs";
@@ -234,6 +234,22 @@ describe("order and bounds", () => {
     expect(sent.error).toBe(`answered 503: ${"y".repeat(300 - "answered 503: ".length)}`);
     expect(cancelled).toBe(true);
     expect(pulled).toBeLessThanOrEqual(8);
+  });
+
+  it("a webhook's pending events are its own mind's, of the types it wants", async () => {
+    // Three minds: with two databases, two of them share one.
+    const [busy, quiet, other] = [await hooked({}), await hooked({}), await hooked({})];
+    const url = `https://receiver.test/retries/${++serial}`;
+    net.receiver(url);
+    const notesOnly = await createWebhook(busy.mindContext, { url, types: ["note.created"] });
+    for (let i = 0; i < 3; i++) await remember(busy.mindContext, `busy_${i}`);
+    await remember(quiet.mindContext, "quiet");
+    for (let i = 0; i < 2; i++) await remember(other.mindContext, `other_${i}`);
+    expect((await getWebhook(busy.mindContext, busy.hooks[0]!.id)).pending).toBe(3);
+    expect((await getWebhook(quiet.mindContext, quiet.hooks[0]!.id)).pending).toBe(1);
+    expect((await getWebhook(other.mindContext, other.hooks[0]!.id)).pending).toBe(2);
+    expect((await getWebhook(busy.mindContext, notesOnly.id)).pending).toBe(0);
+    expect((await listWebhooks(busy.mindContext)).map((w) => w.pending)).toEqual([3, 0]);
   });
 
   it("a wake that was lost is made good by the hourly sweep", async () => {
