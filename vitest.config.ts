@@ -20,6 +20,7 @@ const LOCAL_SETTINGS = [
   "EMBEDDINGS_API_KEY",
   "TELEGRAM_BOT_INFO",
   "RATE_LIMIT_WINDOW_SECONDS",
+  "WEBHOOK_ALLOW_LOOPBACK",
 ];
 
 /**
@@ -53,6 +54,10 @@ export default defineConfig({
           TELEGRAM_WEBHOOK_SECRET: "test-webhook-secret-0123456789",
           TELEGRAM_BOT_USERNAME: "edgemind_test_bot",
           TELEGRAM_API_ROOT: "https://telegram.test",
+          // Webhooks' secrets are sealed under this key; receivers' names are resolved by a stand-in
+          // resolver the tests answer (test/support/webhooks.ts), never by one on the internet.
+          WEBHOOK_ENCRYPTION_KEY: "test-webhook-encryption-key-0123456789abcdef",
+          WEBHOOK_DNS_URL: "https://dns.test/dns-query",
           // Tests write far faster than any client should, all from one address: the limits are
           // off here (0), and test/security/rate-limits.test.ts pins them with low ones.
           RATE_LIMIT_AUTH_FAILURES_PER_IP: "0",

@@ -31,6 +31,9 @@ export default defineConfig({
           // Every job runs within Cloudflare's per-invocation limits, as the tests do (src/limits/platform.ts).
           INVOCATION_GUARD: "1",
           RATE_LIMIT_REGISTRATIONS_PER_IP: "0",
+          // Webhooks' secrets are sealed under this key; receivers' names are answered by the jobs' stand-in resolver.
+          WEBHOOK_ENCRYPTION_KEY: "bench-webhook-encryption-key-0123456789abcdef",
+          WEBHOOK_DNS_URL: "https://dns.test/dns-query",
           // A part may set more (the backlog part points the model at its stand-in).
           ...((input as { bindings?: Record<string, string> }).bindings ?? {}),
         },

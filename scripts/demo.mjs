@@ -1,5 +1,6 @@
-// Everything at once, for a first look: the Worker, the Telegram stand-in and the model
-// stand-in on ports that agree (PORT, PORT+1, PORT+2; PORT defaults to 8787). The demo says
+// Everything at once, for a first look: the Worker, the Telegram stand-in, the model stand-in
+// and a webhook receiver on ports that agree (PORT, PORT+1, PORT+2, PORT+3; PORT defaults to
+// 8787). The mind's events go to the receiver, which prints each with its signature checked. The demo says
 // /start to the bot as the local Telegram user, then prints that user's one world: a token for
 // their account, a key to the mind of their bot chat, a one-time web UI login link into it, and
 // the shell variables the README's examples use. Lines typed here go to the bot; a line
@@ -16,6 +17,7 @@ import { DEMO_ACCOUNT, DEMO_TOOL, demoKey, demoLoginLink, demoMind, demoSession,
 import { applyMigrations, ensureDevVars, localPorts, newSecret, portIsFree, readVars, root, startWorker } from "./local.mjs";
 import { startModelStandIn } from "./model-stand-in.mjs";
 import { languageOf, startTelegramStandIn, telegramSettings } from "./telegram-stand-in.mjs";
+import { startWebhookReceiver, subscribe } from "./webhook-receiver.mjs";
 
 const ports = localPorts();
 const base = `http://127.0.0.1:${ports.worker}`;
@@ -39,7 +41,7 @@ if (process.argv[2] !== undefined) {
 }
 for (const [what, port] of Object.entries(ports)) {
   if (!(await portIsFree(port))) {
-    console.error(`127.0.0.1:${port} (the ${what === "worker" ? "Worker" : `${what} stand-in`}) is already in use: stop what holds it, or choose other ports with PORT=8790 npm run demo`);
+    console.error(`127.0.0.1:${port} (the ${what === "worker" ? "Worker" : `${what} stand-in`}) is already in use: stop what holds it, or choose other ports with PORT=8800 npm run demo`);
     process.exit(1);
   }
 }
@@ -56,6 +58,7 @@ const settings = {
   LLM_PROVIDER: "openai-compatible",
   LLM_BASE_URL: `http://127.0.0.1:${ports.model}`,
   LLM_MODEL: "stand-in",
+  WEBHOOK_ALLOW_LOOPBACK: "1",
 };
 // Only a setting of .dev.vars can be at fault here: the routes that need it answer 503, the rest work.
 const { localProblems, problemLines } = await import("./configuration.mjs");
@@ -67,6 +70,8 @@ chmodSync(varsFile, 0o600);
 
 const quiet = (prefix) => (line) => console.log(`${prefix} ${line}`);
 const model = await startModelStandIn({ port: ports.model, log: quiet("[model]") });
+const webhookSecrets = [];
+const receiver = await startWebhookReceiver({ port: ports.webhooks, secrets: () => webhookSecrets, log: console.log });
 const telegram = await startTelegramStandIn({
   port: ports.telegram,
   worker: base,
@@ -89,6 +94,7 @@ function stop(code = 0) {
   if (stopping) return;
   stopping = true;
   model.close();
+  receiver.close();
   telegram.server.close();
   if (worker.exitCode === null) worker.kill("SIGINT");
   worker.once("exit", () => process.exit(code));
@@ -131,6 +137,9 @@ async function openWorld(adminToken = settings.ADMIN_TOKEN) {
   const { token, mind, chat } = await demoMind(api, adminToken);
   const { key, kept } = await demoKey(api, token, mind.id, keyFile);
   const [session, link] = await Promise.all([demoSession(api, key), demoLoginLink(api, token, mind.id)]);
+  // The mind's events go to the receiver (a webhook of an earlier start is kept, with a new secret).
+  const webhook = await subscribe(base, token, mind.id, `http://127.0.0.1:${ports.webhooks}/hooks`);
+  webhookSecrets.splice(0, webhookSecrets.length, webhook.secret);
   return { adminToken, token, mind, chat, key, kept, session, link };
 }
 
@@ -149,6 +158,7 @@ edgemind is running, with everything it talks to standing in locally. Ctrl-C sto
   Worker             ${base}          API docs ${base}/docs
   Telegram stand-in  http://127.0.0.1:${ports.telegram}          the bot: type below
   Model stand-in     http://127.0.0.1:${ports.model}/v1       answers extraction, consolidation and chat
+  Webhook receiver   http://127.0.0.1:${ports.webhooks}/hooks    prints the mind's events ([webhook] lines), signatures checked
 
 One account, one mind: the bot's chat with you (the local Telegram user), the web UI link, the
 mind key and the token below are all the account "${DEMO_ACCOUNT}" and its mind "${mind.name}".
@@ -203,7 +213,7 @@ async function printLoginLink() {
   // A demo holds the stand-in's port beside its Worker's; a bare `npm run dev` there has no bot chat to log into.
   const running = (await workerAnswers()) && !(await portIsFree(ports.telegram));
   if (!adminToken || !running) {
-    console.error(`no demo runs on ${base}: start one with npm run demo, or name its port (PORT=8790 npm run demo -- login)`);
+    console.error(`no demo runs on ${base}: start one with npm run demo, or name its port (PORT=8800 npm run demo -- login)`);
     process.exit(1);
   }
   try {

@@ -1,10 +1,11 @@
 // The deploy check: the configuration checks /health answers from, over wrangler.toml's vars and
-// bindings (secrets are put with `wrangler secret put` and not seen here), then builds the Worker
-// exactly as `wrangler deploy` would (`--dry-run`: no account, no network, nothing uploaded) and
-// prints the bundle's size. It fails on a configuration problem, when the build fails or when the
-// bundle passes Workers' size limit for the free plan (3 MB gzipped). Run with `node --import tsx`.
+// bindings (secrets are put with `wrangler secret put` and not seen here; the README's deploy
+// commands must put each the Worker needs), then builds the Worker exactly as `wrangler deploy`
+// would (`--dry-run`: no account, no network, nothing uploaded) and prints the bundle's size. It
+// fails on a configuration problem, a needed secret the README does not put, when the build fails
+// or when the bundle passes Workers' size limit for the free plan (3 MB gzipped). Run with `node --import tsx`.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { SECRETS } from "../src/config.ts";
@@ -20,6 +21,15 @@ console.log(`deploy check: wrangler.toml's settings pass every check; the secret
 
 const FREE_PLAN_GZIP_KIB = 3 * 1024;
 
+/** The secrets a deployment needs (src/worker-env.d.ts): each must be set by a `wrangler secret put` of the README. */
+const REQUIRED_SECRETS = ["ADMIN_TOKEN", "JWT_SECRET", "WEBHOOK_ENCRYPTION_KEY"];
+const readme = readFileSync(path.join(root, "README.md"), "utf8");
+const unset = REQUIRED_SECRETS.filter((name) => !new RegExp(`npx wrangler secret put ${name}\\b`).test(readme));
+if (unset.length > 0) {
+  console.error(`deploy check: the README's deploy commands set no ${unset.join(", ")} (npx wrangler secret put …), which the Worker needs`);
+  process.exit(1);
+}
+
 const outdir = mkdtempSync(path.join(tmpdir(), "edgemind-deploy-check-"));
 try {
   const build = spawnSync(wrangler, ["deploy", "--dry-run", "--outdir", outdir], { cwd: root, env: wranglerEnv, encoding: "utf8" });
@@ -32,6 +42,7 @@ try {
   const [total, gzip] = [Number(size[1]), Number(size[2])];
   const mb = (kib) => `${(kib / 1024).toFixed(2)} MB`;
   console.log(`deploy check: wrangler deploy --dry-run built the Worker: ${mb(total)}, ${mb(gzip)} gzipped (free plan limit ${mb(FREE_PLAN_GZIP_KIB)})`);
+  console.log(`deploy check: a deployment needs the secrets ${REQUIRED_SECRETS.join(", ")} (npx wrangler secret list shows which it has)`);
   if (gzip > FREE_PLAN_GZIP_KIB) {
     console.error(`deploy check: the bundle is ${mb(gzip)} gzipped, over the free plan's ${mb(FREE_PLAN_GZIP_KIB)}`);
     process.exit(1);

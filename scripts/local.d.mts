@@ -5,7 +5,7 @@ export const root: string;
 export const wrangler: string;
 export const devVarsPath: string;
 export const wranglerEnv: NodeJS.ProcessEnv;
-export function localPorts(env?: Record<string, string | undefined>): { worker: number; telegram: number; model: number };
+export function localPorts(env?: Record<string, string | undefined>): { worker: number; telegram: number; model: number; webhooks: number };
 export function standInPort(kind: "telegram" | "model", setting: string): number;
 export function newSecret(): string;
 export function portIsFree(port: number): Promise<boolean>;

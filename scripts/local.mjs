@@ -3,7 +3,7 @@
 // Cloudflare account and no network are needed.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { applyLocalMigrations } from "./local-d1.mjs";
@@ -20,7 +20,8 @@ export const wranglerEnv = {
 
 /**
  * The local ports, all from PORT (default 8787): the Worker on PORT, the Telegram stand-in on
- * PORT+1 and the model stand-in on PORT+2, unless STAND_IN_PORT or MODEL_STAND_IN_PORT say otherwise.
+ * PORT+1, the model stand-in on PORT+2 and the webhook receiver on PORT+3, unless
+ * STAND_IN_PORT, MODEL_STAND_IN_PORT or WEBHOOK_RECEIVER_PORT say otherwise.
  */
 export function localPorts(env = process.env) {
   const worker = Number(env.PORT ?? 8787);
@@ -28,6 +29,7 @@ export function localPorts(env = process.env) {
     worker,
     telegram: Number(env.STAND_IN_PORT ?? worker + 1),
     model: Number(env.MODEL_STAND_IN_PORT ?? worker + 2),
+    webhooks: Number(env.WEBHOOK_RECEIVER_PORT ?? worker + 3),
   };
 }
 
@@ -61,11 +63,22 @@ export function readVars(file = devVarsPath) {
   return Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]));
 }
 
-/** Creates .dev.vars with a random ADMIN_TOKEN and JWT_SECRET when there is none. */
+/**
+ * Creates .dev.vars with a random ADMIN_TOKEN, JWT_SECRET and WEBHOOK_ENCRYPTION_KEY, and webhooks
+ * to this machine allowed, when there is none; adds the webhook settings to one made before them.
+ */
 export function ensureDevVars() {
-  if (existsSync(devVarsPath)) return;
-  writeFileSync(devVarsPath, `ADMIN_TOKEN=${newSecret()}\nJWT_SECRET=${newSecret()}\n`, { mode: 0o600 });
-  console.log("created .dev.vars with a random ADMIN_TOKEN and JWT_SECRET");
+  const webhooks = { WEBHOOK_ENCRYPTION_KEY: newSecret() + newSecret(), WEBHOOK_ALLOW_LOOPBACK: "1" };
+  if (existsSync(devVarsPath)) {
+    const missing = Object.entries(webhooks).filter(([name]) => !(name in readVars()));
+    if (missing.length === 0) return;
+    appendFileSync(devVarsPath, missing.map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
+    console.log(`added ${missing.map(([k]) => k).join(" and ")} to .dev.vars`);
+    return;
+  }
+  const settings = { ADMIN_TOKEN: newSecret(), JWT_SECRET: newSecret(), ...webhooks };
+  writeFileSync(devVarsPath, Object.entries(settings).map(([k, v]) => `${k}=${v}\n`).join(""), { mode: 0o600 });
+  console.log("created .dev.vars with a random ADMIN_TOKEN, JWT_SECRET and WEBHOOK_ENCRYPTION_KEY, webhooks to this machine allowed");
 }
 
 /**

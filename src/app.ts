@@ -11,6 +11,7 @@ import { describeApi } from "./api/openapi";
 import { chatRoutes, sessionRoutes } from "./api/sessions";
 import { shardRoutes } from "./api/shards";
 import { usageRoutes } from "./api/usage";
+import { webhookRoutes } from "./api/webhooks";
 import { type AppEnv, createRouter } from "./app-env";
 import { authenticate, requireAdmin, requireHuman, requireScope } from "./auth/middleware";
 import { type Clock, systemClock } from "./clock";
@@ -125,6 +126,7 @@ export function createApp(options: AppOptions = {}) {
   app.get("/favicon.ico", (c) => c.body(null, 204, { "Cache-Control": "public, max-age=86400" }));
   app.route("/auth", authRoutes);
   mount(app, "/minds", mindRoutes, authenticate, requireHuman);
+  app.route("/minds", webhookRoutes);
   for (const [prefix, routes] of MIND_SCOPED) mount(app, prefix, routes, authenticate, requireScope);
   mount(app, "/jobs", jobRoutes, requireAdmin);
   mount(app, "/shards", shardRoutes, requireAdmin);

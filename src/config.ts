@@ -12,7 +12,7 @@ import { isHttpUrl } from "./urls";
 // deploy check.
 
 /** The settings set with `wrangler secret put` (or .dev.vars locally): the deploy check cannot see them. */
-export const SECRETS = ["ADMIN_TOKEN", "JWT_SECRET", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "LLM_API_KEY", "EMBEDDINGS_API_KEY"] as const;
+export const SECRETS = ["ADMIN_TOKEN", "JWT_SECRET", "TELEGRAM_BOT_TOKEN", "TELEGRAM_WEBHOOK_SECRET", "LLM_API_KEY", "EMBEDDINGS_API_KEY", "WEBHOOK_ENCRYPTION_KEY"] as const;
 
 /** The bindings the routes and the background work cannot do without; wrangler.toml declares each. */
 const REQUIRED_BINDINGS = ["DB", "SESSIONS", "TELEGRAM_CHATS", "RATE_LIMITS", "MIND_OPERATIONS", "OAUTH_KV", "OAUTH_GRANTS", "JOBS"] as const;

@@ -5,6 +5,7 @@ import type { Semantic } from "./embeddings/ports";
 import { createSemantic } from "./embeddings/providers";
 import { createLimitedModel } from "./llm/limited-model";
 import type { LanguageModel } from "./llm/providers";
+import { readWebhookSettings, type WebhookSettings } from "./webhooks/settings";
 
 /** The work queue: the JOBS binding, or a stand-in in tests and the bench; each message names a unit (src/queue/units.ts). */
 export interface WorkQueue {
@@ -34,6 +35,8 @@ export interface Deps {
   queue: WorkQueue;
   /** The model for extraction, consolidation and the bot's answers, behind the shared limiter, built when first asked for (null: none configured). */
   model(): LanguageModel | null;
+  /** Webhooks' settings: the key their secrets are sealed under, where their requests may go. */
+  webhooks: WebhookSettings;
 }
 
 /** What differs between entry points. */
@@ -70,6 +73,7 @@ export function createDeps(env: Env, options: DepsOptions = {}): Deps {
     mindOperations: env.MIND_OPERATIONS,
     queue: env.JOBS ?? noQueue,
     model: once(() => createLimitedModel(env)),
+    webhooks: readWebhookSettings(env),
   };
 }
 

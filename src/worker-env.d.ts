@@ -94,4 +94,10 @@ interface Env {
   RATE_LIMIT_REQUESTS?: string;
   /** OAuth client registrations per client address and window. */
   RATE_LIMIT_REGISTRATIONS_PER_IP?: string;
+  /** Webhooks' signing secrets are stored encrypted under it (a secret, 32 characters or more); webhooks are off while it is unset. */
+  WEBHOOK_ENCRYPTION_KEY?: string;
+  /** "1" allows webhooks to loopback receivers (http://127.0.0.1:…), for development; never in a deployment. */
+  WEBHOOK_ALLOW_LOOPBACK?: string;
+  /** The DNS-over-HTTPS resolver a webhook's host name is checked with (default https://cloudflare-dns.com/dns-query). */
+  WEBHOOK_DNS_URL?: string;
 }

@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 
 // Every behaviour has one home in the domain, reached from thin fronts: a front never imports
 // another front, and nothing outside the fronts imports one, except the files that wire the
-// Worker together. Below the fronts the folders form layers that run one way: tenancy
-// under the domain (memory <- notes <- sessions <- context), portability over it, and the
-// infrastructure (db, llm, embeddings, http, limits, observe) under all of them, importing neither the
-// wiring nor anything above it (scripts/folder-graph.mjs prints the whole graph). A Durable
-// Object class is an entry point as a front is: nothing below the fronts imports its module, nor
-// the fronts' settings (src/config.ts); the Worker's Env is a global type (src/worker-env.d.ts),
-// so naming a binding imports nothing.
+// Worker together. Below the fronts the folders form layers that run one way: tenancy and the
+// events a write appends under the domain (memory <- notes <- sessions <- context), portability
+// and webhooks over it, and the infrastructure (db, llm, embeddings, http, limits, observe) under
+// all of them, importing neither the wiring nor anything above it (scripts/folder-graph.mjs
+// prints the whole graph). A Durable Object class is an entry point as a front is: nothing below
+// the fronts imports its module, nor the fronts' settings (src/config.ts); the Worker's Env is a
+// global type (src/worker-env.d.ts), so naming a binding imports nothing.
 
 const FRONTS = ["api", "telegram", "mcp", "ui", "docs", "jobs"];
 // src/worker-env.d.ts declares the bindings, so it names (as types) the Durable Object classes the worker exports.
@@ -24,13 +24,18 @@ const WIRING_FILES = ["src/deps", "src/app-env", "src/app", "src/index"];
 /** The folders each layer may import, besides itself and the files at the top of src/. */
 // observe (the log lines and the D1 meter) sits under everything that logs.
 const LOWER = { types: [], observe: [], db: [], limits: [], http: ["limits", "observe"], llm: ["db", "observe"], embeddings: ["db", "llm", "observe"], tenancy: ["db", "llm", "observe"] };
-const MEMORY = ["db", "llm", "tenancy", "embeddings", "observe"];
+// events: the event rows a write's batch appends and the wake of their delivery, under the domain's after-write seam.
+const EVENTS = ["db", "queue", "observe"];
+const MEMORY = ["db", "llm", "tenancy", "embeddings", "observe", "events"];
 const NOTES = [...MEMORY, "memory"];
 const SESSIONS = [...NOTES, "notes"];
 const CONTEXT = [...SESSIONS, "sessions"];
 const LAYERS: Record<string, string[]> = {
   ...LOWER,
   queue: ["db", "llm", "observe"],
+  events: EVENTS,
+  // webhooks: their management and delivery, reached from the fronts (the API, the web UI, the queue's handler).
+  webhooks: [...EVENTS, "events", "http", "tenancy"],
   memory: MEMORY,
   notes: NOTES,
   sessions: SESSIONS,

@@ -6,6 +6,9 @@ export interface LimitsInput {
   /** Sessions of the erased mind, and messages in each. */
   sessions: number;
   messagesPerSession: number;
+  /** Changes written in one mind with `webhooks` webhooks, every event delivered to each. */
+  webhookChanges: number;
+  webhooks: number;
   bindings: Record<string, string>;
 }
 
@@ -56,8 +59,29 @@ export interface RetentionResult extends InvocationFigures {
   passed: string[];
 }
 
+export interface WebhooksResult extends InvocationFigures {
+  changes: number;
+  webhooks: number;
+  /** Messages the writes sent to wake the delivery. */
+  wakes: number;
+  /** Deliveries the receivers got in all; by `webhook-id`, events a receiver got twice or never, and deliveries out of sequence. */
+  received: number;
+  duplicates: number;
+  missing: number;
+  outOfOrder: number;
+  /** Left behind: events still waiting for a webhook, webhooks failing or disabled, what their failed attempts said. */
+  pending: number;
+  failing: number;
+  disabled: number;
+  errors: string[];
+  seedMs: number;
+  wallMs: number;
+  passed: string[];
+}
+
 export interface LimitsResult {
   erase: ErasureResult;
   producer: ProducerResult;
   retention: RetentionResult;
+  webhooks: WebhooksResult;
 }

@@ -27,7 +27,7 @@ const MindSchema = z
   .openapi("Mind");
 
 /** A mind as its owner sees it: where its data lives is the operator's business (GET /shards). */
-const shown = ({ shard: _shard, moving: _moving, ...mind }: Mind) => mind;
+const shown = ({ shard: _shard, moving: _moving, webhooks: _webhooks, ...mind }: Mind) => mind;
 
 const MindCreate = mindInputSchema;
 const MindPatch = mindPatchSchema;

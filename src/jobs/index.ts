@@ -8,10 +8,11 @@ import { embeddingsJob, embedUnit, vectorsUnit } from "./embeddings";
 import { retentionJob, retentionUnit } from "./retention";
 import { eraseUnit } from "./stalled-erasures";
 import { importUnit } from "./stalled-imports";
+import { deliverUnit, webhooksJob } from "./webhooks";
 
 /** Cron expression → the jobs it runs, in order. Must match `[triggers] crons` in wrangler.toml. */
 export const CRON_JOBS: Record<string, JobName[]> = {
-  "0 * * * *": ["consolidation", "embeddings"],
+  "0 * * * *": ["consolidation", "embeddings", "webhooks"],
   "30 3 * * *": ["collection", "retention"],
 };
 
@@ -21,6 +22,7 @@ export const QUEUE_JOBS: Record<JobName, QueueJob> = {
   collection: collectionJob,
   retention: retentionJob,
   embeddings: embeddingsJob,
+  webhooks: webhooksJob,
 };
 
 /** What the crons run, handed to the queue's producer. */
@@ -35,5 +37,6 @@ export const HANDLERS: UnitHandlers = {
   retention: (deps, unit, shard) => retentionUnit(deps, unit, shard),
   erase: (deps, unit) => eraseUnit(deps, unit),
   import: (deps, unit) => importUnit(deps, unit),
+  deliver: (deps, unit, shard) => deliverUnit(deps, unit, shard),
   produce: (deps, unit, shard) => continueProducing(deps, QUEUE_JOBS[unit.job], unit, shard),
 };

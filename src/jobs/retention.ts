@@ -4,6 +4,7 @@ import { DEFAULT_RETENTION, optimizeDatabase, type RetentionOptions, type Retent
 import { DIRECTORY } from "../db/shards";
 import { TELEGRAM_RETENTION_STEPS } from "../db/telegram-updates";
 import type { Deps, InShard } from "../deps";
+import { EVENTS_RETENTION_STEP } from "../events/retention";
 import { MEMORY_RETENTION_STEPS } from "../memory/retention";
 import { BOOKKEEPING_RETENTION_STEPS, NOTES_RETENTION_STEP } from "../notes/retention";
 import { forgetFinishedErasures } from "../portability/erase";
@@ -23,6 +24,7 @@ export const RETENTION_STEPS: RetentionStep<InShard>[] = [
   LOGIN_LINK_RETENTION_STEP,
   ...TELEGRAM_RETENTION_STEPS,
   IMPORT_RETENTION_STEP,
+  EVENTS_RETENTION_STEP,
 ];
 
 /** A retention unit that runs no step: PRAGMA optimize, once a day on each database. */

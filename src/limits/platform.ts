@@ -171,7 +171,9 @@ function countingQueue(queue: Queue, tallies: Charged): Queue {
   });
 }
 
-const COUNTING = Symbol("counts subrequests");
+// Counters are known by identity, not by a mark on the function: a test's spy copies a
+// function's own properties, so a mark would make a stand-in over the counter look like one.
+const counters = new WeakSet<typeof fetch>();
 let inCounter = false;
 
 /**
@@ -180,8 +182,8 @@ let inCounter = false;
  * again over a stand-in a test put in its place; a fetch passing through two counters counts once.
  */
 function installFetchCounter(): void {
-  const current = globalThis.fetch as typeof fetch & { [COUNTING]?: true };
-  if (current[COUNTING]) return;
+  const current = globalThis.fetch;
+  if (counters.has(current)) return;
   const counting = (...args: Parameters<typeof fetch>): ReturnType<typeof fetch> => {
     if (inCounter) return current(...args);
     chargeAll(() => open, (t) => t.chargeSubrequest());
@@ -192,5 +194,6 @@ function installFetchCounter(): void {
       inCounter = false;
     }
   };
-  globalThis.fetch = Object.assign(counting, { [COUNTING]: true as const });
+  counters.add(counting as typeof fetch);
+  globalThis.fetch = counting as typeof fetch;
 }

@@ -13,7 +13,7 @@ import type { MemoryInput, MemoryPatch } from "./fields";
 import { hasTag, inScope, notExpired, priorityRank } from "./filters";
 import { changesFromTable, fieldChanges, historyEntry, historyFromTable, replacedHistory } from "./history";
 import { normalizeTag, toIndexText } from "./normalize";
-import { afterWrite } from "./outbox";
+import { afterWrite, writeWith } from "./outbox";
 import { boundContext, type Category, givenColumns, type Memory, REPLACED_KEY_MARK, type Source, toMemory, toMemoryWithContext } from "./rows";
 import { expiryTime, inTime, isCurrent, statementTime, type TimeView } from "./time";
 import { keepPastVersion, prunePastVersions, supersededTargets, supersedeStatements, supersession, VERSIONS_KEPT } from "./versions";
@@ -256,11 +256,12 @@ export async function deleteMemory(mindContext: MindContext, id: string): Promis
   const now = isoNow(clock);
   const ids = going.map((m) => m.id);
   const after = afterWrite(mindContext, { row: "memory", what: "deleted", ids });
-  const [deleted] = await shard.batch([
+  const deleted = await writeWith(
+    shard,
     shard.delete(memories).where(and(inArray(memories.id, ids), eq(memories.mindId, scope.mindId))).returning({ id: memories.id }),
-    shard.insert(memoryHistory).values(going.map((m) => historyEntry(scope, m.id, "delete", m.content, null, now))),
-    ...after.statements,
-  ]);
+    after,
+    [shard.insert(memoryHistory).values(going.map((m) => historyEntry(scope, m.id, "delete", m.content, null, now)))],
+  );
   if (!deleted.some((row) => row.id === id)) throw notFound("memory");
   after.landed();
 }

@@ -63,6 +63,7 @@ export async function updateCold(mindContext: MindContext, update: ColdUpdate): 
       now: isoNow(mindContext.clock),
       consolidationId: update.consolidation_id,
       guard,
+      writer: { context: mindContext, actor: actorOf(scope.principal) },
     }),
   );
   if (!result.ok) {
@@ -119,6 +120,7 @@ export async function rollbackCold(mindContext: MindContext, version: number): P
       author: `rollback to ${version} by ${actorOf(scope.principal)}`,
       now: isoNow(mindContext.clock),
       guard,
+      writer: { context: mindContext, actor: actorOf(scope.principal) },
     }),
   );
   if (!result.ok) throw memoryChanged((await getCold(mindContext)).version, current.version);

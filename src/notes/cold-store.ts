@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db/client";
 import { coldMemory, coldVersions, consolidations, notes } from "../db/schema";
 import { newId } from "../ids";
+import { afterWrite, type WriterContext } from "../memory/outbox";
 import type { Scope } from "../tenancy/principal";
 
 /**
@@ -42,6 +43,8 @@ export interface ColdWrite {
   attempts?: number;
   /** The quota's guard (writeWithinQuota): it ends the batch and fails it past a quota. */
   guard: BatchItem<"sqlite">;
+  /** The writer, as the after-write seam reads it, and who it is (actorOf); absent, the change is told no reader. */
+  writer?: { context: WriterContext; actor: string };
 }
 
 /** Where a cold memory lives: the mind's shard and the scope's namespace (a `MindContext` is one). */
@@ -73,9 +76,11 @@ export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<C
   const writeId = newId("cw");
   const swap = swapCold(shard, write, writeId);
   const record = recordColdVersion(shard, write, writeId);
+  const after = write.writer ? afterWrite(write.writer.context, { row: "cold", what: "updated", ids: [writeId], actor: write.writer.actor }) : null;
+  const told = after?.statements ?? [];
   if (!write.consolidationId) {
-    const [swapped] = await shard.batch([swap, record, write.guard]);
-    return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: 0 } : { ok: false };
+    const [swapped] = await shard.batch([swap, record, ...told, write.guard]);
+    return landedAs(swapped[0], 0, after);
   }
   const landed = exists(shard.select({ one: sql<number>`1` }).from(coldMemory).where(writtenBy(write, writeId)));
   const [swapped, , folded] = await shard.batch([
@@ -83,9 +88,17 @@ export async function compareAndSwapCold(shard: Db, write: ColdWrite): Promise<C
     record,
     deleteFoldedNotes(shard, write, write.consolidationId, landed),
     closeConsolidation(shard, write, write.consolidationId, landed),
+    ...told,
     write.guard,
   ]);
-  return swapped[0] ? { ok: true, version: swapped[0].version, foldedNotes: folded.length } : { ok: false };
+  return landedAs(swapped[0], folded.length, after);
+}
+
+/** The write's result; once it landed, what follows it starts. */
+function landedAs(swapped: { version: number } | undefined, foldedNotes: number, after: { landed(): void } | null): ColdWriteResult {
+  if (!swapped) return { ok: false };
+  after?.landed();
+  return { ok: true, version: swapped.version, foldedNotes };
 }
 
 /** The namespace's cold memory row, only as this very write left it. */

@@ -75,6 +75,7 @@ export async function consolidateNotes(mindContext: MindContext, options: Consol
           consolidationId: claim.consolidationId,
           attempts: attempt,
           guard,
+          writer: { context: mindContext, actor: "consolidation" },
         }),
       );
       if (written.ok) {

@@ -1,15 +1,18 @@
 import { and, asc, count, eq, inArray, lt, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import { isoNow } from "../clock";
 import { type Db } from "../db/client";
 import { accounts, deadLetters, imports, loginLinks, mindErasures, mindKeys, mindMoves, minds, oauthGrants, sessions, telegramChats } from "../db/schema";
 import { DIRECTORY } from "../db/shards";
 import type { Deps } from "../deps";
 import { mindMoving, notFound } from "../errors";
+import { farewellDueAt } from "../events/farewell";
+import { afterWrite } from "../memory/outbox";
 import { forgetSessionObjects } from "../sessions/objects";
 import { changingMind, mindRowUpdate } from "../tenancy/mind-rows";
 import { accountUnused } from "../tenancy/minds";
 import { isMoveRunning } from "./move/move";
-import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./move/shard-rows";
+import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows, MIND_TABLES, OUTBOUND_TABLES } from "./move/shard-rows";
 
 // Erasing a mind spans two databases when its data lives on a shard other than the directory,
 // so it is a sequence of steps that are each safe to repeat. The directory marks the mind first
@@ -17,8 +20,9 @@ import { countMindRows, DEFAULT_ROW_BOUNDS, eraseSomeMindRows } from "./move/sha
 // new inserts: the database refuses them in the write's own transaction) and only then counted,
 // so the receipt holds every write that was acknowledged. Then, in bounded slices each resuming
 // where the last stopped (`eraseSlice`), the state of its sessions' objects is dropped as their
-// rows go, its vectors are removed, its rows are erased on its shard, and the directory's row
-// goes last. The erasure record stays: asking again finishes an interrupted erasure and answers
+// rows go, its vectors are removed, its rows are erased on its shard, its webhooks once they were
+// told (the mind.erased event written with the fence, src/events/farewell.ts), and the
+// directory's row goes last. The erasure record stays: asking again finishes an interrupted erasure and answers
 // what was erased. A request marks the mind (`beginErasure`) and the mind's operations object runs the
 // slices (mind-operations.ts), a bounded number per invocation, retrying them; the retention job hands
 // any erasure left behind back to the object.
@@ -37,7 +41,8 @@ export const ERASURE_KEPT_MS = 30 * 24 * 60 * 60_000;
  */
 export async function deleteMind(deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">, accountId: string, mindId: string): Promise<Record<string, number>> {
   const erasure = await beginErasure(deps, accountId, mindId);
-  if (erasure.finishedAt === null) while (await eraseSlice(deps, erasure));
+  // In the caller, the webhooks do not wait for their mind.erased to be delivered.
+  if (erasure.finishedAt === null) while ((await eraseSlice(deps, erasure, { farewell: false })) !== false);
   return erasure.counts;
 }
 
@@ -47,7 +52,7 @@ export async function deleteMind(deps: Pick<Deps, "directory" | "shards" | "cloc
  * (`countErasure`); answers the erasure, which may be finished already (asked again). The rest
  * is `eraseSlice`, safe to repeat.
  */
-export async function beginErasure(deps: Pick<Deps, "directory" | "shards" | "clock">, accountId: string, mindId: string): Promise<Erasure> {
+export async function beginErasure(deps: Pick<Deps, "directory" | "shards" | "clock"> & Partial<Pick<Deps, "queue" | "defer">>, accountId: string, mindId: string): Promise<Erasure> {
   const directory = deps.directory;
   const row = await directory.select().from(minds).where(and(eq(minds.id, mindId), eq(minds.accountId, accountId))).get();
   if (row && row.erasingSince === null) {
@@ -94,10 +99,10 @@ const isCounted = (counts: Record<string, number>) => "minds" in counts;
  * was acknowledged landed before the fence and is in the receipt, a later one is refused. A
  * write past its lookup may land between the directory's mark and this fence; it is counted.
  */
-async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: Erasure): Promise<Erasure> {
+async function countErasure(deps: Pick<Deps, "directory" | "shards" | "clock"> & Partial<Pick<Deps, "queue" | "defer">>, erasure: Erasure): Promise<Erasure> {
   const { mindId, shard } = erasure;
   const shardDb = deps.shards.db(shard);
-  if (erasure.finishedAt === null && shard !== DIRECTORY) await mindRowUpdate(shardDb, mindId, { writes: "erasing" });
+  if (erasure.finishedAt === null) await fenceAndTell(deps, erasure);
   if (isCounted(erasure.counts)) return erasure;
   const directory = deps.directory;
   const data = await countMindRows(shardDb, mindId);
@@ -129,6 +134,21 @@ async function countErasure(deps: Pick<Deps, "directory" | "shards">, erasure: E
 }
 
 /**
+ * Fences the mind's rows on a shard other than the directory (on DB its mark did), and writes the
+ * mind's mind.erased event in the same batch (once: asked again, it is there), through the
+ * after-write seam, which wakes its delivery.
+ */
+async function fenceAndTell(deps: Pick<Deps, "directory" | "shards" | "clock"> & Partial<Pick<Deps, "queue" | "defer">>, erasure: Erasure): Promise<void> {
+  const { mindId, shard } = erasure;
+  const shardDb = deps.shards.db(shard);
+  const after = afterWrite({ ...deps, shard: shardDb, semantic: null, mind: { id: mindId, shard } }, { row: "mind", what: "erased", ids: [mindId] });
+  const fence = shard !== DIRECTORY ? [mindRowUpdate(shardDb, mindId, { writes: "erasing" })] : [];
+  const statements = [...fence, ...after.statements];
+  if (statements.length > 0) await shardDb.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  after.landed();
+}
+
+/**
  * What one slice of an erasure touches at most: a page of sessions (one object call each, their
  * messages a bounded statement at a time), a page of vectors, or one page of rows. A slice is a
  * handful of D1 statements and at most `sessions` object calls, whatever the mind's size.
@@ -141,17 +161,29 @@ export const ERASE_SLICE = { sessions: 20, messages: 500, vectors: 100, rows: 50
  * never from the first page: the mind's sessions (their objects forgotten as their rows go), its
  * vectors, its rows table by table, then the directory's row last.
  */
-export async function eraseSlice(deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">, marked: Erasure): Promise<boolean> {
+export async function eraseSlice(
+  deps: Pick<Deps, "directory" | "shards" | "clock" | "sessionObjects" | "semantic">,
+  marked: Erasure,
+  options: { farewell: boolean } = { farewell: true },
+): Promise<boolean | { at: number }> {
   // An erasure interrupted before its counts were taken takes them first, before anything goes.
   const erasure = isCounted(marked.counts) ? marked : await countErasure(deps, marked);
   const { mindId } = erasure;
   const db = deps.shards.db(erasure.shard);
+  const bounds = { ...DEFAULT_ROW_BOUNDS, rows: ERASE_SLICE.rows };
   if (await forgetSomeSessions(deps, db, mindId)) return true;
   if (await forgetSomeVectors(deps, db, mindId)) return true;
-  if (!(await eraseSomeMindRows(db, mindId, { ...DEFAULT_ROW_BOUNDS, rows: ERASE_SLICE.rows }, 1)).done) return true;
+  if (!(await eraseSomeMindRows(db, mindId, bounds, 1, DATA_TABLES)).done) return true;
+  // The webhooks go last, once they had the mind's mind.erased (or the wait for it is over).
+  const farewell = options.farewell ? await farewellDueAt(db, mindId, erasure.startedAt, deps.clock.now()) : null;
+  if (farewell !== null) return { at: farewell };
+  if (!(await eraseSomeMindRows(db, mindId, bounds, 1, OUTBOUND_TABLES)).done) return true;
   await finishErasure(deps, erasure);
   return false;
 }
+
+/** The mind's rows but its events and webhooks. */
+const DATA_TABLES = MIND_TABLES.filter((table) => !OUTBOUND_TABLES.includes(table));
 
 /** The last step: the mind's imports and rows on its shard, then the directory's row. */
 async function finishErasure(deps: Pick<Deps, "directory" | "shards" | "clock">, erasure: Erasure): Promise<void> {

@@ -6,7 +6,7 @@ import { countMindRows } from "./move/shard-rows";
 import type { OperationRef } from "./operations";
 
 /** A request's part of an operation: the directory and the mind's database, the clock, and the operations object to hand it to. */
-type HandOverDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperations">;
+type HandOverDeps = Pick<Deps, "directory" | "shards" | "clock" | "mindOperations"> & Partial<Pick<Deps, "queue" | "defer">>;
 
 // The requests' side of the mind's operations object: a request does the quick checks and the first
 // step itself (so its errors keep their codes), then hands the operation to the object.

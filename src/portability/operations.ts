@@ -93,7 +93,10 @@ export const OPERATIONS: Operations = {
     async run(deps, { mindId }, more) {
       const erasure = await readErasure(deps, mindId);
       if (!erasure || erasure.finishedAt !== null) return false;
-      while (more()) if (!(await eraseSlice(deps, erasure))) return false;
+      while (more()) {
+        const left = await eraseSlice(deps, erasure);
+        if (left !== true) return left;
+      }
       return true;
     },
   },

@@ -44,7 +44,11 @@ export async function settleMessage(deps: Deps, handlers: UnitHandlers, body: un
   }
   const { message, unit } = parsed;
   const log: LogFields = { ...ids, kind: unit.kind, mind: unitSubject(unit).mindId, shard: message.shard };
-  const outcome = await handleUnit(deps, handlers, unit, message.shard, log);
+  // What the unit's writes defer (waking their events' delivery) ends with its message, not after it.
+  const deferred: Promise<unknown>[] = [];
+  const withDefer = deps.defer ? deps : { ...deps, defer: (work: Promise<unknown>) => void deferred.push(work) };
+  const outcome = await handleUnit(withDefer, handlers, unit, message.shard, log);
+  await Promise.allSettled(deferred);
   const db = deps.shards.db(message.shard);
   // The mark is bookkeeping: failing to keep it only delays or repeats a unit, never loses one.
   const keep = (work: Promise<void>) => work.catch((error) => logFailure("unit_mark_not_kept", error, log));

@@ -5,7 +5,7 @@ import type { Deps } from "../deps";
 import { newId } from "../ids";
 import { logFailure } from "../observe/log";
 
-export const JOB_NAMES = ["consolidation", "collection", "retention", "embeddings"] as const;
+export const JOB_NAMES = ["consolidation", "collection", "retention", "embeddings", "webhooks"] as const;
 export type JobName = (typeof JOB_NAMES)[number];
 
 /** What a job did: counts per kind of work, or a short note such as how PRAGMA optimize went. */

@@ -6,7 +6,7 @@
 import type { WorkQueue } from "../deps";
 import { JOB_NAMES, type JobName } from "./job-runs";
 
-export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import", "produce"] as const;
+export const UNIT_KINDS = ["consolidate", "extract", "embed", "vectors", "retention", "erase", "import", "deliver", "produce"] as const;
 export type UnitKind = (typeof UNIT_KINDS)[number];
 
 export type Unit =
@@ -24,6 +24,8 @@ export type Unit =
   | { kind: "erase"; mindId: string }
   /** Wake the mind's operations object for an import that stopped moving (its object was lost, or redeployed). */
   | { kind: "import"; mindId: string; importId: string }
+  /** Deliver a mind's events waiting for its webhooks (src/webhooks/deliver.ts). */
+  | { kind: "deliver"; mindId: string }
   /** The next slice of a job's producer on the message's database: its source from the unit after `after` (null: the start). */
   | { kind: "produce"; job: JobName; run: string; source: number; after: string | null };
 
@@ -47,6 +49,7 @@ export function unitText(unit: Unit): string {
       return `import ${unit.mindId} ${unit.importId}`;
     case "embed":
     case "erase":
+    case "deliver":
       return `${unit.kind} ${unit.mindId}`;
     case "retention":
       return `retention ${unit.step}`;
@@ -71,6 +74,7 @@ export function parseUnit(text: string): Unit | null {
       return ids.length === 2 ? { kind, mindId: a!, importId: b! } : null;
     case "embed":
     case "erase":
+    case "deliver":
       return ids.length === 1 ? { kind, mindId: a! } : null;
     case "retention":
       return ids.length === 1 ? { kind, step: a! } : null;

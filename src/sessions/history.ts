@@ -6,6 +6,7 @@ import { messages, sessions } from "../db/schema";
 import type { InShard } from "../deps";
 import { inScope } from "../memory/filters";
 import { toIndexText } from "../memory/normalize";
+import { afterWrite, type WriterContext, writeWith } from "../memory/outbox";
 import { storedBytes, writeWithinQuota } from "../tenancy/quotas";
 import type { MindSettings } from "../tenancy/settings";
 import { type Message, type NewMessage, type SessionTarget, toMessage } from "./rows";
@@ -134,8 +135,10 @@ const toDialogue = ([window, ephemeral]: [MessageRow[], { n: number }[]]): Dialo
   ephemeral: ephemeral[0]?.n ?? 0,
 });
 
-/** Deletes the session's ephemeral messages; returns how many went. */
-export async function clearEphemeral({ shard }: Pick<InShard, "shard">, target: SessionTarget): Promise<number> {
-  const rows = await shard.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id });
+/** "Done? Yes": deletes the session's ephemeral messages, and the session is done (its event); returns how many went. */
+export async function clearEphemeral(deps: WriterContext, target: SessionTarget): Promise<number> {
+  const after = afterWrite(deps, { row: "session", what: "done", ids: [target.sessionId] });
+  const rows = await writeWith(deps.shard, deps.shard.delete(messages).where(ephemeralOf(target)).returning({ id: messages.id }), after);
+  after.landed();
   return rows.length;
 }

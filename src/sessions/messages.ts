@@ -54,7 +54,7 @@ export async function completeSession(
 ): Promise<{ confirmed: boolean; cleared: number; state: SessionState }> {
   const { scope } = mindContext;
   await getSession(mindContext, sessionId);
-  const result = await sessionObject(mindContext.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId, shard: mindContext.mind.shard }, confirmed);
+  const result = await sessionObject(mindContext.sessionObjects, sessionId).complete({ mindId: scope.mindId, sessionId, shard: mindContext.mind.shard }, confirmed, { webhooks: mindContext.mind.webhooks });
   return { confirmed, ...unwrap<{ cleared: number; state: SessionState }>(result) };
 }
 

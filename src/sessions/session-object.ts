@@ -105,14 +105,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  /** The answer to "Done?": yes deletes the ephemeral messages and clears the state. */
-  async complete(target: SessionTarget, confirmed: boolean): Promise<ObjectResult<{ cleared: number; state: SessionState }>> {
+  /** The answer to "Done?": yes deletes the ephemeral messages and clears the state. `mind`: whether the caller's mind has webhooks. */
+  async complete(target: SessionTarget, confirmed: boolean, mind: { webhooks: boolean }): Promise<ObjectResult<{ cleared: number; state: SessionState }>> {
     return this.serially(async () => {
       if (!this.owns(target)) return gone;
       const plan = planCompletion(this.counters(), confirmed);
       let cleared = 0;
       try {
-        if (plan.clearEphemeral) cleared = await clearEphemeral(await this.depsOf(target), target);
+        const writer = { ...(await this.depsOf(target)), mind: { id: target.mindId, shard: target.shard, webhooks: mind.webhooks } };
+        if (plan.clearEphemeral) cleared = await clearEphemeral(writer, target);
       } catch (error) {
         if (isMindMoving(error)) return moving();
         throw error;

@@ -6,6 +6,7 @@ import type { InShard } from "../deps";
 import { AppError, notFound } from "../errors";
 import { newId } from "../ids";
 import { inScope } from "../memory/filters";
+import { afterWrite } from "../memory/outbox";
 import type { MindContext } from "../tenancy/mind-context";
 import { ensureChat, getChat } from "./chats";
 import { forgetSessionObjects, type SessionState, sessionObject } from "./objects";
@@ -122,6 +123,7 @@ export async function openSession(
     eq(sessions.repoPath, repoPath),
     eq(sessions.taskName, input.task_name),
   );
+  const after = afterWrite(mindContext, { row: "session", what: "created", ids: [id] });
   const [inserted] = await shard.batch([
     shard
       .insert(sessions)
@@ -142,7 +144,9 @@ export async function openSession(
       .update(chats)
       .set({ activeSessionId: sql`(select ${sessions.id} from ${sessions} where ${sameTask})` })
       .where(and(eq(chats.id, chatId), eq(chats.mindId, scope.mindId))),
+    ...after.statements,
   ]);
+  if (inserted.length > 0) after.landed();
   const [session] = await selectSessions(mindContext, sameTask);
   if (!session) throw notFound("chat");
   return { session, created: inserted.length > 0 };

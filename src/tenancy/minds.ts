@@ -25,6 +25,8 @@ export interface Mind {
   shard: string;
   /** The mind's data is being copied to another database: writes are refused meanwhile. */
   moving: boolean;
+  /** The mind has webhooks: its writes wake their delivery (src/events/wake.ts). Never shown to users. */
+  webhooks: boolean;
 }
 
 export interface MindInput {
@@ -59,6 +61,7 @@ export const toMind = (row: MindRow): Mind => ({
   updated_at: row.updatedAt,
   shard: row.shard,
   moving: row.movingTo !== null,
+  webhooks: row.webhooks,
 });
 
 /** Finds the account with this name, creating it when there is none. */
@@ -116,6 +119,7 @@ export async function createMind(
       writes: "open",
       movingTo: null,
       erasingSince: null,
+      webhooks: false,
     };
     try {
       await insertMind(deps, row);

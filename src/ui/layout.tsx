@@ -56,6 +56,7 @@ const NAV = [
   ["/ui/data", "data"],
   ["/ui/apps", "apps"],
   ["/ui/keys", "keys"],
+  ["/ui/webhooks", "webhooks"],
   ["/ui/settings", "settings"],
   ["/ui/minds", "minds"],
 ] as const;

@@ -19,6 +19,7 @@ import { timelinePages } from "./pages/memory-timeline";
 import { mindPages } from "./pages/minds";
 import { sessionPages } from "./pages/sessions";
 import { settingsPages } from "./pages/settings";
+import { webhookPages } from "./pages/webhooks";
 import { page } from "./render";
 import { csrfToken, readUiSession, switchUiMind } from "./session";
 import type { UiEnv } from "./ui-env";
@@ -97,6 +98,7 @@ uiRoutes.route("/", sessionPages);
 uiRoutes.route("/", dataPages);
 uiRoutes.route("/", appPages);
 uiRoutes.route("/", keyPages);
+uiRoutes.route("/", webhookPages);
 uiRoutes.route("/", settingsPages);
 
 /** A failed action shows on a page in the UI's frame, not as the API's JSON. */

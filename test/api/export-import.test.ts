@@ -251,6 +251,15 @@ describe("erasing a mind", () => {
     await (await dataOf(t.mind.id)).prepare("insert into imports (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
       .bind(`imp_${t.mind.id}`, t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
+    // A webhook with an event and a delivery (written here: one made through the API would deliver in the background).
+    const now = new Date().toISOString();
+    const shard = await dataOf(t.mind.id);
+    await shard.batch([
+      shard.prepare("insert into event_streams (mind_id, last) values (?, 1)").bind(t.mind.id),
+      shard.prepare("insert into events (id, mind_id, sequence, type, agent, occurred_at, data) values (?, ?, 1, 'note.created', 'default', ?, '{}')").bind(`evt_${t.mind.id}`, t.mind.id, now),
+      shard.prepare("insert into webhooks (id, mind_id, url, types, secret, enabled, cursor, failures, next_attempt_at, created_at, updated_at) values (?, ?, 'https://receiver.test/', '[]', 'v1.x.y', 1, 1, 0, ?, ?, ?)").bind(`whk_${t.mind.id}`, t.mind.id, now, now, now),
+      shard.prepare("insert into webhook_attempts (mind_id, webhook_id, event_id, sequence, type, status, ok, duration_ms, at) values (?, ?, ?, 1, 'note.created', 200, 1, 5, ?)").bind(t.mind.id, `whk_${t.mind.id}`, `evt_${t.mind.id}`, now),
+    ]);
     await env.DB.prepare("insert into dead_letters (unit, shard, kind, mind_id, namespace, error_code, attempts, first_at, last_at) values (?, 'DB', 'consolidate', ?, 'default', 'model_failed', 11, ?, ?)")
       .bind(`consolidate ${t.mind.id} default`, t.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
@@ -263,7 +272,7 @@ describe("erasing a mind", () => {
     const before: Record<string, number> = {};
     for (const { name } of tables) before[name] = await rowCount(name, t.mind.id);
     expect(Object.keys(before).sort()).toEqual(
-      ["chats", "cold_memory", "cold_versions", "consolidations", "dead_letters", "embeddings", "imports", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats"],
+      ["chats", "cold_memory", "cold_versions", "consolidations", "dead_letters", "embeddings", "event_streams", "events", "imports", "llm_usage", "login_links", "memories", "memory_history", "messages", "mind_keys", "mind_usage", "note_extractions", "notes", "oauth_grants", "sessions", "telegram_chats", "webhook_attempts", "webhooks"],
     );
     for (const [name, n] of Object.entries(before)) expect(n, name).toBeGreaterThan(0);
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { EdgemindError } from "../../packages/client/src/index";
+import { EdgemindError, verifyWebhook } from "../../packages/client/src/index";
+import { signedHeaders } from "../../src/webhooks/signing";
 import { newMind, unique } from "../helpers";
 import { clientOf, tenantClients } from "./client-helpers";
 
@@ -133,5 +134,41 @@ describe("the TypeScript client against the Worker: export and import", () => {
     const inTarget = clientOf(tenant.token, { mindId: target.id });
     expect((await inTarget.memory.search("tea")).results.map((m) => m.content)).toEqual(["Drinks tea without sugar"]);
     expect(await failureOf(human.minds.import(archive, target.id))).toMatchObject({ status: 409, code: "conflict" });
+  });
+});
+
+describe("the TypeScript client against the Worker: webhooks", () => {
+  it("creates a webhook (its secret shown once), lists, rotates its secret, shows its log and deletes it", async () => {
+    const { human, agent } = await tenantClients();
+    // An address no DNS is asked for, and only the mind's erasure: nothing is delivered here.
+    const created = await human.webhooks.create({ url: "https://93.184.216.34/client", types: ["mind.erased"] });
+    expect(created).toMatchObject({ url: "https://93.184.216.34/client", types: ["mind.erased"], enabled: true });
+    expect(created.secret).toMatch(/^whsec_/);
+    expect((await human.webhooks.list()).map((w) => w.id)).toEqual([created.id]);
+    expect(await human.webhooks.get(created.id)).not.toHaveProperty("secret");
+    const rotated = await human.webhooks.rotateSecret(created.id, { graceHours: 2 });
+    expect(rotated.secret).not.toBe(created.secret);
+    expect(rotated.previous_secret_until).not.toBeNull();
+    expect(await human.webhooks.attempts(created.id)).toEqual([]);
+    expect(await failureOf(agent.webhooks.list())).toMatchObject({ status: 400, code: "invalid_request" });
+    await human.webhooks.delete(created.id);
+    expect(await human.webhooks.list()).toEqual([]);
+  });
+
+  it("verifyWebhook accepts Standard Webhooks' own example and what the Worker signs, and nothing altered", async () => {
+    const example = {
+      "webhook-id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
+      "webhook-timestamp": "1614265330",
+      "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+    };
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const at = { now: new Date(1614265330 * 1000) };
+    expect(await verifyWebhook(secret, example, '{"test": 2432232314}', at)).toBe(true);
+    expect(await verifyWebhook(secret, example, '{"test": 2432232315}', at)).toBe(false);
+    expect(await verifyWebhook(secret, example, '{"test": 2432232314}')).toBe(false);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signed = await signedHeaders(["whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", secret], "evt_1", timestamp, "{}");
+    expect(await verifyWebhook(secret, new Headers(signed), "{}")).toBe(true);
+    expect(await verifyWebhook("whsec_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=", signed, "{}")).toBe(false);
   });
 });

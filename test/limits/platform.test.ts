@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { guardObject, inInvocation } from "../../src/limits/invocation-guard";
-import { PLATFORM_LIMITS, takePassedLimits } from "../../src/limits/platform";
+import { asInvocation, InvocationTally, PLATFORM_LIMITS, takePassedLimits } from "../../src/limits/platform";
 
 /** Runs `n` queries on the directory through the bindings an invocation sees: one alone, the rest in a batch. */
 async function queries(bindings: Cloudflare.Env, n: number): Promise<void> {
@@ -44,12 +44,29 @@ describe("the invocation guard", () => {
     const { exports } = await import("cloudflare:workers");
     const original = globalThis.fetch;
     // A plain stand-in: the Worker's guarded invocation puts its counter over it.
-    globalThis.fetch = (...args: Parameters<typeof fetch>) => original(...args);
+    const standIn = (...args: Parameters<typeof fetch>) => original(...args);
+    globalThis.fetch = standIn;
     try {
       await exports.default.fetch(new Request("https://edgemind.test/health"));
-      expect(Object.getOwnPropertySymbols(globalThis.fetch).map(String)).toEqual(["Symbol(counts subrequests)"]);
+      expect(globalThis.fetch).not.toBe(standIn);
     } finally {
       globalThis.fetch = original;
+    }
+  });
+
+  it("counts the fetches of a test's spy put over the counter (a spy copies the counter's own properties)", async () => {
+    await asInvocation(new InvocationTally("before the spy"), async () => undefined);
+    const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async () => new Response("ok"));
+    try {
+      const tally = new InvocationTally("through the spy");
+      await asInvocation(tally, async () => {
+        await fetch("https://receiver.test/spied");
+        await fetch("https://receiver.test/spied");
+      });
+      expect(tally.subrequests).toBe(2);
+      expect(spy).toHaveBeenCalledTimes(2);
+    } finally {
+      spy.mockRestore();
     }
   });
 

@@ -116,7 +116,7 @@ function handlers(outcome: () => Promise<void>): UnitHandlers {
     await outcome();
     return { status: "done" as const };
   };
-  return { consolidate: handle, extract: handle, embed: handle, vectors: handle, retention: handle, erase: handle, import: handle, produce: handle };
+  return { consolidate: handle, extract: handle, embed: handle, vectors: handle, retention: handle, erase: handle, import: handle, deliver: handle, produce: handle };
 }
 
 describe("a queue message's log line", () => {

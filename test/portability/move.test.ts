@@ -51,6 +51,11 @@ async function filledMind(small = false): Promise<Auth & { accountId: string }> 
   await db.batch([
     db.prepare("insert into embeddings (kind, row_id, mind_id, state, attempts, next_attempt_at, updated_at) values ('memory', ?, ?, 'done', 0, ?, ?)").bind(kept.id, auth.mind, now, now),
     db.prepare("insert into note_extractions (mind_id, session_id, after_message_id, through_message_id, agent, note_count, created_at) values (?, ?, '', '1', 'default', 1, ?)").bind(auth.mind, s.id, now),
+    // A webhook with an event it was sent once (written here: a webhook made through the API would deliver in the background).
+    db.prepare("insert into event_streams (mind_id, last) values (?, 1)").bind(auth.mind),
+    db.prepare("insert into events (id, mind_id, sequence, type, agent, occurred_at, data) values (?, ?, 1, 'memory.updated', 'default', ?, '{}')").bind(`evt_${auth.mind}`, auth.mind, now),
+    db.prepare("insert into webhooks (id, mind_id, url, types, secret, enabled, cursor, failures, next_attempt_at, created_at, updated_at) values (?, ?, 'https://receiver.test/', '[]', 'v1.x.y', 1, 1, 0, ?, ?, ?)").bind(`whk_${auth.mind}`, auth.mind, now, now, now),
+    db.prepare("insert into webhook_attempts (mind_id, webhook_id, event_id, sequence, type, status, ok, duration_ms, at) values (?, ?, ?, 1, 'memory.updated', 200, 1, 5, ?)").bind(auth.mind, `whk_${auth.mind}`, `evt_${auth.mind}`, now),
   ]);
   return { ...auth, accountId: t.accountId };
 }

@@ -217,10 +217,16 @@ describe("the tenancy matrix, generated from the OpenAPI document", () => {
     await (await dataOf(owner.mind.id)).prepare("insert into imports (id, mind_id, state, restore, created_at, updated_at) values (?, ?, 'done', '{}', ?, ?)")
       .bind(importId, owner.mind.id, new Date().toISOString(), new Date().toISOString())
       .run();
+    // A webhook wanting only the mind's erasure, at an address no DNS is asked for: nothing here is delivered.
+    const webhook = await call("POST", `/minds/${owner.mind.id}/webhooks`, { token: owner.token, body: { url: "https://93.184.216.34/matrix", types: ["mind.erased"] } });
+    expect(webhook.status).toBe(201);
     const victim: MatrixVictim = {
       token: owner.token,
       mindId: owner.mind.id,
-      ids: { memory: memory.id, sessions: session.id, chats: session.chat.id, notes: note.id, minds: owner.mind.id, key: key.id, version: "1", import: importId },
+      ids: {
+        memory: memory.id, sessions: session.id, chats: session.chat.id, notes: note.id, minds: owner.mind.id, key: key.id, version: "1", import: importId,
+        webhooks: webhook.json.id,
+      },
     };
 
     const intruder = await newTenant();

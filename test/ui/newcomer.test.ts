@@ -30,7 +30,7 @@ async function loginCookie(origin: string, token: string, environment?: string) 
 describe("every page of the web UI", () => {
   it("starts with <!DOCTYPE html>, signed in or not", async () => {
     const { b } = await signedIn();
-    const pages = ["/ui/memories", "/ui/notes", "/ui/cold", "/ui/sessions", "/ui/usage", "/ui/data", "/ui/apps", "/ui/keys", "/ui/minds"];
+    const pages = ["/ui/memories", "/ui/notes", "/ui/cold", "/ui/sessions", "/ui/usage", "/ui/data", "/ui/apps", "/ui/keys", "/ui/webhooks", "/ui/minds"];
     for (const path of pages) {
       const res = await b.get(path);
       expect(res.status, path).toBe(200);

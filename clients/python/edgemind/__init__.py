@@ -1,4 +1,4 @@
-"""edgemind's Python client: memories, notes, cold memory, sessions and minds over the REST API.
+"""edgemind's Python client: memories, notes, cold memory, sessions, minds and webhooks over the REST API.
 
     from edgemind import Edgemind
     client = Edgemind("http://127.0.0.1:8787", "emk_…")
@@ -10,6 +10,7 @@ from __future__ import annotations
 from edgemind._arguments import NOT_GIVEN, NotGiven
 from edgemind._transport import BOOKMARK_HEADER, Retry
 from edgemind._version import __version__
+from edgemind._webhooks import verify_webhook
 from edgemind.aio import AsyncEdgemind
 from edgemind.client import Edgemind
 from edgemind.errors import EdgemindError
@@ -28,4 +29,5 @@ __all__ = [
     "Retry",
     "StoredMemory",
     "__version__",
+    "verify_webhook",
 ]

@@ -12,6 +12,7 @@ from edgemind._minds import KeysResource, MindsResource
 from edgemind._notes import ColdResource, NotesResource
 from edgemind._sessions import SessionsResource
 from edgemind._transport import Retry
+from edgemind._webhooks import WebhooksResource
 from edgemind.client import Edgemind
 
 if TYPE_CHECKING:
@@ -112,6 +113,19 @@ class AsyncKeysResource(_AsyncResource):
     revoke = _in_thread(KeysResource.revoke)
 
 
+class AsyncWebhooksResource(_AsyncResource):
+    """``client.webhooks``, awaited."""
+
+    create = _in_thread(WebhooksResource.create)
+    list = _in_thread(WebhooksResource.list)
+    get = _in_thread(WebhooksResource.get)
+    delete = _in_thread(WebhooksResource.delete)
+    rotate = _in_thread(WebhooksResource.rotate)
+    enable = _in_thread(WebhooksResource.enable)
+    attempts = _in_thread(WebhooksResource.attempts)
+    replay = _in_thread(WebhooksResource.replay)
+
+
 class AsyncEdgemind:
     """The asyncio twin of :class:`edgemind.Edgemind`: the same resources and arguments, each call awaited.
 
@@ -136,6 +150,7 @@ class AsyncEdgemind:
         self.sessions = AsyncSessionsResource(self.sync.sessions)
         self.minds = AsyncMindsResource(self.sync.minds)
         self.keys = AsyncKeysResource(self.sync.keys)
+        self.webhooks = AsyncWebhooksResource(self.sync.webhooks)
 
     @property
     def url(self) -> str:

@@ -10,6 +10,7 @@ from edgemind._minds import KeysResource, MindsResource
 from edgemind._notes import ColdResource, NotesResource
 from edgemind._sessions import SessionsResource
 from edgemind._transport import Retry, Transport
+from edgemind._webhooks import WebhooksResource
 
 
 class Edgemind:
@@ -38,6 +39,7 @@ class Edgemind:
         self.sessions = SessionsResource(self._transport)
         self.minds = MindsResource(self._transport)
         self.keys = KeysResource(self._transport)
+        self.webhooks = WebhooksResource(self._transport)
 
     @property
     def url(self) -> str:

@@ -108,6 +108,46 @@ class LoginLink(TypedDict):
     expires_at: str
 
 
+class Webhook(TypedDict):
+    id: str
+    url: str
+    types: List[Literal["memory.created", "memory.updated", "memory.deleted", "memory.verified", "memory.superseded", "note.created", "cold.updated", "session.created", "session.done", "mind.erased"]]
+    enabled: bool
+    #: Why delivery disabled it after a day of failed attempts; POST …/enable turns it on again
+    disabled_reason: Optional[str]
+    disabled_at: Optional[str]
+    #: Failed attempts in a row at the event it is on
+    failures: float
+    failing_since: Optional[str]
+    #: When the failing event is tried again
+    next_attempt_at: Optional[str]
+    #: Events waiting for it
+    pending: float
+    #: While a rotated-out secret still signs beside the new one
+    previous_secret_until: Optional[str]
+    created_at: str
+    updated_at: str
+
+
+class WebhookWithSecret(Webhook):
+    #: The signing secret (whsec_…), shown this once: verify deliveries with it (Standard Webhooks)
+    secret: str
+
+
+class WebhookAttempt(TypedDict):
+    id: float
+    event_id: str
+    sequence: float
+    type: str
+    #: The receiver's HTTP status; null when none came (refused, timed out, unreachable)
+    status: Optional[float]
+    ok: bool
+    #: The first bytes of what went wrong
+    error: Optional[str]
+    duration_ms: float
+    at: str
+
+
 class _MemoryRequired(TypedDict):
     id: str
     mind_id: str

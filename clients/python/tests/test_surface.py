@@ -13,6 +13,7 @@ from edgemind._memory import MemoryResource
 from edgemind._minds import KeysResource, MindsResource
 from edgemind._notes import ColdResource, NotesResource
 from edgemind._sessions import SessionsResource
+from edgemind._webhooks import WebhooksResource
 from edgemind.aio import AsyncEdgemind
 
 DOCUMENT_PATH = Path(__file__).resolve().parents[3] / "packages" / "client" / "openapi.json"
@@ -62,14 +63,22 @@ ROUTES: Dict[Tuple[type, str], Tuple[str, str]] = {
     (KeysResource, "list"): ("get", "/minds/{id}/keys"),
     (KeysResource, "create"): ("post", "/minds/{id}/keys"),
     (KeysResource, "revoke"): ("delete", "/minds/{id}/keys/{keyId}"),
+    (WebhooksResource, "create"): ("post", "/minds/{id}/webhooks"),
+    (WebhooksResource, "list"): ("get", "/minds/{id}/webhooks"),
+    (WebhooksResource, "get"): ("get", "/minds/{id}/webhooks/{webhookId}"),
+    (WebhooksResource, "delete"): ("delete", "/minds/{id}/webhooks/{webhookId}"),
+    (WebhooksResource, "rotate"): ("post", "/minds/{id}/webhooks/{webhookId}/rotate"),
+    (WebhooksResource, "enable"): ("post", "/minds/{id}/webhooks/{webhookId}/enable"),
+    (WebhooksResource, "attempts"): ("get", "/minds/{id}/webhooks/{webhookId}/attempts"),
+    (WebhooksResource, "replay"): ("post", "/minds/{id}/webhooks/{webhookId}/replay"),
 }
 #: Arguments named for Python (a keyword, or a clearer name) and the field each stands for.
-RENAMED = {"from_version": "from", "to_version": "to", "import_id": "importId", "key_id": "keyId", "mind_id": "id"}
+RENAMED = {"from_version": "from", "to_version": "to", "import_id": "importId", "key_id": "keyId", "webhook_id": "webhookId", "mind_id": "id"}
 #: Arguments that are a body of another type than JSON.
 NOT_JSON = {(MindsResource, "import_"): {"archive"}}
 #: Arguments with a default of their own (the route's, or the usual answer).
 DEFAULTS = {"within": "7d", "confirmed": True}
-RESOURCES = [MemoryResource, NotesResource, ColdResource, SessionsResource, MindsResource, KeysResource]
+RESOURCES = [MemoryResource, NotesResource, ColdResource, SessionsResource, MindsResource, KeysResource, WebhooksResource]
 
 
 def _public_methods(resource: type) -> Set[str]:
@@ -113,7 +122,7 @@ class SurfaceTest(unittest.TestCase):
                 self.assertEqual(set(taken), set(fields))
                 for field, (required, nullable) in fields.items():
                     default = taken[field].default
-                    own_mind = field == "id" and resource in (MindsResource, KeysResource) and name != "delete"
+                    own_mind = field == "id" and resource in (MindsResource, KeysResource, WebhooksResource) and not (resource is MindsResource and name == "delete")
                     if field in DEFAULTS:
                         self.assertEqual(default, DEFAULTS[field], f"{field} defaults as the route does")
                     elif own_mind:
@@ -127,7 +136,7 @@ class SurfaceTest(unittest.TestCase):
 
     def test_the_async_client_has_every_method_of_the_sync_one(self) -> None:
         client = AsyncEdgemind("http://127.0.0.1:1", "emk_test")
-        for attribute, resource in [("memory", MemoryResource), ("notes", NotesResource), ("cold", ColdResource), ("sessions", SessionsResource), ("minds", MindsResource), ("keys", KeysResource)]:
+        for attribute, resource in [("memory", MemoryResource), ("notes", NotesResource), ("cold", ColdResource), ("sessions", SessionsResource), ("minds", MindsResource), ("keys", KeysResource), ("webhooks", WebhooksResource)]:
             for name in _public_methods(resource):
                 with self.subTest(f"{attribute}.{name}"):
                     awaited = getattr(getattr(client, attribute), name)

@@ -5,6 +5,7 @@ import { mindsResource } from "./minds.js";
 import { coldResource, notesResource } from "./notes.js";
 import { sessionsResource } from "./sessions.js";
 import { type FetchLike, type RetryOptions, Transport } from "./transport.js";
+import { webhooksResource } from "./webhooks.js";
 
 export interface EdgemindOptions {
   /** The Worker's origin, e.g. `http://127.0.0.1:8787`. */
@@ -33,6 +34,7 @@ export function createEdgemind(options: EdgemindOptions) {
     cold: coldResource(api),
     sessions: sessionsResource(api),
     minds: mindsResource(api, options.mindId),
+    webhooks: webhooksResource(api, options.mindId),
     /** Every route of the OpenAPI document, typed (openapi-fetch); failures are answered, not thrown. */
     api,
     /** The bookmark the next call in a mind will carry (the last one handed back, for any mind when none is named). */

@@ -20,6 +20,9 @@ export type Message = Schemas["Message"];
 export type Context = Schemas["Context"];
 export type ArchiveImport = Schemas["ArchiveImport"];
 export type ImportCounts = Schemas["ImportCounts"];
+export type Webhook = Schemas["Webhook"];
+export type WebhookWithSecret = Schemas["WebhookWithSecret"];
+export type WebhookAttempt = Schemas["WebhookAttempt"];
 
 /** What a write may send, and what a read may ask, as the routes declare them. */
 export type MemoryInput = JsonBody<"/memory", "post">;
@@ -35,6 +38,7 @@ export type SessionListQuery = Query<"/sessions", "get">;
 export type MessageInput = JsonBody<"/sessions/{id}/messages", "post">;
 export type MessagesQuery = Query<"/sessions/{id}/messages", "get">;
 export type ContextQuery = Query<"/sessions/{id}/context", "get">;
+export type WebhookInput = JsonBody<"/minds/{id}/webhooks", "post">;
 export type PageQuery = { limit?: number; offset?: number };
 /** The agent namespace a call works in (`?agent=`): a human's reads default to all, writes to `default`. */
 export type AgentOption = { agent?: string };

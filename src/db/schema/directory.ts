@@ -32,6 +32,8 @@ export const minds = sqliteTable("minds", {
   movingTo: text("moving_to"),
   /** Set in the directory once the mind's erasure began: it then answers as missing everywhere. */
   erasingSince: text("erasing_since"),
+  /** The mind has webhooks (migrations/0026_webhooks.sql): its writes wake their delivery. */
+  webhooks: integer("webhooks", { mode: "boolean" }).notNull().default(false),
 });
 
 export type MindRow = typeof minds.$inferSelect;

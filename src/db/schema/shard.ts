@@ -309,3 +309,4 @@ export const queuedUnits = sqliteTable("queued_units", {
   attempts: integer("attempts").notNull(),
   lastError: text("last_error"),
 });
+export * from "./events";

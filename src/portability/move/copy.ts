@@ -68,6 +68,9 @@ const COPY_STEPS: CopyStep[] = [
   },
   ...(["memories", "notes", "cold_memory", "cold_versions", "consolidations", "llm_usage"] as const).map((table) => ({ name: table, table })),
   { name: "memory_history", table: "memory_history", shape: (row: Row) => omit(row, "id") },
+  // Events and webhooks keep their ids and the delivery's cursors; the log is numbered anew.
+  ...(["event_streams", "events", "webhooks"] as const).map((table) => ({ name: table, table })),
+  { name: "webhook_attempts", table: "webhook_attempts", shape: (row: Row) => omit(row, "id") },
   // Last: a vector record whose row is missing would have its vector removed by the hourly job.
   { name: "embeddings", table: "embeddings", verb: "insert or replace" },
   // The insert triggers counted what was copied; the source's figures are the exact ones.

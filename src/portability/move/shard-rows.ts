@@ -19,8 +19,15 @@ export const MIND_TABLES = [
   "llm_usage",
   "embeddings",
   "mind_usage",
+  "event_streams",
+  "events",
+  "webhooks",
+  "webhook_attempts",
 ] as const;
 export type MindTable = (typeof MIND_TABLES)[number];
+
+/** The mind's outbound events and webhooks: an erasure erases them last, once its mind.erased was delivered (erase.ts). */
+export const OUTBOUND_TABLES: readonly MindTable[] = ["webhook_attempts", "webhooks", "events", "event_streams"];
 
 /**
  * Erased in this order: vector records first (the hourly job removes the vectors of records whose
@@ -40,6 +47,7 @@ const ERASE_ORDER: MindTable[] = [
   "consolidations",
   "llm_usage",
   "mind_usage",
+  ...OUTBOUND_TABLES,
 ];
 
 export interface RowBounds {

@@ -2,6 +2,8 @@
 // an import wrote and an erasure deleted, a person's words for each table, keys, apps, chats).
 // Every other language has exactly these keys.
 
+import { webhookWordsEn } from "./webhooks-en";
+
 const en = {
   app: "edgemind",
   memories: "Memories",
@@ -276,6 +278,7 @@ const en = {
   field_confidence: "Confidence",
   field_source: "Source",
   field_verified: "Checked",
+  ...webhookWordsEn,
 } as const;
 
 export default en;

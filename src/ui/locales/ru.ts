@@ -1,4 +1,5 @@
 import type { Dictionary } from "../i18n";
+import { webhookWordsRu } from "./webhooks-ru";
 
 // The web UI's words in Russian, key for key as in en.ts.
 
@@ -276,6 +277,7 @@ const ru: Dictionary = {
   field_confidence: "Уверенность",
   field_source: "Источник",
   field_verified: "Проверка",
+  ...webhookWordsRu,
 };
 
 export default ru;

@@ -1,0 +1,32 @@
+// The web UI's words about webhooks in English (spread into en.ts); webhooks-ru.ts has exactly these keys.
+
+export const webhookWordsEn = {
+  webhooks: "Webhooks",
+  webhooksTitle: "Webhooks",
+  webhooksHelp:
+    "A webhook receives this mind's events (memories created, changed, verified, deleted; notes; cold memory; sessions; the mind's erasure) as signed HTTPS requests, in order (Standard Webhooks: verify them with the signing secret). A failed delivery is retried for a day; then the webhook is disabled until you turn it on again.",
+  noWebhooks: "This mind has no webhooks.",
+  webhookCreate: "Add a webhook",
+  webhookUrl: "URL (https, to a public address)",
+  webhookCreated: "The signing secret is shown only now: copy it to the receiver, which verifies every delivery with it.",
+  webhookTypes: "Events",
+  webhookOn: "Delivering",
+  webhookOff: "Disabled",
+  webhookPending: "Waiting",
+  webhookFailing: "Failing since {since}; next attempt {next}",
+  webhookRotating: "The previous secret still signs until {until}",
+  webhookEnable: "Turn on again",
+  webhookEnabled: "Webhook turned on: delivery goes on from the event it stopped at.",
+  webhookDelete: "Delete",
+  webhookDeleted: "Webhook deleted.",
+  webhookDeliveries: "Last deliveries",
+  webhookNoDeliveries: "Nothing delivered yet.",
+  webhookAt: "When",
+  webhookEvent: "Event",
+  webhookStatus: "Answer",
+  webhookNoAnswer: "none",
+  table_webhooks: "Webhooks",
+  table_events: "Events for webhooks",
+  table_event_streams: "Event counters",
+  table_webhook_attempts: "Webhook deliveries",
+} as const;
