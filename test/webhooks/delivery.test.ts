@@ -85,6 +85,18 @@ describe("a mind's events reach its webhook", () => {
     expect(net.at(s.url)).toHaveLength(4);
   });
 
+  it("a later statement of the same key tells memory.superseded for the one it replaced, with its validity", async () => {
+    const s = await subscribed();
+    const memory = await store(s.auth, { key: "home_city", content: "Lives in Berlin", observed_at: "2023-05-21T10:00:00Z" });
+    await store(s.auth, { key: "home_city", content: "Lives in Paris", observed_at: "2023-06-03T09:30:00Z" });
+    const got = await received(s.url, 3);
+    expect(got.map((d) => d.event.type).sort()).toEqual(["memory.created", "memory.superseded", "memory.updated"]);
+    const replaced = got.find((d) => d.event.type === "memory.superseded")!.event;
+    expect(replaced.data.memory).toMatchObject({ content: "Lives in Berlin", superseded_by: memory.id, valid_until: "2023-06-03T09:30:00.000Z" });
+    expect(replaced.data.changed).toEqual(["valid_until", "superseded_by"]);
+    expect(got.find((d) => d.event.type === "memory.updated")!.event.data.memory).toMatchObject({ id: memory.id, content: "Lives in Paris", superseded_by: null });
+  });
+
   it("a write that fails sends nothing: no event row, nothing delivered", async () => {
     const s = await subscribed(undefined, { max_memories: 1 });
     await store(s.auth, { key: "first", content: "The first memory" });
