@@ -1,4 +1,5 @@
-import { vi } from "vitest";
+import { afterAll, vi } from "vitest";
+import { everyDatabase } from "./shards";
 
 // A stand-in for the internet a webhook's delivery meets: the DNS-over-HTTPS resolver the tests
 // configure (WEBHOOK_DNS_URL, vitest.config.ts) answers from a table, and receivers registered
@@ -40,6 +41,7 @@ export function standInReceivers(): Receivers {
   const names = new Map<string, string[]>();
   const scripts = new Map<string, { answers: Answer[]; then: Answer }>();
   const original = globalThis.fetch;
+  switchOffWebhooksAfterTheFile();
   vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
     const request = new Request(input, init);
     if (request.url.startsWith(DNS_URL)) return dnsAnswer(new URL(request.url), names, lookups);
@@ -56,6 +58,15 @@ export function standInReceivers(): Receivers {
     receiver: (url, options = {}) => scripts.set(url, { answers: [...(options.answers ?? [])], then: options.then ?? 200 }),
     resolve: (name, ...addresses) => names.set(name, addresses),
   };
+}
+
+// The stand-in goes with its file (test/setup.ts restores every mock), while deliveries still due
+// (a retry, a late wake) would run on in the shared runtime and meet the real network: every
+// webhook is switched off first, so nothing is left to deliver when the file ends.
+function switchOffWebhooksAfterTheFile(): void {
+  afterAll(async () => {
+    for (const db of everyDatabase()) await db.prepare("update webhooks set enabled = 0").run();
+  });
 }
 
 function dnsAnswer(url: URL, names: Map<string, string[]>, lookups: string[]): Response {
