@@ -121,6 +121,9 @@ async function runDemo() {
   if ((await greeted) === null) return fail(`the bot did not answer /start within ${FIRST_REPLY_WAIT_MS / 1000} s`);
   const world = await openWorld().catch((error) => fail(`could not set up the demo account: ${error.message}`));
   if (!world) return;
+  // The mind's events go to the receiver (a webhook of an earlier start is kept, with a new secret).
+  const webhook = await subscribe(base, world.token, world.mind.id, `http://127.0.0.1:${ports.webhooks}/hooks`);
+  webhookSecrets.splice(0, webhookSecrets.length, webhook.secret);
   printBanner(world);
   await readInput(world);
   // Piped input ran out: keep serving until Ctrl-C.
@@ -137,9 +140,6 @@ async function openWorld(adminToken = settings.ADMIN_TOKEN) {
   const { token, mind, chat } = await demoMind(api, adminToken);
   const { key, kept } = await demoKey(api, token, mind.id, keyFile);
   const [session, link] = await Promise.all([demoSession(api, key), demoLoginLink(api, token, mind.id)]);
-  // The mind's events go to the receiver (a webhook of an earlier start is kept, with a new secret).
-  const webhook = await subscribe(base, token, mind.id, `http://127.0.0.1:${ports.webhooks}/hooks`);
-  webhookSecrets.splice(0, webhookSecrets.length, webhook.secret);
   return { adminToken, token, mind, chat, key, kept, session, link };
 }
 
@@ -235,7 +235,11 @@ For the README's examples, paste this into another terminal:
 /** The secrets of a demo in DEMO_DIR: those its settings file kept, or new ones. */
 function ownSecrets() {
   const kept = readVars(varsFile);
-  return { ADMIN_TOKEN: kept.ADMIN_TOKEN ?? newSecret(), JWT_SECRET: kept.JWT_SECRET ?? newSecret() };
+  return {
+    ADMIN_TOKEN: kept.ADMIN_TOKEN ?? newSecret(),
+    JWT_SECRET: kept.JWT_SECRET ?? newSecret(),
+    WEBHOOK_ENCRYPTION_KEY: kept.WEBHOOK_ENCRYPTION_KEY ?? newSecret() + newSecret(),
+  };
 }
 
 /** Whether a Worker answers /health: ok, or 503 naming settings at fault (the demo printed them at start). */
