@@ -28,7 +28,7 @@ const CANDIDATES = 50;
  * Memory search as every front uses it: full-text search, fused by reciprocal rank with the
  * memories nearest in meaning when this mind has vectors; full-text alone otherwise, or when
  * embedding the query fails or is over budget. The score of a fused hit is its fusion score.
- * Fused or not, hits on one subject come stated later first (stated-later.ts).
+ * Fused, hits on one subject come stated later first (stated-later.ts); full text orders them so itself (rerank.ts).
  * `meaning`: the query by meaning a request's other searches share (one embedding for all).
  */
 export async function retrieveMemories(
