@@ -22,3 +22,4 @@ export interface LocalWorker {
 }
 export function startLocalWorker(options: { persistTo: string; vars?: Record<string, string>; port?: number; timeoutMs?: number }): Promise<LocalWorker>;
 export function freePort(): Promise<number>;
+export function onBoundedBody(req: import("node:http").IncomingMessage, max: number, handle: (body: Buffer) => void): void;

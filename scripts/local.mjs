@@ -117,6 +117,18 @@ export function startWorker(port, extraArgs = [], options = {}) {
   });
 }
 
+/** Calls `handle` with a request's whole body once it ends; past `max` bytes the connection is ended instead. */
+export function onBoundedBody(req, max, handle) {
+  const chunks = [];
+  let size = 0;
+  req.on("data", (chunk) => {
+    size += chunk.length;
+    if (size > max) req.destroy();
+    else chunks.push(chunk);
+  });
+  req.on("end", () => handle(Buffer.concat(chunks)));
+}
+
 /** A port on 127.0.0.1 that nothing listens on now. */
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@
 // `npm run demo` starts it for you, already pointed at.
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
-import { standInPort } from "./local.mjs";
+import { onBoundedBody, standInPort } from "./local.mjs";
 import { answer, toolCall } from "./model-stand-in-answers.mjs";
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -23,21 +23,14 @@ const tokens = (s) => Math.ceil(s.length / 4);
 /** Serves the stand-in model on 127.0.0.1:port; `log` gets one line per answered request. */
 export function startModelStandIn({ port, log = console.log }) {
   const server = createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on("end", () => {
+    onBoundedBody(req, MAX_BODY, (whole) => {
       if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
         res.writeHead(404, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
         return;
       }
       let body;
       try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        body = JSON.parse(whole.toString("utf8"));
       } catch {
         res.writeHead(400, { "Content-Type": "application/json" }).end(JSON.stringify({ error: { message: "body is not JSON" } }));
         return;

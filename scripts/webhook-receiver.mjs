@@ -12,7 +12,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { pathToFileURL } from "node:url";
-import { devVarsPath, localPorts, newSecret, readVars } from "./local.mjs";
+import { devVarsPath, localPorts, newSecret, onBoundedBody, readVars } from "./local.mjs";
 
 const MAX_BODY = 1024 * 1024;
 
@@ -44,15 +44,7 @@ export function describe(event) {
  */
 export function startWebhookReceiver({ port, secrets = () => [], status = 200, full = false, log = console.log }) {
   const server = createServer((req, res) => {
-    const chunks = [];
-    let size = 0;
-    req.on("data", (chunk) => {
-      size += chunk.length;
-      if (size > MAX_BODY) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on("end", () => {
-      const body = Buffer.concat(chunks);
+    onBoundedBody(req, MAX_BODY, (body) => {
       let event;
       try {
         event = JSON.parse(body.toString("utf8"));
